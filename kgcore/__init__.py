@@ -1,0 +1,1 @@
+"""kgcore: the framework-free core of kg-retrievers."""

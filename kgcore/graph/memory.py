@@ -1,0 +1,144 @@
+"""The embedded default store: an in-memory knowledge graph on networkx.
+
+Example
+-------
+>>> from kgcore.graph import InMemoryGraphStore
+>>> store = InMemoryGraphStore.from_triples([
+...     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
+...     ("Cleopatra", "release_year", "1963"),
+... ])
+>>> [t.tail for t in store.neighbors("Cleopatra")]
+['1963', 'Joseph L. Mankiewicz']
+>>> store.search_nodes("cleopatra")
+['Cleopatra']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import networkx as nx
+from rapidfuzz import fuzz, process
+
+from kgcore.graph.loaders import read_triples
+from kgcore.types import Triple, neighbor_sort_key
+
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_name(name: str) -> str:
+    """Case- and spacing-insensitive form of a name (``"The  Matrix"`` -> ``"the matrix"``)."""
+    return _SPACES.sub(" ", name).strip().casefold()
+
+
+class InMemoryGraphStore:
+    """A :class:`~kgcore.graph.store.GraphStore` held in a ``networkx.MultiDiGraph``.
+
+    Edges are keyed by relation, so a triple loaded twice is stored once. Sorted neighbour
+    lists are built on first use and cached.
+
+    Parameters
+    ----------
+    graph : networkx.MultiDiGraph, optional
+        An existing graph whose edge keys are relation names.
+    """
+
+    def __init__(self, graph: nx.MultiDiGraph | None = None) -> None:
+        self.graph: nx.MultiDiGraph = graph if graph is not None else nx.MultiDiGraph()
+        self._neighbors: dict[str, list[Triple]] = {}
+        self._by_normal: dict[str, list[str]] | None = None
+        self._names: list[str] | None = None
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def from_triples(cls, triples: Iterable[Sequence[str]]) -> InMemoryGraphStore:
+        """Build a store from ``(head, relation, tail)`` sequences."""
+        store = cls()
+        store.add_triples(triples)
+        return store
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, fmt: str | None = None, progress: bool = True
+    ) -> InMemoryGraphStore:
+        """Load a triple file (see :mod:`kgcore.graph.loaders` for the formats)."""
+        return cls.from_triples(read_triples(path, fmt=fmt, progress=progress))
+
+    def add_triples(self, triples: Iterable[Sequence[str]]) -> None:
+        """Add triples; duplicates are ignored."""
+        self.graph.add_edges_from((h, t, r) for h, r, t in triples)
+        self._neighbors.clear()
+        self._by_normal = None
+        self._names = None
+
+    # -- protocol ----------------------------------------------------------------------
+    def has_node(self, name: str) -> bool:
+        return name in self.graph
+
+    def num_nodes(self) -> int:
+        return int(self.graph.number_of_nodes())
+
+    def num_triples(self) -> int:
+        return int(self.graph.number_of_edges())
+
+    def _name_index(self) -> tuple[dict[str, list[str]], list[str]]:
+        if self._by_normal is None or self._names is None:
+            by_normal: dict[str, list[str]] = {}
+            for node in self.graph:
+                by_normal.setdefault(normalize_name(node), []).append(node)
+            self._by_normal = by_normal
+            self._names = list(by_normal)
+        return self._by_normal, self._names
+
+    def search_nodes(self, text: str, limit: int = 5) -> list[str]:
+        if text in self.graph:
+            exact = [text]
+        else:
+            exact = []
+        by_normal, names = self._name_index()
+        found = exact + [n for n in by_normal.get(normalize_name(text), []) if n not in exact]
+        if len(found) >= limit:
+            return found[:limit]
+        # rapidfuzz does the fuzzy ranking; WRatio copes with partial and reordered names.
+        for key, _score, _ in process.extract(
+            normalize_name(text), names, scorer=fuzz.WRatio, limit=limit + len(found)
+        ):
+            for node in by_normal[key]:
+                if node not in found:
+                    found.append(node)
+        return found[:limit]
+
+    def neighbors(self, node: str, limit: int | None = None) -> list[Triple]:
+        cached = self._neighbors.get(node)
+        if cached is None:
+            if node not in self.graph:
+                return []
+            triples = [Triple(node, r, t) for _, t, r in self.graph.out_edges(node, keys=True)]
+            triples += [
+                Triple(h, r, node) for h, _, r in self.graph.in_edges(node, keys=True) if h != node
+            ]
+            triples.sort(key=lambda tr: neighbor_sort_key(node, tr))
+            self._neighbors[node] = cached = triples
+        return cached if limit is None else cached[:limit]
+
+    def neighbors_batch(
+        self, nodes: Iterable[str], limit: int | None = None
+    ) -> Mapping[str, Sequence[Triple]]:
+        return {node: self.neighbors(node, limit) for node in nodes}
+
+    def triples_among(self, nodes: Iterable[str]) -> list[Triple]:
+        members = set(nodes)
+        found = [
+            Triple(h, r, t)
+            for h in members
+            if h in self.graph
+            for _, t, r in self.graph.out_edges(h, keys=True)
+            if t in members
+        ]
+        found.sort()
+        return found
+
+    def __repr__(self) -> str:
+        return f"InMemoryGraphStore(nodes={self.num_nodes()}, triples={self.num_triples()})"

@@ -1,0 +1,132 @@
+"""Robust parsing of LLM replies: choices, answers and entity lists.
+
+Small local models rarely reply in exactly the asked format. These parsers accept the valid
+part of a reply (letters in braces, JSON lists, ``Answer: A, C``, chatter around them) and say
+``None`` only when nothing usable is there, so the caller can ask once more.
+
+Example
+-------
+>>> parse_choices("I think {B, D} are relevant.", n_options=4, max_choices=3)
+[1, 3]
+>>> parse_choices("None of them.", n_options=4, max_choices=1)
+[]
+>>> parse_answer("Answer: {Joseph L. Mankiewicz}")
+'Joseph L. Mankiewicz'
+>>> parse_answer("{Unknown}") is None
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+
+NONE_WORDS = re.compile(r"\b(none|no option|no community|nothing|neither)\b", re.IGNORECASE)
+_BRACES = re.compile(r"\{([^{}]*)\}")
+_BRACKETS = re.compile(r"\[([^\[\]]*)\]")
+_LETTER = re.compile(r"(?<![A-Za-z'’])([A-Z])(?![A-Za-z'’])")
+_ANSWER_LINE = re.compile(r"(?:final\s+)?answer\s*(?:is)?\s*[:：]\s*(.+)", re.IGNORECASE)
+UNKNOWN_WORDS = {"unknown", "none", "n/a", "not sure", "cannot answer", "insufficient", "no answer"}
+
+
+def _letters(text: str, n_options: int) -> list[int]:
+    valid = set(string.ascii_uppercase[:n_options])
+    picked: list[int] = []
+    for letter in _LETTER.findall(text):
+        if letter in valid:
+            index = ord(letter) - ord("A")
+            if index not in picked:
+                picked.append(index)
+    return picked
+
+
+def parse_choices(text: str, n_options: int, max_choices: int) -> list[int] | None:
+    """Option indexes (0-based, in reply order) chosen in ``text``.
+
+    Returns ``[]`` when the reply says none fits, and ``None`` when nothing usable was found.
+    Letters outside the options are ignored; at most ``max_choices`` are kept.
+    """
+    if n_options <= 0:
+        return []
+    for pattern in (_BRACES, _BRACKETS):
+        groups = pattern.findall(text)
+        for group in groups:
+            picked = _letters(group.replace('"', " ").replace("'", " "), n_options)
+            if picked:
+                return picked[:max_choices]
+        if any(NONE_WORDS.search(g) or not g.strip() for g in groups):
+            return []
+    answer = _ANSWER_LINE.search(text)
+    scope = answer.group(1) if answer else text
+    picked = _letters(scope, n_options)
+    if not answer:
+        # A bare "A" in prose may be the article: only trust it when the reply is short or
+        # uses letters list-style ("A, C" / "A and C" / "Option A").
+        stripped = text.strip()
+        listish = re.fullmatch(r"[\s(]*[A-Z][).:]?(\s*(,|and|&|/)\s*[A-Z][).]?)*[\s.]*", stripped)
+        if not listish and not re.search(r"\b(option|choice|community)\s+[A-Z]\b", text, re.I):
+            picked = [p for p in picked if string.ascii_uppercase[p] != "A"] or (
+                picked if len(stripped) <= 12 else []
+            )
+    if picked:
+        return picked[:max_choices]
+    if NONE_WORDS.search(text):
+        return []
+    return None
+
+
+def _clean_answer(value: str) -> str:
+    value = value.strip().strip("{}[]()\"'`*").strip()
+    value = re.sub(r"^(answer\s*[:：]\s*)", "", value, flags=re.IGNORECASE).strip()
+    return value.rstrip(".").strip()
+
+
+def is_unknown(value: str) -> bool:
+    """Whether an answer string means the model could not answer."""
+    lowered = value.strip().strip("{}.").strip().lower()
+    return not lowered or lowered in UNKNOWN_WORDS or lowered.startswith("unknown")
+
+
+def parse_answer(text: str) -> str | None:
+    """The answer in a reasoning reply, or ``None`` when the model says it is unknown.
+
+    Braces win (``{answer}``), then an ``Answer:`` line, then a one-line reply.
+    """
+    braces = [g for g in _BRACES.findall(text) if g.strip()]
+    if braces:
+        value = _clean_answer(braces[-1])
+        return None if is_unknown(value) else value
+    line = _ANSWER_LINE.search(text)
+    if line:
+        value = _clean_answer(line.group(1).splitlines()[0])
+        return None if is_unknown(value) else value
+    stripped = text.strip()
+    if stripped and "\n" not in stripped and len(stripped) <= 200:
+        value = _clean_answer(stripped)
+        return None if is_unknown(value) else value
+    return None
+
+
+def parse_entities(text: str) -> list[str]:
+    """Entity names listed in a reply: a JSON list, braces, or one per line or comma."""
+    text = text.strip()
+    match = re.search(r"\[.*\]", text, re.DOTALL)
+    if match:
+        try:
+            items = json.loads(match.group(0))
+            if isinstance(items, list):
+                return [str(i).strip() for i in items if str(i).strip()]
+        except json.JSONDecodeError:
+            pass
+    braces = _BRACES.findall(text)
+    body = ",".join(braces) if braces else text
+    parts = re.split(r"[,\n;]|\s\|\s", body)
+    names = []
+    for part in parts:
+        part = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", part)
+        part = re.sub(r"^(entities|entity)\s*[:：]\s*", "", part, flags=re.IGNORECASE)
+        part = part.strip().strip("\"'`{}[]").strip()
+        if part and part not in names:
+            names.append(part)
+    return names

@@ -1,0 +1,1 @@
+"""QA methods written once against the LLM protocol: FastToG, baselines, ToG, CGPE."""

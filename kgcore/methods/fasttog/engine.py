@@ -1,0 +1,248 @@
+"""The FastToG engine: the LLM reasons community by community.
+
+1. Entity linking (bracketed or given entities, else the LLM extracts them).
+2. Initial phase: Local Community Search around the start community, then the LLM chooses up
+   to W communities (multiple choice); each starts a reasoning chain.
+3. Reasoning: the LLM answers from the start community and the chains, or says ``Unknown``.
+4. Reasoning phase: each chain grows by one community (LCS around its last community, excluding
+   the history set, then a single choice; a ``none`` stops that chain), and the LLM reasons
+   again, until an answer or depth ``D_max``.
+5. Fallback: IO or CoT prompting (configurable).
+
+LLM calls are at most ``2*W*D + D + 2`` for width W and depth D (a retry of an unusable reply
+included). The method is written once as a step generator (:mod:`kgcore.llm.protocol`), so it
+runs with any sync or async model.
+
+Example
+-------
+>>> from kgcore.graph import InMemoryGraphStore
+>>> from kgcore.llm import ScriptedLLM
+>>> store = InMemoryGraphStore.from_triples([
+...     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
+...     ("All About Eve", "directed_by", "Joseph L. Mankiewicz")])
+>>> engine = FastToG(store, FastToGConfig(max_community_size=2))
+>>> result = engine.run("which films share the director of [Cleopatra]",
+...                     ScriptedLLM(["{A}", "{All About Eve}"]))
+>>> result.answer, result.llm_calls
+('All About Eve', 2)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Sequence
+
+from kgcore.community.lcs import Community, LCSStep, local_community_search
+from kgcore.exceptions import EntityNotFoundError
+from kgcore.graph.store import GraphStore
+from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
+from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
+from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMReply, LLMRequest, UsageMeter
+from kgcore.llm.protocol import arun_steps, run_steps
+from kgcore.methods.baselines import UNKNOWN, cot_request, io_request
+from kgcore.methods.fasttog.config import FastToGConfig
+from kgcore.methods.fasttog.prompts import PRUNE_REMINDER, prune_request, reason_request
+from kgcore.methods.fasttog.result import ChainCommunity, FastToGResult
+from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
+from kgcore.validation import check_question
+
+Steps = Generator[LLMRequest, LLMReply, FastToGResult]
+
+
+class FastToG:
+    """Fast Think-on-Graph over a :class:`~kgcore.graph.store.GraphStore`.
+
+    Parameters
+    ----------
+    store : GraphStore
+        The knowledge graph.
+    config : FastToGConfig, optional
+        Width, depth, community size, algorithm, temperatures, seed, ...
+    textualizer : CommunityTextualizer, optional
+        Community-to-text conversion; rule-based :class:`~kgcore.text.Triple2Text` by default.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        config: FastToGConfig | None = None,
+        textualizer: CommunityTextualizer | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config or FastToGConfig()
+        self.textualizer = textualizer or Triple2Text()
+
+    # -- public entry points -----------------------------------------------------------
+    def run(
+        self, question: str, llm: ChatLLM, topic_entities: Sequence[str] | None = None
+    ) -> FastToGResult:
+        """Answer ``question`` with a synchronous model."""
+        return run_steps(self.steps(question, topic_entities), llm)
+
+    async def arun(
+        self,
+        question: str,
+        llm: AsyncChatLLM | ChatLLM,
+        topic_entities: Sequence[str] | None = None,
+    ) -> FastToGResult:
+        """Answer ``question`` with an asynchronous model."""
+        return await arun_steps(self.steps(question, topic_entities), llm)
+
+    # -- the method ---------------------------------------------------------------------
+    def _text(self, community: Community) -> str:
+        return self.textualizer(community.nodes, community.all_triples[: self.config.max_option_triples])
+
+    def _lcs(self, current: Sequence[str], history: set[str], depth: int, chain: int) -> LCSStep:
+        seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
+        return local_community_search(
+            self.store, current, self.config.lcs_config(), exclude=history, seed=seed
+        )
+
+    def _choose(
+        self,
+        question: str,
+        premise: str,
+        candidates: Sequence[Community],
+        max_choices: int,
+        usage: UsageMeter,
+    ) -> Generator[LLMRequest, LLMReply, list[int]]:
+        """Fine pruning by the LLM: valid choices kept, one retry, then no choice."""
+        request = prune_request(
+            question,
+            premise,
+            [self._text(c) for c in candidates],
+            max_choices,
+            temperature=self.config.prune_temperature,
+            max_tokens=self.config.prune_max_tokens,
+        )
+        reply = yield request
+        usage.add(reply)
+        picked = parse_choices(reply.text, len(candidates), max_choices)
+        if picked is None:
+            reply = yield request.with_reminder(reply.text, PRUNE_REMINDER)
+            usage.add(reply)
+            picked = parse_choices(reply.text, len(candidates), max_choices)
+        return picked or []
+
+    def _link(
+        self, question: str, topic_entities: Sequence[str] | None, usage: UsageMeter
+    ) -> Generator[LLMRequest, LLMReply, list[str]]:
+        names = list(topic_entities) if topic_entities else bracketed_entities(question)
+        if names:
+            return link_entities(self.store, names, strict=True)
+        request = entity_extraction_request(question)
+        reply = yield request
+        usage.add(reply)
+        names = parse_entities(reply.text)
+        if not names:
+            reply = yield request.with_reminder(reply.text, 'Reply only with a JSON list, e.g. ["Titanic"].')
+            usage.add(reply)
+            names = parse_entities(reply.text)
+        try:
+            return link_entities(self.store, names, strict=False) if names else []
+        except EntityNotFoundError:
+            return []  # the model's entities are not in the graph: answer by the fallback
+
+    def steps(self, question: str, topic_entities: Sequence[str] | None = None) -> Steps:
+        """The method as a step generator; see :mod:`kgcore.llm.protocol`."""
+        question = check_question(question)
+        cfg = self.config
+        started = time.perf_counter()
+        usage = UsageMeter()
+        graph_started = time.perf_counter()
+        topic = yield from self._link(question, topic_entities, usage)
+        graph_seconds = time.perf_counter() - graph_started - usage.llm_seconds
+
+        result = FastToGResult(question=question, answer=UNKNOWN, method="fasttog", topic_entities=topic)
+        chains: list[list[ChainCommunity]] = []
+        if topic:
+            start_triples = tuple(self.store.triples_among(topic))
+            result.start = ChainCommunity(
+                chain=-1, depth=0, nodes=tuple(topic), triples=start_triples, links=(),
+                text=self.textualizer(topic, start_triples),
+            )
+            history = set(topic)
+            t0 = time.perf_counter()
+            step = self._lcs(topic, history, depth=0, chain=0)
+            graph_seconds += time.perf_counter() - t0
+            result.lcs_steps += 1
+            if step.candidates:
+                chosen = yield from self._choose(
+                    question, result.start.text, step.candidates, cfg.width, usage
+                )
+                for index in chosen[: cfg.width]:
+                    community = step.candidates[index]
+                    chains.append([self._chain_community(community, len(chains), 1)])
+                    history.update(community.nodes)
+            result.chains = chains
+            active = [True] * len(chains)
+            depth = 1
+            while chains:
+                reply = yield reason_request(
+                    question,
+                    result.start.text,
+                    [[c.text for c in chain] for chain in chains],
+                    temperature=cfg.reason_temperature,
+                    max_tokens=cfg.reason_max_tokens,
+                )
+                usage.add(reply)
+                answer = parse_answer(reply.text)
+                result.depth = depth
+                if answer is not None:
+                    result.answer = answer
+                    return self._finish(result, usage, graph_seconds, started)
+                if depth >= cfg.max_depth:
+                    break
+                grew = False
+                for index, chain in enumerate(chains):
+                    if not active[index]:
+                        continue
+                    t0 = time.perf_counter()
+                    step = self._lcs(chain[-1].nodes, history, depth=depth, chain=index)
+                    graph_seconds += time.perf_counter() - t0
+                    result.lcs_steps += 1
+                    if not step.candidates:
+                        active[index] = False
+                        continue
+                    premise = f"{result.start.text} " + " ".join(c.text for c in chain)
+                    chosen = yield from self._choose(question, premise, step.candidates, 1, usage)
+                    if not chosen:
+                        active[index] = False  # the model chose none: this chain stops
+                        continue
+                    community = step.candidates[chosen[0]]
+                    chain.append(self._chain_community(community, index, depth + 1))
+                    history.update(community.nodes)
+                    grew = True
+                if not grew:
+                    break
+                depth += 1
+        if cfg.fallback != "none":
+            request = cot_request(question) if cfg.fallback == "cot" else io_request(question)
+            reply = yield request
+            usage.add(reply)
+            result.answer = parse_answer(reply.text) or UNKNOWN
+            result.fell_back = True
+        return self._finish(result, usage, graph_seconds, started)
+
+    def _chain_community(self, community: Community, chain: int, depth: int) -> ChainCommunity:
+        return ChainCommunity(
+            chain=chain,
+            depth=depth,
+            nodes=community.nodes,
+            triples=community.triples,
+            links=community.links,
+            text=self._text(community),
+            modularity=community.modularity,
+        )
+
+    @staticmethod
+    def _finish(
+        result: FastToGResult, usage: UsageMeter, graph_seconds: float, started: float
+    ) -> FastToGResult:
+        result.record_usage(usage)
+        result.graph_seconds = graph_seconds
+        result.total_seconds = time.perf_counter() - started
+        parts = [result.start.text] if result.start else []
+        parts += [c.text for c in result.communities()]
+        result.context = "\n".join(parts)
+        return result

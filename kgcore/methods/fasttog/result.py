@@ -1,0 +1,46 @@
+"""What a FastToG run returns.
+
+Example
+-------
+>>> r = FastToGResult(question="q", answer="a", method="fasttog")
+>>> r.to_dict()["chains"]
+[]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kgcore.methods.result import MethodResult
+from kgcore.types import Triple
+
+
+@dataclass(frozen=True)
+class ChainCommunity:
+    """A community on a reasoning chain (``chain`` is -1 for the start community)."""
+
+    chain: int
+    depth: int
+    nodes: tuple[str, ...]
+    triples: tuple[Triple, ...]
+    links: tuple[Triple, ...]
+    text: str
+    modularity: float = 0.0
+
+
+@dataclass
+class FastToGResult(MethodResult):
+    """A FastToG answer with the community chains that support it.
+
+    ``depth`` is how many communities the longest chain reached; ``fell_back`` says whether
+    the answer came from the IO/CoT fallback after ``D_max`` (or when no chain could start).
+    """
+
+    topic_entities: list[str] = field(default_factory=list)
+    start: ChainCommunity | None = None
+    chains: list[list[ChainCommunity]] = field(default_factory=list)
+    lcs_steps: int = 0
+
+    def communities(self) -> list[ChainCommunity]:
+        """Every community on a chain, chain by chain, in order."""
+        return [c for chain in self.chains for c in chain]

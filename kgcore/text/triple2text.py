@@ -1,0 +1,56 @@
+"""Community-to-text conversion: the protocol and the rule-based Triple2Text.
+
+A :class:`CommunityTextualizer` turns a community (its nodes and triples) into text for the
+LLM. :class:`Triple2Text` is the paper's rule-based conversion: one sentence per triple, the
+relation's underscores read as spaces. Graph2Text (a fine-tuned T5) implements the same protocol.
+
+Example
+-------
+>>> from kgcore.types import Triple
+>>> Triple2Text()(["Cleopatra"], [Triple("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
+'Cleopatra directed by Joseph L. Mankiewicz.'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from kgcore.types import Triple
+
+
+@runtime_checkable
+class CommunityTextualizer(Protocol):
+    """Turns a community's nodes and triples into text."""
+
+    def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str: ...
+
+
+def relation_phrase(relation: str) -> str:
+    """``"directed_by"`` -> ``"directed by"``; a dotted Freebase-style path keeps its last part."""
+    last = relation.rsplit(".", 1)[-1].rsplit("/", 1)[-1]
+    return last.replace("_", " ").strip()
+
+
+class Triple2Text:
+    """Rule-based Triple2Text.
+
+    Parameters
+    ----------
+    max_triples : int, optional
+        Keep at most this many triples (prompts stay lean); the rest are counted in a note.
+    """
+
+    def __init__(self, max_triples: int | None = None) -> None:
+        self.max_triples = max_triples
+
+    def sentence(self, triple: Triple) -> str:
+        return f"{triple.head} {relation_phrase(triple.relation)} {triple.tail}."
+
+    def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str:
+        if not triples:
+            return ", ".join(nodes) + "."
+        shown = list(triples) if self.max_triples is None else list(triples)[: self.max_triples]
+        text = " ".join(self.sentence(t) for t in shown)
+        hidden = len(triples) - len(shown)
+        return text + (f" (+{hidden} more facts)" if hidden else "")
