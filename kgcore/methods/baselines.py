@@ -16,13 +16,17 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 from kgcore.evaluation.metrics import normalize_answer
 from kgcore.llm.parsing import parse_answer
 from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
+
+T = TypeVar("T")
 
 UNKNOWN = "Unknown"
 ANSWER_SYSTEM = (
@@ -149,3 +153,40 @@ def cot_sc_steps(
     result.extra.update({"samples": answers, "votes": votes})
     result.total_seconds = time.perf_counter() - started
     return result
+
+
+def ask_parsed(
+    request: LLMRequest,
+    parse: Callable[[str], T | None],
+    reminder: str,
+    usage: UsageMeter,
+) -> Steps[T | None]:
+    """Ask once; if ``parse`` finds nothing usable, ask once more with a format reminder.
+
+    Returns the parsed value, or ``None`` when the second reply is unusable too, so the caller
+    decides how to go on (methods never crash on a bad reply).
+
+    Example
+    -------
+    >>> from kgcore.llm import ScriptedLLM, run_steps
+    >>> llm = ScriptedLLM(["I am not sure.\\nMaybe.", "{42}"])
+    >>> run_steps(ask_parsed(io_request("q"), parse_answer, "Braces!", UsageMeter()), llm)
+    '42'
+    """
+    reply = yield request
+    usage.add(reply)
+    parsed = parse(reply.text)
+    if parsed is None:
+        reply = yield request.with_reminder(reply.text, reminder)
+        usage.add(reply)
+        parsed = parse(reply.text)
+    return parsed
+
+
+def answer_steps(
+    question: str, usage: UsageMeter, max_tokens: int = 160
+) -> Steps[str]:
+    """The CoT fallback used by the graph methods: one CoT call, ``Unknown`` if unparseable."""
+    reply = yield cot_request(question, max_tokens=max_tokens)
+    usage.add(reply)
+    return parse_answer(reply.text) or UNKNOWN

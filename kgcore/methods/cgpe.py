@@ -1,0 +1,504 @@
+"""Clue-Guided Path Exploration (CGPE, Tao et al. 2024).
+
+CGPE lets the question's *clues* steer a walk on the graph, so the LLM reads short summaries
+instead of whole neighbourhoods:
+
+1. *Clue extraction* (one call): the LLM lists the entities and things the question mentions.
+2. *Initial points*: clues are matched to node names by characters (rapidfuzz ``ratio`` on
+   normalised names); the best match is enough to start. Topic entities given by the caller
+   (MetaQA's bracketed entity, say) are used as the initial points instead, and the clues they
+   match count as used.
+3. *Path exploration*: from each path's end every neighbour is a candidate. An unused clue that
+   matches a candidate's name by characters is taken at once, without an LLM call. The other
+   unused clues go through three-step information matching:
+
+   - step 1: the distinct summaries ``(relation, node type label)`` of the candidates, matched
+     against the unused clues (one call);
+   - step 2: ``(label, entity name)`` of the candidates behind the chosen summaries (one call;
+     at most ``max_entities`` are shown, a larger set is sampled with the seed);
+   - step 3: the LLM states which clue each surviving entity matches (one call, skipped when a
+     single clue is left, since every survivor can only match that one).
+
+4. *Rules*: a clue used at one depth is not matched again; several matches of a clue branch
+   into candidate paths (at most ``max_branches`` per depth); exploration ends when the paths,
+   alone or combined, cover every clue, when no path can be extended, or at ``max_depth``.
+   The LLM then answers over the paths (one call). Without any initial point CGPE answers by CoT.
+
+**Node type label.** Step 1 and step 2 show a node's type. When the graph has a type property
+(a ``node_type(name)`` method on the store, a ``type`` attribute on the nodes of an
+:class:`~kgcore.graph.InMemoryGraphStore`, or a ``type_of`` callable passed in), that is used.
+Otherwise -- as on MetaQA, whose nodes carry no types -- *the relation that reached the node
+stands in for its type*, so a film reached by ``starred_actors`` is labelled ``starred_actors``.
+
+Unparseable replies are asked again once with a format reminder; then step 1 and step 2 count
+as "no match", step 3 falls back to the clue chosen in step 1, and the answer to ``Unknown``.
+
+Example
+-------
+>>> from kgcore.graph import InMemoryGraphStore
+>>> from kgcore.llm import ScriptedLLM
+>>> store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
+>>> llm = ScriptedLLM(['["Cleopatra", "director"]', "{A: director}", "{A}", "{Joseph L. Mankiewicz}"])
+>>> result = CGPE(store).run("who is the director of Cleopatra", llm)
+>>> result.answer, result.llm_calls, result.depth
+('Joseph L. Mankiewicz', 4, 1)
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from kgcore.graph.memory import normalize_name
+from kgcore.graph.store import GraphStore
+from kgcore.linking import link_entities
+from kgcore.llm.parsing import NONE_WORDS, parse_answer, parse_choices, parse_entities
+from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMRequest, Steps, UsageMeter
+from kgcore.llm.protocol import arun_steps as _arun
+from kgcore.llm.protocol import run_steps as _run
+from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
+from kgcore.methods.result import MethodResult
+from kgcore.methods.tog import SYSTEM, options_text, relation_text
+from kgcore.types import Triple
+from kgcore.validation import check_question
+
+_CLUE_PAIR = re.compile(r"\b([A-Z])\b\s*[:=\-]+>?\s*([^,;\n{}]+)")
+
+
+@dataclass(frozen=True)
+class CluePath:
+    """A path from an initial point, with the clue each step matched."""
+
+    nodes: tuple[str, ...]
+    triples: tuple[Triple, ...] = ()
+    clues: tuple[str, ...] = ()
+
+    def extend(self, triple: Triple, clue: str) -> CluePath:
+        return CluePath(
+            self.nodes + (triple.other(self.nodes[-1]),),
+            self.triples + (triple,),
+            self.clues + (clue,),
+        )
+
+    def text(self) -> str:
+        """``A -directed_by-> B <-starred_actors- C``."""
+        parts = [self.nodes[0]]
+        for node, triple, nxt in zip(self.nodes, self.triples, self.nodes[1:]):
+            arrow = f"-{triple.relation}->" if triple.head == node else f"<-{triple.relation}-"
+            parts.append(f"{arrow} {nxt}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    path: int
+    triple: Triple
+    node: str
+    relation: str
+    label: str
+
+    @property
+    def summary(self) -> str:
+        return self.relation if self.label == self.triple.relation else f"{self.relation} -> {self.label}"
+
+
+@dataclass
+class _Stats:
+    char_matches: int = 0
+    step_calls: list[int] = field(default_factory=lambda: [0, 0, 0])
+    dropped_replies: int = 0
+
+
+def char_match(a: str, b: str) -> float:
+    """Character similarity of two names, 0-100 (rapidfuzz ``ratio`` on normalised names)."""
+    return float(fuzz.ratio(normalize_name(a), normalize_name(b)))
+
+
+def parse_clue_matches(
+    text: str, n_options: int, clues: Sequence[str]
+) -> dict[int, str | None] | None:
+    """Option index -> matched clue from ``{A: film, B: none}``.
+
+    A letter without a clue maps to ``None`` (the only clue when one is left). ``{}`` means no
+    match; ``None`` means nothing usable was found.
+
+    Example
+    -------
+    >>> parse_clue_matches("{A: films, B: none}", 2, ["films", "person"])
+    {0: 'films'}
+    """
+    pairs: dict[int, str | None] = {}
+    said_none = False
+    for letter, said in _CLUE_PAIR.findall(text):
+        index = ord(letter) - ord("A")
+        if not 0 <= index < n_options or index in pairs:
+            continue
+        said = said.strip().strip("\"'`.").strip()
+        if not said or NONE_WORDS.fullmatch(said.lower()) or said.lower() in {"no", "n/a"}:
+            said_none = True
+            continue
+        best = process.extractOne(said, list(clues), scorer=fuzz.WRatio, processor=normalize_name)
+        if best is not None and best[1] >= 70:
+            pairs[index] = best[0]
+        elif len(clues) == 1:
+            pairs[index] = clues[0]
+    if pairs or said_none:
+        return pairs
+    picked = parse_choices(text, n_options=n_options, max_choices=n_options)
+    if picked is None:
+        return None
+    only = clues[0] if len(clues) == 1 else None
+    return {i: only for i in picked}
+
+
+def graph_type_of(store: GraphStore, key: str = "type") -> Callable[[str], str | None] | None:
+    """The graph's own node-type lookup, or ``None`` when it has no type property."""
+    method = getattr(store, "node_type", None)
+    if callable(method):
+        return method  # type: ignore[no-any-return]
+    graph = getattr(store, "graph", None)
+    nodes = getattr(graph, "nodes", None)
+    if nodes is None:
+        return None
+    try:
+        has_types = any(key in data for _, data in nodes(data=True))
+    except TypeError:
+        return None
+    if not has_types:
+        return None
+
+    def type_of(name: str) -> str | None:
+        value = nodes[name].get(key) if name in nodes else None
+        return str(value) if value else None
+
+    return type_of
+
+
+class CGPE:
+    """The CGPE engine, written once as a step generator.
+
+    Parameters
+    ----------
+    store : GraphStore
+        The knowledge graph.
+    max_depth : int
+        Hops explored at most.
+    max_branches : int
+        Paths kept per depth when several candidates match.
+    match_threshold : float
+        Character-match score (0-100) above which a clue matches a node name.
+    max_entities : int
+        Candidates shown in step 2; more are sampled down with ``seed``.
+    type_of : callable, optional
+        ``node -> type label``; by default the graph's type property when it has one (see the
+        module docstring), else the relation that reached the node.
+    use_topic_entities : bool
+        Start from the caller's topic entities when given, instead of clue matching.
+    seed : int
+        Seeds the step-2 sampling.
+    max_tokens : int
+        Cap on each matching reply.
+
+    Example
+    -------
+    >>> from kgcore.graph import InMemoryGraphStore
+    >>> CGPE(InMemoryGraphStore.from_triples([("a", "r", "b")])).max_depth
+    3
+    """
+
+    name = "cgpe"
+
+    def __init__(
+        self,
+        store: GraphStore,
+        max_depth: int = 3,
+        max_branches: int = 3,
+        match_threshold: float = 90.0,
+        max_entities: int = 12,
+        type_of: Callable[[str], str | None] | None = None,
+        use_topic_entities: bool = True,
+        seed: int = 0,
+        max_tokens: int = 48,
+        answer_max_tokens: int = 96,
+    ) -> None:
+        if max_depth < 1 or max_branches < 1:
+            raise ValueError("max_depth and max_branches must be at least 1")
+        if not 0 < match_threshold <= 100:
+            raise ValueError("match_threshold must be in (0, 100]")
+        self.store = store
+        self.max_depth = max_depth
+        self.max_branches = max_branches
+        self.match_threshold = match_threshold
+        self.max_entities = min(max_entities, 26)
+        self.type_of = type_of if type_of is not None else graph_type_of(store)
+        self.use_topic_entities = use_topic_entities
+        self.seed = seed
+        self.max_tokens = max_tokens
+        self.answer_max_tokens = answer_max_tokens
+
+    # -- drivers -----------------------------------------------------------------------
+    def run(
+        self, question: str, llm: ChatLLM, topic_entities: Sequence[str] | None = None
+    ) -> MethodResult:
+        """Answer ``question`` with a synchronous model."""
+        return _run(self.steps(question, topic_entities), llm)
+
+    async def arun(
+        self,
+        question: str,
+        llm: AsyncChatLLM | ChatLLM,
+        topic_entities: Sequence[str] | None = None,
+    ) -> MethodResult:
+        """Answer ``question`` with an asynchronous model."""
+        return await _arun(self.steps(question, topic_entities), llm)
+
+    def label(self, node: str, relation: str) -> str:
+        """The node's type label: its type property, else the relation that reached it."""
+        if self.type_of is not None:
+            found = self.type_of(node)
+            if found:
+                return found
+        return relation
+
+    # -- prompts -----------------------------------------------------------------------
+    def _request(self, prompt: str, purpose: str, max_tokens: int | None = None) -> LLMRequest:
+        return LLMRequest.from_prompt(
+            prompt, purpose=purpose, system=SYSTEM, max_tokens=max_tokens or self.max_tokens
+        )
+
+    def clue_request(self, question: str) -> LLMRequest:
+        return self._request(
+            f"Question: {question}\nList the clues of the question: the named entities and the "
+            "things it asks about, as a JSON list of short strings. Example: for 'what language "
+            "is the film written by [John Smith] in' reply "
+            '["John Smith", "film", "language"].',
+            "cgpe_clues",
+            max_tokens=self.max_tokens + 16,
+        )
+
+    # -- the method ----------------------------------------------------------------------
+    def initial_points(self, clues: Sequence[str]) -> tuple[str, str] | None:
+        """``(clue, node)`` of the best character match of a clue to a node name."""
+        best: tuple[float, str, str] | None = None
+        for clue in clues:
+            for node in self.store.search_nodes(clue, limit=5):
+                score = char_match(clue, node)
+                if score >= self.match_threshold and (best is None or score > best[0]):
+                    best = (score, clue, node)
+        return None if best is None else (best[1], best[2])
+
+    def steps(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> Steps[MethodResult]:
+        """CGPE as a step generator (see :mod:`kgcore.llm.protocol`)."""
+        question = check_question(question)
+        started = time.perf_counter()
+        usage = UsageMeter()
+        stats = _Stats()
+        graph_seconds = 0.0
+        rng = np.random.default_rng(self.seed)
+
+        extracted = yield from ask_parsed(
+            self.clue_request(question),
+            lambda text: parse_entities(text) or None,
+            'Reply only with a JSON list of short strings, e.g. ["John Smith", "film"].',
+            usage,
+        )
+        clues = list(dict.fromkeys(c for c in (extracted or []) if c.strip()))
+        used: set[str] = set()
+        tick = time.perf_counter()
+        starts: list[str] = []
+        if topic_entities and self.use_topic_entities:
+            starts = link_entities(self.store, list(topic_entities), strict=False)
+            for node in starts:
+                used.update(c for c in clues if char_match(c, node) >= self.match_threshold)
+        else:
+            found = self.initial_points(clues)
+            if found is not None:
+                used.add(found[0])
+                starts = [found[1]]
+        graph_seconds += time.perf_counter() - tick
+
+        active = [CluePath((node,)) for node in starts]
+        leaves: list[CluePath] = []
+        depth = 0
+        while active and depth < self.max_depth:
+            unused = [c for c in clues if c not in used]
+            if not unused:
+                break
+            depth += 1
+            tick = time.perf_counter()
+            batch = self.store.neighbors_batch(dict.fromkeys(p.nodes[-1] for p in active))
+            candidates: list[_Candidate] = []
+            for index, path in enumerate(active):
+                end = path.nodes[-1]
+                for triple in batch.get(end, ()):
+                    node = triple.other(end)
+                    if node in path.nodes:
+                        continue
+                    rel = relation_text(triple.relation, triple.head == end)
+                    candidates.append(
+                        _Candidate(index, triple, node, rel, self.label(node, triple.relation))
+                    )
+            matches = self._char_matches(candidates, unused)
+            graph_seconds += time.perf_counter() - tick
+            stats.char_matches += len(matches)
+            remaining = [c for c in unused if c not in {clue for _, clue in matches}]
+            taken = {id(c) for c, _ in matches}
+            rest = [c for c in candidates if id(c) not in taken]
+            if remaining and rest:
+                llm_matches = yield from self._information_matching(
+                    question, active, rest, remaining, rng, usage, stats
+                )
+                matches += llm_matches
+            matches = matches[: self.max_branches]
+            extended = {c.path for c, _ in matches}
+            leaves += [p for i, p in enumerate(active) if i not in extended]
+            active = [active[c.path].extend(c.triple, clue) for c, clue in matches]
+            used.update(clue for _, clue in matches)
+        leaves += active
+
+        fell_back = not leaves
+        if leaves:
+            context = "\n".join(f"{i + 1}. {p.text()}" for i, p in enumerate(leaves))
+            answer = yield from ask_parsed(
+                self._request(
+                    f"Question: {question}\nKnowledge paths:\n{context}\n"
+                    "Answer the question using these paths. Give the answer in braces, "
+                    "e.g. {Paris}.",
+                    "cgpe_answer",
+                    max_tokens=self.answer_max_tokens,
+                ),
+                parse_answer,
+                "Reply only with the answer in braces, e.g. {Paris}.",
+                usage,
+            )
+        else:
+            context = ""
+            answer = yield from answer_steps(question, usage, self.answer_max_tokens)
+        result = MethodResult(
+            question=question,
+            answer=answer or UNKNOWN,
+            method=self.name,
+            depth=depth,
+            fell_back=fell_back,
+            graph_seconds=graph_seconds,
+            context=context,
+        )
+        result.record_usage(usage)
+        result.extra.update(
+            {
+                "clues": clues,
+                "used_clues": sorted(used),
+                "paths": [p.text() for p in leaves],
+                "char_matches": stats.char_matches,
+                "step_calls": stats.step_calls,
+                "dropped_replies": stats.dropped_replies,
+            }
+        )
+        result.total_seconds = time.perf_counter() - started
+        return result
+
+    def _char_matches(
+        self, candidates: list[_Candidate], unused: list[str]
+    ) -> list[tuple[_Candidate, str]]:
+        """Unused clues that match candidate names by characters (no LLM call)."""
+        if not candidates:
+            return []
+        names = [normalize_name(c.node) for c in candidates]
+        matches: list[tuple[_Candidate, str]] = []
+        for clue in unused:
+            for _, _, index in process.extract(
+                normalize_name(clue),
+                names,
+                scorer=fuzz.ratio,
+                score_cutoff=self.match_threshold,
+                limit=self.max_branches,
+            ):
+                matches.append((candidates[index], clue))
+        return matches
+
+    def _information_matching(
+        self,
+        question: str,
+        active: list[CluePath],
+        candidates: list[_Candidate],
+        clues: list[str],
+        rng: np.random.Generator,
+        usage: UsageMeter,
+        stats: _Stats,
+    ) -> Steps[list[tuple[_Candidate, str]]]:
+        """The three LLM steps over candidates that no clue matched by characters."""
+        clue_list = ", ".join(clues)
+        ends = ", ".join(dict.fromkeys(p.nodes[-1] for p in active))
+        # Step 1: summaries (relation, label) against the unused clues.
+        summaries = list(dict.fromkeys(c.summary for c in candidates))[:26]
+        stats.step_calls[0] += 1
+        step1 = yield from ask_parsed(
+            self._request(
+                f"Question: {question}\nClues left: {clue_list}\nFrom {ends} the graph leads "
+                f"through:\n{options_text(summaries)}\nWhich of these lead to a clue left? "
+                "Reply like {A: clue}, or {none}.",
+                "cgpe_step1",
+            ),
+            lambda text: parse_clue_matches(text, len(summaries), clues),
+            "Reply only like {A: clue}, or {none}.",
+            usage,
+        )
+        if step1 is None:
+            stats.dropped_replies += 1
+        if not step1:
+            return []
+        chosen = {summaries[i]: clue for i, clue in step1.items()}
+        survivors = list(
+            {c.node: c for c in candidates if c.summary in chosen}.values()
+        )  # one candidate per node
+        if len(survivors) > self.max_entities:
+            keep = rng.choice(len(survivors), self.max_entities, replace=False)
+            survivors = [survivors[i] for i in sorted(keep)]
+        # Step 2: (label, entity name) of the survivors.
+        stats.step_calls[1] += 1
+        step2 = yield from ask_parsed(
+            self._request(
+                f"Question: {question}\nClues left: {clue_list}\nCandidates (type: name):\n"
+                + options_text([f"{c.label}: {c.node}" for c in survivors])
+                + f"\nWhich candidates match a clue left? Reply with up to {self.max_branches} "
+                "letters, e.g. {A, C}, or {none}.",
+                "cgpe_step2",
+            ),
+            lambda text: parse_choices(text, n_options=len(survivors), max_choices=self.max_branches),
+            "Reply only with letters in braces, e.g. {A, C}, or {none}.",
+            usage,
+        )
+        if step2 is None:
+            stats.dropped_replies += 1
+        if not step2:
+            return []
+        picked = [survivors[i] for i in step2]
+        fallback = [chosen[c.summary] or clues[0] for c in picked]
+        if len(clues) == 1:
+            return [(c, clues[0]) for c in picked]
+        # Step 3: which clue each surviving entity matches.
+        stats.step_calls[2] += 1
+        step3 = yield from ask_parsed(
+            self._request(
+                f"Question: {question}\nClues left: {clue_list}\nEntities:\n"
+                + options_text([f"{c.node} ({c.label})" for c in picked])
+                + "\nWhich clue left does each entity match? Reply like {A: clue, B: none}.",
+                "cgpe_step3",
+            ),
+            lambda text: parse_clue_matches(text, len(picked), clues),
+            "Reply only like {A: clue, B: none}.",
+            usage,
+        )
+        if step3 is None:
+            stats.dropped_replies += 1
+            return list(zip(picked, fallback))
+        return [
+            (c, step3[i] or fallback[i]) for i, c in enumerate(picked) if i in step3
+        ]

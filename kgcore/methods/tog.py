@@ -1,0 +1,361 @@
+"""Think-on-Graph (ToG, Sun et al. 2024), the node-level n-d 1-w baseline.
+
+At every depth ToG widens ``W`` kept paths by one hop, with the LLM as the judge:
+
+1. *Relation search and pruning*: the relations around each frontier entity are listed and the
+   LLM keeps up to ``W`` of them with scores that sum to one (an entity with one relation keeps
+   it without a call).
+2. *Entity search and scoring*: the entities behind each kept relation are listed (a
+   neighbourhood of ``entity_sample_threshold`` or more is cut to ``entity_sample_size`` by a
+   seeded draw) and the LLM scores them; a lone candidate needs no call. A candidate's score is
+   its relation's score times its own.
+3. The ``W`` best candidates over the whole frontier become the new paths.
+4. *Reasoning*: the LLM reads every kept triple and says whether they suffice; if so its
+   answer is final, otherwise ToG goes one hop deeper, up to ``max_depth``.
+
+When exploration dies out or ``max_depth`` passes without a sufficient set, ToG answers by CoT.
+An unparseable reply is asked again once with a format reminder; a relation list that still
+cannot be read is dropped (as in ToG's code), entity scores fall back to uniform and an unread
+sufficiency check counts as "no".
+
+Example
+-------
+>>> from kgcore.graph import InMemoryGraphStore
+>>> from kgcore.llm import ScriptedLLM
+>>> store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
+>>> tog = ToG(store)
+>>> llm = ScriptedLLM(["Yes {Joseph L. Mankiewicz}"])
+>>> result = tog.run("who directed [Cleopatra]", llm)
+>>> result.answer, result.llm_calls, result.depth
+('Joseph L. Mankiewicz', 1, 1)
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kgcore.graph.store import GraphStore
+from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
+from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
+from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMRequest, Steps, UsageMeter
+from kgcore.llm.protocol import arun_steps as _arun
+from kgcore.llm.protocol import run_steps as _run
+from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
+from kgcore.methods.result import MethodResult
+from kgcore.types import Triple
+from kgcore.validation import check_question
+
+SYSTEM = "You help answer questions over a knowledge graph. Reply briefly in the asked format."
+_SCORE = re.compile(r"\b([A-Z])\b\s*[:=(\-]\s*(?:score\s*[:=]?\s*)?(\d*\.?\d+)", re.IGNORECASE)
+
+
+def relation_text(relation: str, outgoing: bool) -> str:
+    """How a relation is shown from one side: ``"directed_by"`` or ``"directed_by (reverse)"``."""
+    return relation if outgoing else f"{relation} (reverse)"
+
+
+def triple_text(triple: Triple) -> str:
+    """``(head, relation, tail)`` as the prompts show it."""
+    return f"({triple.head}, {triple.relation}, {triple.tail})"
+
+
+def options_text(options: Sequence[str]) -> str:
+    """``A. first`` / ``B. second`` lines (at most 26 options)."""
+    return "\n".join(f"{string.ascii_uppercase[i]}. {o}" for i, o in enumerate(options))
+
+
+def parse_scores(text: str, n_options: int, max_choices: int) -> dict[int, float] | None:
+    """Option index -> score from a reply like ``{A: 0.6, C: 0.4}``.
+
+    Falls back to letters without scores (equal shares). ``{}`` means none fits; ``None``
+    means nothing usable was found.
+
+    Example
+    -------
+    >>> parse_scores("{A: 0.6, C: 0.4}", n_options=3, max_choices=3)
+    {0: 0.6, 2: 0.4}
+    >>> parse_scores("B", n_options=3, max_choices=3)
+    {1: 1.0}
+    """
+    scores: dict[int, float] = {}
+    for letter, value in _SCORE.findall(text):
+        index = ord(letter.upper()) - ord("A")
+        if 0 <= index < n_options and index not in scores:
+            try:
+                scores[index] = float(value)
+            except ValueError:
+                continue
+    if scores:
+        best = sorted(scores.items(), key=lambda kv: -kv[1])[:max_choices]
+        return {i: s for i, s in best if s > 0} or {i: 1.0 / len(best) for i, _ in best}
+    picked = parse_choices(text, n_options=n_options, max_choices=max_choices)
+    if picked is None:
+        return None
+    return {i: 1.0 / len(picked) for i in picked}
+
+
+def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
+    """``(True, answer)`` for "Yes {answer}", ``(False, None)`` for "No", ``None`` if unclear.
+
+    Example
+    -------
+    >>> parse_sufficiency("Yes. {Cobra}")
+    (True, 'Cobra')
+    >>> parse_sufficiency("{No}")
+    (False, None)
+    """
+    body = text.strip()
+    lowered = body.lower().lstrip("{[(\"'* ")
+    if re.match(r"no\b", lowered):
+        return False, None
+    cleaned = re.sub(r"\{\s*(yes|no)\s*\}", " ", body, flags=re.IGNORECASE)
+    if re.match(r"yes\b", lowered):
+        rest = re.sub(r"^[\s{\[(\"'*]*yes\b[\s.,:!}\])\"'*-]*", "", cleaned, flags=re.IGNORECASE)
+        answer = parse_answer(rest) if rest.strip() else None
+        return (True, answer) if answer else None
+    if "{" in cleaned:
+        answer = parse_answer(cleaned)
+        return (True, answer) if answer else (False, None)
+    return None
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    triple: Triple
+    entity: str
+    score: float
+
+
+class ToG:
+    """The ToG engine (n-d 1-w), written once as a step generator.
+
+    Parameters
+    ----------
+    store : GraphStore
+        The knowledge graph.
+    width : int
+        ``W``: relations kept per entity and paths kept per depth.
+    max_depth : int
+        ``D_max``: hops explored before the CoT fallback.
+    entity_sample_threshold : int
+        A relation with at least this many tail entities is sampled down...
+    entity_sample_size : int
+        ...to this many, by a seeded draw.
+    max_relations : int
+        At most this many relations are listed per entity (canonical order).
+    seed : int
+        Seeds the entity sampling; the same seed gives the same run.
+    max_tokens : int
+        Cap on the tokens of each pruning, scoring and reasoning reply.
+
+    Example
+    -------
+    >>> from kgcore.graph import InMemoryGraphStore
+    >>> ToG(InMemoryGraphStore.from_triples([("a", "r", "b")])).width
+    3
+    """
+
+    name = "tog"
+
+    def __init__(
+        self,
+        store: GraphStore,
+        width: int = 3,
+        max_depth: int = 3,
+        entity_sample_threshold: int = 20,
+        entity_sample_size: int = 5,
+        max_relations: int = 26,
+        seed: int = 0,
+        max_tokens: int = 48,
+        answer_max_tokens: int = 160,
+    ) -> None:
+        if width < 1 or max_depth < 1:
+            raise ValueError("width and max_depth must be at least 1")
+        if not 1 <= entity_sample_size <= entity_sample_threshold:
+            raise ValueError("need 1 <= entity_sample_size <= entity_sample_threshold")
+        self.store = store
+        self.width = width
+        self.max_depth = max_depth
+        self.entity_sample_threshold = entity_sample_threshold
+        self.entity_sample_size = entity_sample_size
+        self.max_relations = min(max_relations, 26)
+        self.seed = seed
+        self.max_tokens = max_tokens
+        self.answer_max_tokens = answer_max_tokens
+
+    # -- drivers -----------------------------------------------------------------------
+    def run(
+        self, question: str, llm: ChatLLM, topic_entities: Sequence[str] | None = None
+    ) -> MethodResult:
+        """Answer ``question`` with a synchronous model."""
+        return _run(self.steps(question, topic_entities), llm)
+
+    async def arun(
+        self,
+        question: str,
+        llm: AsyncChatLLM | ChatLLM,
+        topic_entities: Sequence[str] | None = None,
+    ) -> MethodResult:
+        """Answer ``question`` with an asynchronous model."""
+        return await _arun(self.steps(question, topic_entities), llm)
+
+    # -- prompts -----------------------------------------------------------------------
+    def _relation_request(self, question: str, entity: str, relations: list[str]) -> LLMRequest:
+        return LLMRequest.from_prompt(
+            f"Question: {question}\nEntity: {entity}\nRelations:\n{options_text(relations)}\n"
+            f"Pick up to {self.width} relations that help answer the question and score them "
+            "(scores sum to 1). Reply like {A: 0.7, B: 0.3}.",
+            purpose="tog_relations",
+            system=SYSTEM,
+            max_tokens=self.max_tokens,
+        )
+
+    def _entity_request(
+        self, question: str, entity: str, relation: str, names: list[str]
+    ) -> LLMRequest:
+        return LLMRequest.from_prompt(
+            f"Question: {question}\nEntity: {entity}\nRelation: {relation}\n"
+            f"Candidates:\n{options_text(names)}\n"
+            "Score how much each candidate helps answer the question (scores sum to 1). "
+            "Reply like {A: 0.5, B: 0.5}.",
+            purpose="tog_entities",
+            system=SYSTEM,
+            max_tokens=self.max_tokens + 4 * len(names),
+        )
+
+    def _reason_request(self, question: str, triples: list[Triple]) -> LLMRequest:
+        lines = "\n".join(triple_text(t) for t in triples)
+        return LLMRequest.from_prompt(
+            f"Question: {question}\nKnowledge triplets:\n{lines}\n"
+            "Are these triplets enough to answer the question? If yes, reply Yes and the "
+            "answer in braces, e.g. Yes {Paris}. If not, reply No.",
+            purpose="tog_reason",
+            system=SYSTEM,
+            max_tokens=self.max_tokens,
+        )
+
+    # -- the method ----------------------------------------------------------------------
+    def steps(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> Steps[MethodResult]:
+        """ToG as a step generator (see :mod:`kgcore.llm.protocol`).
+
+        ``topic_entities`` are linked to graph nodes; without them the question's bracketed
+        names are used, and without those the LLM extracts the entities (one call).
+        Raises :class:`~kgcore.exceptions.EntityNotFoundError` when none can be linked.
+        """
+        question = check_question(question)
+        started = time.perf_counter()
+        usage = UsageMeter()
+        graph_seconds = 0.0
+        rng = np.random.default_rng(self.seed)
+        names = list(topic_entities) if topic_entities else bracketed_entities(question)
+        if not names:
+            extracted = yield from ask_parsed(
+                entity_extraction_request(question),
+                lambda text: parse_entities(text) or None,
+                'Reply with a JSON list of entity names, e.g. ["Titanic"].',
+                usage,
+            )
+            names = extracted or []
+        tick = time.perf_counter()
+        frontier = link_entities(self.store, names, strict=False) if names else []
+        graph_seconds += time.perf_counter() - tick
+
+        kept: list[Triple] = []
+        visited = set(frontier)
+        depth = 0
+        answer: str | None = None
+        stats = {"relation_calls": 0, "entity_calls": 0, "reason_calls": 0, "dropped_replies": 0}
+        while frontier and depth < self.max_depth:
+            depth += 1
+            candidates: list[_Candidate] = []
+            tick = time.perf_counter()
+            batch = self.store.neighbors_batch(frontier)
+            graph_seconds += time.perf_counter() - tick
+            for entity in frontier:
+                by_relation: dict[tuple[str, bool], list[Triple]] = {}
+                for triple in batch.get(entity, ()):
+                    if triple.other(entity) in visited:
+                        continue
+                    key = (triple.relation, triple.head == entity)
+                    by_relation.setdefault(key, []).append(triple)
+                relations = sorted(by_relation)[: self.max_relations]
+                if not relations:
+                    continue
+                labels = [relation_text(r, out) for r, out in relations]
+                if len(relations) == 1:
+                    rel_scores: dict[int, float] | None = {0: 1.0}
+                else:
+                    stats["relation_calls"] += 1
+                    rel_scores = yield from ask_parsed(
+                        self._relation_request(question, entity, labels),
+                        lambda text, n=len(labels): parse_scores(text, n, self.width),
+                        "Reply only with letters and scores, e.g. {A: 0.7, B: 0.3}.",
+                        usage,
+                    )
+                    if rel_scores is None:
+                        stats["dropped_replies"] += 1
+                        continue
+                for index, rel_score in rel_scores.items():
+                    triples = by_relation[relations[index]]
+                    if len(triples) >= self.entity_sample_threshold:
+                        chosen = rng.choice(len(triples), self.entity_sample_size, replace=False)
+                        triples = [triples[i] for i in sorted(chosen)]
+                    others = [t.other(entity) for t in triples]
+                    if len(triples) == 1:
+                        ent_scores: dict[int, float] | None = {0: 1.0}
+                    else:
+                        stats["entity_calls"] += 1
+                        ent_scores = yield from ask_parsed(
+                            self._entity_request(question, entity, labels[index], others),
+                            lambda text, n=len(others): parse_scores(text, n, n),
+                            "Reply only with letters and scores, e.g. {A: 0.5, B: 0.5}.",
+                            usage,
+                        )
+                        if ent_scores is None:
+                            stats["dropped_replies"] += 1
+                            ent_scores = {i: 1.0 / len(others) for i in range(len(others))}
+                    for i, ent_score in ent_scores.items():
+                        candidates.append(_Candidate(triples[i], others[i], rel_score * ent_score))
+            # Stable sort: equal scores keep discovery order, so runs repeat exactly.
+            best = sorted(candidates, key=lambda c: -c.score)
+            chosen_now = [c for c in best if c.score > 0][: self.width]
+            if not chosen_now:
+                break
+            kept.extend(c.triple for c in chosen_now)
+            frontier = list(dict.fromkeys(c.entity for c in chosen_now))
+            visited.update(frontier)
+            stats["reason_calls"] += 1
+            verdict = yield from ask_parsed(
+                self._reason_request(question, kept),
+                parse_sufficiency,
+                "Reply exactly: Yes {answer} or No.",
+                usage,
+            )
+            if verdict is not None and verdict[0]:
+                answer = verdict[1]
+                break
+
+        fell_back = answer is None
+        if answer is None:
+            answer = yield from answer_steps(question, usage, self.answer_max_tokens)
+        result = MethodResult(
+            question=question,
+            answer=answer or UNKNOWN,
+            method=self.name,
+            depth=depth,
+            fell_back=fell_back,
+            graph_seconds=graph_seconds,
+            context="\n".join(triple_text(t) for t in kept),
+        )
+        result.record_usage(usage)
+        result.extra.update(stats)
+        result.total_seconds = time.perf_counter() - started
+        return result
