@@ -1,0 +1,49 @@
+"""G-Retriever (He et al., 2024) on the shared core: embed, prize, solve PCST, textualize.
+
+Example
+-------
+>>> from kgcore.gretriever import GRetriever
+>>> retriever = GRetriever.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
+... # doctest: +SKIP
+"""
+
+from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedder, normalize_rows
+from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
+from kgcore.gretriever.pcst import PCSTProblem, PCSTSolution, build_pcst_problem, solve_pcst
+from kgcore.gretriever.prizes import edge_prizes, node_prizes
+from kgcore.gretriever.region import Region, expand_region, link_entities
+from kgcore.gretriever.result import GRetrieverResult
+from kgcore.gretriever.retriever import (
+    GRetriever,
+    PCSTSettings,
+    RegionSettings,
+    bracketed_entities,
+)
+from kgcore.gretriever.textgraph import TextualGraph
+from kgcore.gretriever.textualize import textualize_paper, textualize_triples
+
+__all__ = [
+    "EmbeddedTexts",
+    "GRetriever",
+    "GRetrieverResult",
+    "GraphIndex",
+    "PCSTProblem",
+    "PCSTSettings",
+    "PCSTSolution",
+    "Region",
+    "RegionSettings",
+    "SentenceTransformerEmbedder",
+    "TextEmbedder",
+    "TextualGraph",
+    "bracketed_entities",
+    "build_pcst_problem",
+    "default_cache_dir",
+    "edge_prizes",
+    "expand_region",
+    "link_entities",
+    "node_prizes",
+    "normalize_rows",
+    "solve_pcst",
+    "textualize_paper",
+    "textualize_triples",
+]

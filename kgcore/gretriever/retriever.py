@@ -1,0 +1,343 @@
+"""G-Retriever's retrieval: question -> prized graph -> Prize-Collecting Steiner Tree.
+
+:class:`GRetriever` ties the pieces together. A small graph is searched whole, as in the paper.
+On a large graph (or when topic entities are given) it first grows a candidate region through the
+:class:`~kgcore.graph.store.GraphStore` protocol and runs PCST inside it, so it works on MetaQA's
+134k triples and on remote stores.
+
+Example
+-------
+>>> retriever = GRetriever.from_triples([           # doctest: +SKIP
+...     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
+...     ("Cleopatra", "release_year", "1963"),
+... ])
+>>> result = retriever.retrieve("who directed Cleopatra")   # doctest: +SKIP
+>>> print(result.textualize("triples"))                     # doctest: +SKIP
+(Cleopatra, directed_by, Joseph L. Mankiewicz)
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kgcore.exceptions import (
+    ConfigurationError,
+    EmbeddingError,
+    EmptyGraphError,
+    InvalidQuestionError,
+)
+from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.store import GraphStore
+from kgcore.gretriever.embedding import TextEmbedder
+from kgcore.gretriever.index import EmbeddedTexts, GraphIndex
+from kgcore.gretriever.pcst import solve_pcst
+from kgcore.gretriever.prizes import edge_prizes, node_prizes, top_k_indices
+from kgcore.gretriever.region import expand_region, link_entities
+from kgcore.gretriever.result import GRetrieverResult
+from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph
+
+_BRACKETED = re.compile(r"\[([^\[\]]+)\]")
+
+
+def bracketed_entities(question: str) -> list[str]:
+    """Entity names written in square brackets, as MetaQA marks its topic entity.
+
+    Example
+    -------
+    >>> bracketed_entities("what films did [Christina Ricci] act in")
+    ['Christina Ricci']
+    """
+    return [m.strip() for m in _BRACKETED.findall(question) if m.strip()]
+
+
+@dataclass(frozen=True)
+class PCSTSettings:
+    """The paper's retrieval settings (defaults: WebQSP's ``k_nodes=3, k_edges=5, C_e=0.5``).
+
+    Attributes
+    ----------
+    k_nodes : int
+        Nodes given prizes ``k..1`` by cosine similarity.
+    k_edges : int
+        Distinct edge-similarity ranks given prizes.
+    edge_cost : float
+        Cost ``C_e`` of an edge (lowered below the best edge prize).
+    num_clusters : int
+        Trees in the PCST forest (the paper: 1).
+    """
+
+    k_nodes: int = 3
+    k_edges: int = 5
+    edge_cost: float = 0.5
+    num_clusters: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("k_nodes", "k_edges"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigurationError(f"{name} must be a non-negative integer, got {value!r}")
+        if not np.isfinite(self.edge_cost) or self.edge_cost < 0:
+            raise ConfigurationError(f"edge_cost must be non-negative, got {self.edge_cost!r}")
+        if self.num_clusters < 1:
+            raise ConfigurationError(f"num_clusters must be at least 1, got {self.num_clusters}")
+
+
+@dataclass(frozen=True)
+class RegionSettings:
+    """How the candidate region of a large graph is grown.
+
+    Attributes
+    ----------
+    hops : int
+        Hops from the seeds.
+    max_nodes : int
+        Size cap of the region (the new nodes most similar to the question are kept).
+    neighbor_limit : int or None
+        Neighbours read per node and hop (None: all).
+    num_seeds : int
+        Seeds taken by similarity when no topic entity is given.
+    whole_graph_max_nodes : int
+        Graphs with at most this many nodes are searched whole when no topic entity is given.
+    """
+
+    hops: int = 2
+    max_nodes: int = 2000
+    neighbor_limit: int | None = None
+    num_seeds: int = 3
+    whole_graph_max_nodes: int = 5000
+
+    def __post_init__(self) -> None:
+        if self.hops < 0 or self.max_nodes < 1 or self.num_seeds < 1:
+            raise ConfigurationError(
+                "region settings need hops >= 0, max_nodes >= 1 and num_seeds >= 1"
+            )
+        if self.neighbor_limit is not None and self.neighbor_limit < 1:
+            raise ConfigurationError("neighbor_limit must be at least 1 (or None)")
+
+
+class GRetriever:
+    """Retrieve the subgraph most relevant to a question as a Prize-Collecting Steiner Tree.
+
+    Parameters
+    ----------
+    index : GraphIndex, optional
+        Embeddings of the whole graph. Without it, ``store`` is required, every region is
+        embedded when searched, and questions need topic entities.
+    store : GraphStore, optional
+        Where candidate regions are read from. Default: an in-memory store of ``index``'s graph.
+    embedder : TextEmbedder, optional
+        Embeds questions (and region texts missing from the index). Default: the index's.
+    pcst : PCSTSettings
+        ``k_nodes``, ``k_edges``, ``edge_cost`` (paper defaults 3, 5, 0.5).
+    region : RegionSettings
+        Candidate-region settings for large graphs.
+    edge_text : {"relation", "triple"}
+        Edge texts of a store-only retriever (an index fixes its own).
+
+    Example
+    -------
+    >>> retriever = GRetriever.from_triples(   # doctest: +SKIP
+    ...     [("Cleopatra", "directed_by", "Joseph L. Mankiewicz")], cache_dir=None)
+    >>> retriever.retrieve("who directed Cleopatra").num_edges   # doctest: +SKIP
+    1
+    """
+
+    def __init__(
+        self,
+        index: GraphIndex | None = None,
+        store: GraphStore | None = None,
+        embedder: TextEmbedder | None = None,
+        pcst: PCSTSettings | None = None,
+        region: RegionSettings | None = None,
+        edge_text: EdgeTextMode = "relation",
+    ) -> None:
+        if index is None and store is None:
+            raise ConfigurationError("GRetriever needs a GraphIndex, a GraphStore, or both")
+        if index is not None:
+            index.graph.require_nonempty()
+        self.index = index
+        self._store = store
+        self.embedder = embedder if embedder is not None else (index.embedder if index else None)
+        if self.embedder is None:
+            raise EmbeddingError("GRetriever needs an embedder for the questions")
+        self.pcst = pcst or PCSTSettings()
+        self.region = region or RegionSettings()
+        self.edge_text: EdgeTextMode = index.edge_text if index is not None else edge_text
+        self._fresh: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_triples(
+        cls,
+        triples: Iterable[Sequence[str]],
+        embedder: TextEmbedder | None = None,
+        edge_text: EdgeTextMode = "relation",
+        cache_dir: str | Path | None = "default",
+        progress: bool = True,
+        pcst: PCSTSettings | None = None,
+        region: RegionSettings | None = None,
+    ) -> GRetriever:
+        """Index ``(head, relation, tail)`` triples (embeddings cached) and wrap them."""
+        graph = TextualGraph.from_triples(triples)
+        if graph.num_nodes == 0:
+            raise EmptyGraphError("no triples were given: nothing to retrieve from")
+        index = GraphIndex.build(graph, embedder, edge_text, cache_dir, progress)
+        return cls(index, pcst=pcst, region=region)
+
+    @property
+    def store(self) -> GraphStore:
+        """The store regions are read from (built from the index on first use)."""
+        if self._store is None:
+            assert self.index is not None
+            self._store = InMemoryGraphStore.from_triples(self.index.graph.triples())
+        return self._store
+
+    # -- embeddings --------------------------------------------------------------------
+    def embed_question(self, question: str) -> np.ndarray:
+        """Unit-norm embedding of the question."""
+        if not isinstance(question, str) or not question.strip():
+            raise InvalidQuestionError("the question must be a non-empty string")
+        assert self.embedder is not None
+        vector = np.asarray(self.embedder.embed([question]), dtype=np.float32)
+        if vector.ndim != 2 or vector.shape[0] != 1:
+            raise EmbeddingError(f"the embedder returned shape {vector.shape} for one question")
+        if self.index is not None and vector.shape[1] != self.index.dimension:
+            raise EmbeddingError(
+                f"question embedding has {vector.shape[1]} dimensions, the index "
+                f"{self.index.dimension}: embed both with the same model"
+            )
+        return vector[0]
+
+    def _similarity(
+        self, table: EmbeddedTexts | None, texts: Sequence[str], query: np.ndarray
+    ) -> np.ndarray:
+        """Cosine similarity of ``texts`` to ``query``: index rows, else embedded (memoised)."""
+        sims = np.zeros(len(texts), dtype=np.float32)
+        missing: list[int] = []
+        if table is not None:
+            table_sims = table.vectors @ query
+            for i, text in enumerate(texts):
+                row = table.row_of(text)
+                if row is None:
+                    missing.append(i)
+                else:
+                    sims[i] = table_sims[row]
+        else:
+            missing = list(range(len(texts)))
+        if missing:
+            with self._lock:
+                new = list(dict.fromkeys(texts[i] for i in missing if texts[i] not in self._fresh))
+                if new:
+                    assert self.embedder is not None
+                    fresh = EmbeddedTexts.embed(new, self.embedder)
+                    self._fresh.update(zip(new, fresh.vectors[fresh.rows]))
+                vectors = np.stack([self._fresh[texts[i]] for i in missing])
+            sims[missing] = vectors @ query
+        return sims
+
+    # -- retrieval ---------------------------------------------------------------------
+    def retrieve(
+        self,
+        question: str,
+        topic_entities: Sequence[str] | None = None,
+        hops: int | None = None,
+    ) -> GRetrieverResult:
+        """The PCST subgraph for ``question``.
+
+        Parameters
+        ----------
+        question : str
+            The question (its embedding sets the prizes).
+        topic_entities : sequence of str, optional
+            Seeds of the candidate region (linked to graph nodes by exact or fuzzy name).
+            When given, the search is restricted to their region even on a small graph.
+        hops : int, optional
+            Overrides :attr:`RegionSettings.hops` for this question.
+        """
+        query = self.embed_question(question)
+        use_region = bool(topic_entities) or self.index is None or (
+            self.index.graph.num_nodes > self.region.whole_graph_max_nodes
+        )
+        if not use_region:
+            assert self.index is not None
+            return self.search(
+                self.index.graph,
+                self.index.node_similarity(query),
+                self.index.edge_similarity(query),
+                question,
+            )
+        seeds = self._seeds(query, topic_entities)
+        node_table = self.index.nodes if self.index is not None else None
+        edge_table = self.index.edges if self.index is not None else None
+        region = expand_region(
+            self.store,
+            seeds,
+            hops=self.region.hops if hops is None else hops,
+            max_nodes=self.region.max_nodes,
+            neighbor_limit=self.region.neighbor_limit,
+            scorer=lambda names: self._similarity(node_table, names, query),
+        )
+        graph = TextualGraph.from_triples(region.triples, nodes=region.nodes)
+        return self.search(
+            graph,
+            self._similarity(node_table, graph.node_texts, query),
+            self._similarity(edge_table, graph.edge_texts(self.edge_text), query),
+            question,
+            seeds=region.seeds,
+        )
+
+    def _seeds(self, query: np.ndarray, topic_entities: Sequence[str] | None) -> list[str]:
+        if topic_entities:
+            return link_entities(self.store, list(topic_entities))
+        if self.index is None:
+            raise ConfigurationError(
+                "a retriever without a GraphIndex needs topic entities to seed its region"
+            )
+        best = top_k_indices(self.index.node_similarity(query), self.region.num_seeds)
+        return [self.index.graph.node_texts[i] for i in best]
+
+    def search(
+        self,
+        graph: TextualGraph,
+        node_similarity: np.ndarray,
+        edge_similarity: np.ndarray,
+        question: str = "",
+        seeds: Sequence[str] = (),
+    ) -> GRetrieverResult:
+        """Run the paper's prizes and PCST on ``graph`` given its similarities to the question."""
+        graph.require_nonempty()
+        if len(node_similarity) != graph.num_nodes or len(edge_similarity) != graph.num_edges:
+            raise EmbeddingError(
+                f"got {len(node_similarity)} node and {len(edge_similarity)} edge similarities "
+                f"for a graph of {graph.num_nodes} nodes and {graph.num_edges} edges"
+            )
+        settings = self.pcst
+        n_prizes = node_prizes(node_similarity, settings.k_nodes)
+        e_prizes = edge_prizes(edge_similarity, settings.k_edges)
+        solution = solve_pcst(
+            graph.edge_index, n_prizes, e_prizes, settings.edge_cost,
+            k_edges=settings.k_edges, num_clusters=settings.num_clusters,
+        )
+        edge_ids = solution.edge_ids.tolist()
+        endpoints = graph.edge_index[:, solution.edge_ids].T.tolist()
+        return GRetrieverResult(
+            question=question,
+            node_ids=tuple(solution.node_ids.tolist()),
+            node_texts=tuple(graph.node_texts[i] for i in solution.node_ids),
+            edge_ids=tuple(edge_ids),
+            edges=tuple(graph.triples(edge_ids)),
+            edge_endpoints=tuple((int(s), int(d)) for s, d in endpoints),
+            node_prizes=tuple(float(p) for p in n_prizes[solution.node_ids]),
+            edge_prizes=tuple(float(p) for p in e_prizes[solution.edge_ids]),
+            objective=solution.objective,
+            edge_cost=solution.edge_cost,
+            searched_nodes=graph.num_nodes,
+            searched_edges=graph.num_edges,
+            seeds=tuple(seeds),
+        )
