@@ -1,0 +1,546 @@
+"""A :class:`~kgcore.graph.store.GraphStore` on a Neo4j server (or any Bolt server speaking Cypher).
+
+Every query is parameterised: names and relations travel as Bolt parameters, never in the query
+text. The only identifiers in the text are the label, property and relationship type names of the
+:class:`GraphMapping`, which are validated and backquoted once, when the store is built, so the
+query texts are fixed for the store's lifetime.
+
+Retrieval runs in managed read transactions (``session.execute_read`` on sessions opened in READ
+access mode), so a cluster routes it to readers and a server that enforces access modes refuses
+any write. A whole frontier is fetched by one query (``UNWIND $names``), at most ``limit``
+neighbours per node in the canonical order of :func:`kgcore.types.neighbor_sort_key` (other
+endpoint's name, relation, outgoing before incoming). Sampling itself is done by the shared core
+(:func:`kgcore.community.sampling.sample_neighborhood`), so this store and
+:class:`~kgcore.graph.memory.InMemoryGraphStore` give identical subgraphs for a seed.
+
+Connection settings come from the arguments or from ``NEO4J_URI``, ``NEO4J_USERNAME``,
+``NEO4J_PASSWORD`` and ``NEO4J_DATABASE``. An unreachable server or wrong credentials raise
+:class:`~kgcore.exceptions.GraphStoreError` naming the URI within ``connect_timeout`` seconds
+(5 by default).
+
+Example
+-------
+>>> store = Neo4jGraphStore("bolt://127.0.0.1:7687", "neo4j", "secret")  # doctest: +SKIP
+>>> store.neighbors("Cleopatra", limit=2)  # doctest: +SKIP
+[Triple(head='Cleopatra', relation='release_year', tail='1963'), ...]
+>>> store.round_trips  # doctest: +SKIP
+2
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from types import ModuleType, TracebackType
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from kgcore.exceptions import ConfigurationError, GraphStoreError, MissingDependencyError
+from kgcore.graph.memory import normalize_name
+from kgcore.types import Triple, neighbor_sort_key
+
+__all__ = [
+    "DEFAULT_MAPPING",
+    "LLAMAINDEX_MAPPING",
+    "GraphMapping",
+    "Neo4jGraphStore",
+    "cypher_identifier",
+    "import_neo4j",
+]
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def import_neo4j() -> ModuleType:
+    """Import the official ``neo4j`` driver, or explain which extra installs it.
+
+    Raises
+    ------
+    MissingDependencyError
+        When the driver is not installed.
+
+    Example
+    -------
+    >>> neo4j = import_neo4j()  # doctest: +SKIP
+    """
+    try:
+        import neo4j
+    except ImportError as err:
+        raise MissingDependencyError("neo4j", "neo4j") from err
+    return neo4j
+
+
+def cypher_identifier(name: str, what: str = "identifier") -> str:
+    """Validate a label, property or relationship type name and return it backquoted.
+
+    Only ``[A-Za-z_][A-Za-z0-9_]*`` is accepted: identifiers are the one part of a query that
+    cannot be a parameter, so anything unusual is refused rather than escaped.
+
+    Parameters
+    ----------
+    name : str
+        The identifier.
+    what : str
+        What it names, for the error message.
+
+    Raises
+    ------
+    ConfigurationError
+        When ``name`` is not a plain identifier.
+
+    Example
+    -------
+    >>> cypher_identifier("Entity")
+    '`Entity`'
+    >>> cypher_identifier("x` DETACH DELETE n")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.ConfigurationError: invalid Cypher identifier 'x` DETACH DELETE n': ...
+    """
+    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        raise ConfigurationError(
+            f"invalid Cypher {what} {name!r}: use letters, digits and underscores, "
+            "not starting with a digit"
+        )
+    return f"`{name}`"
+
+
+@dataclass(frozen=True)
+class GraphMapping:
+    """How triples are laid out in the property graph.
+
+    Nodes carry ``node_label`` and hold their name in ``name_property``. A relation is either
+    the relationship's type (``relationship_type=None``, ``relation_property=None``: the
+    LlamaIndex layout, ``(:__Entity__)-[:directed_by]->(:__Entity__)``), or a property of
+    relationships of one fixed type (the default layout,
+    ``(:Entity)-[:RELATION {relation: "directed_by"}]->(:Entity)``), which holds any relation
+    name, quotes and spaces included.
+
+    Parameters
+    ----------
+    node_label : str
+        Label of entity nodes; neighbours are only followed to nodes with this label.
+    name_property : str
+        Node property holding the entity name.
+    relationship_type : str or None
+        The fixed relationship type whose ``relation_property`` names the relation; ``None``
+        to use each relationship's type as the relation.
+    relation_property : str or None
+        Relationship property naming the relation; ``None`` when the type is the relation.
+    extra_labels : tuple of str
+        Further labels the loader adds to new nodes (LlamaIndex's ``__Node__``).
+    id_property : str or None
+        A property the loader sets to the name on new nodes (LlamaIndex's ``id``).
+
+    Example
+    -------
+    >>> GraphMapping(node_label="Person", relationship_type="LINK").relation_from_type
+    False
+    >>> LLAMAINDEX_MAPPING.relation_from_type
+    True
+    """
+
+    node_label: str = "Entity"
+    name_property: str = "name"
+    relationship_type: str | None = "RELATION"
+    relation_property: str | None = "relation"
+    extra_labels: tuple[str, ...] = ()
+    id_property: str | None = None
+
+    def __post_init__(self) -> None:
+        cypher_identifier(self.node_label, "node label")
+        cypher_identifier(self.name_property, "property name")
+        for label in self.extra_labels:
+            cypher_identifier(label, "node label")
+        if self.id_property is not None:
+            cypher_identifier(self.id_property, "property name")
+        if (self.relationship_type is None) != (self.relation_property is None):
+            raise ConfigurationError(
+                "set both relationship_type and relation_property (a fixed type whose property "
+                "names the relation), or neither (the relationship type is the relation)"
+            )
+        if self.relationship_type is not None:
+            cypher_identifier(self.relationship_type, "relationship type")
+        if self.relation_property is not None:
+            cypher_identifier(self.relation_property, "property name")
+
+    @property
+    def relation_from_type(self) -> bool:
+        """Whether the relationship type itself is the relation."""
+        return self.relationship_type is None
+
+    # -- query fragments (identifiers validated in __post_init__) -------------------------
+    @property
+    def label(self) -> str:
+        """The backquoted node label."""
+        return f"`{self.node_label}`"
+
+    @property
+    def name(self) -> str:
+        """The backquoted name property."""
+        return f"`{self.name_property}`"
+
+    def rel_pattern(self, var: str = "r") -> str:
+        """``r:`TYPE``` for the fixed-type layout, ``r`` otherwise."""
+        return var if self.relationship_type is None else f"{var}:`{self.relationship_type}`"
+
+    def relation_expr(self, var: str = "r") -> str:
+        """The Cypher expression giving a relationship's relation name."""
+        if self.relation_property is None:
+            return f"type({var})"
+        return f"{var}.`{self.relation_property}`"
+
+
+#: The layout written by :mod:`kgcore.graph.neo4j_loader` by default.
+DEFAULT_MAPPING = GraphMapping()
+
+#: LlamaIndex's property graph layout (``Neo4jPropertyGraphStore``): entity nodes labelled
+#: ``__Entity__`` (and ``__Node__``) with ``name`` (and ``id``) properties; the relationship type
+#: is the relation.
+LLAMAINDEX_MAPPING = GraphMapping(
+    node_label="__Entity__",
+    name_property="name",
+    relationship_type=None,
+    relation_property=None,
+    extra_labels=("__Node__",),
+    id_property="id",
+)
+
+
+def rank_names(
+    text: str, by_normal: Mapping[str, Sequence[str]], names: Sequence[str], limit: int
+) -> list[str]:
+    """Rank candidate node names against ``text`` the way the in-memory store does.
+
+    The exact name first, then names equal after :func:`~kgcore.graph.memory.normalize_name`,
+    then fuzzy matches by rapidfuzz's ``WRatio``.
+
+    Parameters
+    ----------
+    text : str
+        What to look for.
+    by_normal : mapping
+        Normalised name -> original names.
+    names : sequence of str
+        The normalised names, in tie-breaking order.
+    limit : int
+        How many names to return.
+
+    Example
+    -------
+    >>> rank_names("the matrix", {"the matrix": ["The Matrix"]}, ["the matrix"], 3)
+    ['The Matrix']
+    """
+    exact = [text] if text in by_normal.get(normalize_name(text), ()) else []
+    found = exact + [n for n in by_normal.get(normalize_name(text), []) if n not in exact]
+    if len(found) >= limit:
+        return found[:limit]
+    for key, _score, _ in process.extract(
+        normalize_name(text), names, scorer=fuzz.WRatio, limit=limit + len(found)
+    ):
+        for node in by_normal[key]:
+            if node not in found:
+                found.append(node)
+    return found[:limit]
+
+
+class Neo4jGraphStore:
+    """A knowledge graph held in Neo4j, read over Bolt with the official driver.
+
+    Parameters
+    ----------
+    uri : str, optional
+        ``bolt://``, ``neo4j://`` (routing) or their ``+s``/``+ssc`` forms; default
+        ``$NEO4J_URI``.
+    username, password : str, optional
+        Default ``$NEO4J_USERNAME`` (else ``"neo4j"``) and ``$NEO4J_PASSWORD``.
+    database : str, optional
+        Default ``$NEO4J_DATABASE``, else the server's default database.
+    mapping : GraphMapping
+        How triples are laid out; :data:`DEFAULT_MAPPING` or :data:`LLAMAINDEX_MAPPING`.
+    connect_timeout : float
+        Seconds to wait for a connection (and for the check made on start-up).
+    max_retry_time : float
+        Seconds a managed transaction retries transient failures.
+    name_cache_limit : int
+        :meth:`search_nodes` copies all node names once (one query) and ranks them exactly like
+        the in-memory store when the graph has at most this many nodes; above it, the server
+        pre-selects candidates by substring and only those are ranked.
+    verify : bool
+        Check the connection and credentials now (raises :class:`GraphStoreError`).
+    driver_config : dict, optional
+        Further keyword arguments for ``neo4j.GraphDatabase.driver``.
+
+    Attributes
+    ----------
+    round_trips : int
+        Queries sent (each one managed transaction) since creation or :meth:`reset_round_trips`.
+    queries : collections.Counter
+        The same, by query name (``"neighbors"``, ``"triples_among"``, ...).
+
+    Example
+    -------
+    >>> with Neo4jGraphStore("bolt://127.0.0.1:7687", "neo4j", "pw") as store:  # doctest: +SKIP
+    ...     batch = store.neighbors_batch(["Cleopatra", "Heat"], limit=32)
+    ...     store.round_trips
+    1
+    """
+
+    def __init__(
+        self,
+        uri: str | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        *,
+        mapping: GraphMapping = DEFAULT_MAPPING,
+        connect_timeout: float = 5.0,
+        max_retry_time: float = 15.0,
+        name_cache_limit: int = 200_000,
+        verify: bool = True,
+        driver_config: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._neo4j = import_neo4j()
+        uri = uri or os.environ.get("NEO4J_URI")
+        if not uri:
+            raise ConfigurationError(
+                "no Neo4j URI: pass uri= or set NEO4J_URI (for example bolt://localhost:7687)"
+            )
+        self.uri: str = uri
+        self.username: str = username or os.environ.get("NEO4J_USERNAME") or "neo4j"
+        password = password if password is not None else os.environ.get("NEO4J_PASSWORD", "")
+        self.database: str | None = database or os.environ.get("NEO4J_DATABASE") or None
+        self.mapping = mapping
+        self.connect_timeout = float(connect_timeout)
+        self.name_cache_limit = int(name_cache_limit)
+        self.round_trips = 0
+        self.queries: Counter[str] = Counter()
+        self._name_cache: tuple[dict[str, list[str]], list[str]] | None = None
+        config: dict[str, Any] = {
+            "connection_timeout": self.connect_timeout,
+            "connection_acquisition_timeout": self.connect_timeout,
+            "max_transaction_retry_time": float(max_retry_time),
+            "user_agent": "kg-retrievers",
+        }
+        config.update(driver_config or {})
+        try:
+            self._driver = self._neo4j.GraphDatabase.driver(
+                uri, auth=(self.username, password), **config
+            )
+        except (ValueError, self._neo4j.exceptions.ConfigurationError) as err:
+            raise GraphStoreError(f"invalid Neo4j URI or settings {uri!r}: {err}") from err
+        self._build_queries()
+        if verify:
+            self.verify()
+
+    # -- connection -------------------------------------------------------------------
+    @property
+    def driver(self) -> Any:
+        """The underlying ``neo4j.Driver`` (the loader writes through it)."""
+        return self._driver
+
+    def verify(self) -> None:
+        """Check that the server answers and accepts the credentials.
+
+        Raises
+        ------
+        GraphStoreError
+            Naming the URI, when the server is unreachable or refuses the credentials.
+        """
+        exceptions = self._neo4j.exceptions
+        try:
+            self._driver.verify_connectivity()
+        except exceptions.AuthError as err:
+            raise GraphStoreError(
+                f"Neo4j at {self.uri} refused the credentials of user {self.username!r} "
+                f"(check NEO4J_USERNAME / NEO4J_PASSWORD): {err.message or err}"
+            ) from err
+        except (exceptions.Neo4jError, exceptions.DriverError, OSError) as err:
+            raise GraphStoreError(
+                f"cannot reach Neo4j at {self.uri} within {self.connect_timeout:g} s: {err}"
+            ) from err
+
+    def close(self) -> None:
+        """Close the driver and its connections."""
+        self._driver.close()
+
+    def __enter__(self) -> Neo4jGraphStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def reset_round_trips(self) -> None:
+        """Zero :attr:`round_trips` and :attr:`queries`."""
+        self.round_trips = 0
+        self.queries.clear()
+
+    # -- queries ------------------------------------------------------------------------
+    def _build_queries(self) -> None:
+        m = self.mapping
+        label, name, rel = m.label, m.name, m.rel_pattern("r")
+        relation = m.relation_expr("r")
+        neighbors = (
+            "UNWIND $names AS node\n"
+            f"MATCH (n:{label} {{{name}: node}})-[{rel}]-(m:{label})\n"
+            f"WITH DISTINCT node, m.{name} AS other, {relation} AS relation,\n"
+            "     CASE WHEN startNode(r) = n THEN 0 ELSE 1 END AS direction\n"
+            "ORDER BY node, other, relation, direction\n"
+            "WITH node, collect([other, relation, direction]) AS rows\n"
+        )
+        self._q: dict[str, str] = {
+            "has_node": f"MATCH (n:{label} {{{name}: $name}}) RETURN count(n) > 0 AS found",
+            "num_nodes": f"MATCH (n:{label}) RETURN count(n) AS count",
+            "num_triples": f"MATCH (:{label})-[{rel}]->(:{label}) RETURN count(r) AS count",
+            "neighbors": neighbors + "RETURN node, rows",
+            "neighbors_limit": neighbors + "RETURN node, rows[..$limit] AS rows",
+            "triples_among": (
+                "UNWIND $names AS node\n"
+                f"MATCH (h:{label} {{{name}: node}})-[{rel}]->(t:{label})\n"
+                f"WHERE t.{name} IN $names\n"
+                f"RETURN DISTINCT h.{name} AS head, {relation} AS relation, t.{name} AS tail"
+            ),
+            "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",
+            "name_candidates": (
+                f"MATCH (n:{label})\n"
+                f"WITH n.{name} AS name WHERE name = $text OR "
+                "any(token IN $tokens WHERE toLower(name) CONTAINS token)\n"
+                "RETURN name, CASE WHEN name = $text THEN 0 "
+                "WHEN toLower(trim(name)) = $lowered THEN 1 ELSE 2 END AS rank\n"
+                "ORDER BY rank, name LIMIT $cap"
+            ),
+        }
+
+    @property
+    def query_texts(self) -> Mapping[str, str]:
+        """Every Cypher text this store sends, by name (fixed once the store is built)."""
+        return dict(self._q)
+
+    def _read(self, kind: str, **params: Any) -> list[Any]:
+        """Run one named read query in a managed READ transaction; the records' values."""
+        query = self._q[kind]
+
+        def work(tx: Any) -> list[Any]:
+            self.round_trips += 1
+            self.queries[kind] += 1
+            return [record.values() for record in tx.run(query, params)]
+
+        exceptions = self._neo4j.exceptions
+        try:
+            with self._driver.session(
+                database=self.database,
+                default_access_mode=self._neo4j.READ_ACCESS,
+                fetch_size=-1,
+            ) as session:
+                return list(session.execute_read(work))
+        except exceptions.AuthError as err:
+            raise GraphStoreError(
+                f"Neo4j at {self.uri} refused the credentials of user {self.username!r}: {err}"
+            ) from err
+        except (exceptions.Neo4jError, exceptions.DriverError, OSError) as err:
+            where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
+            raise GraphStoreError(f"Neo4j query {kind!r} failed on {where}: {err}") from err
+
+    # -- protocol ----------------------------------------------------------------------
+    def has_node(self, name: str) -> bool:
+        return bool(self._read("has_node", name=name)[0][0])
+
+    def num_nodes(self) -> int:
+        return int(self._read("num_nodes")[0][0])
+
+    def num_triples(self) -> int:
+        """Relationships between entity nodes (the loader never writes one twice)."""
+        return int(self._read("num_triples")[0][0])
+
+    def neighbors(self, node: str, limit: int | None = None) -> list[Triple]:
+        return list(self.neighbors_batch([node], limit)[node])
+
+    def neighbors_batch(
+        self, nodes: Iterable[str], limit: int | None = None
+    ) -> Mapping[str, Sequence[Triple]]:
+        """Neighbours of a whole frontier in one query; every requested node gets an entry."""
+        frontier = list(dict.fromkeys(nodes))
+        if not frontier:
+            return {}
+        if limit is not None and limit < 0:
+            raise ValueError("limit must be >= 0 or None")
+        if limit is None:
+            rows = self._read("neighbors", names=frontier)
+        else:
+            rows = self._read("neighbors_limit", names=frontier, limit=int(limit))
+        found: dict[str, list[Triple]] = {}
+        for node, pairs in rows:
+            triples = [
+                Triple(node, relation, other) if direction == 0 else Triple(other, relation, node)
+                for other, relation, direction in pairs
+            ]
+            # The server already sorted; sorting again makes the order exactly Python's.
+            triples.sort(key=partial(neighbor_sort_key, node))
+            found[node] = triples
+        return {node: found.get(node, []) for node in frontier}
+
+    def triples_among(self, nodes: Iterable[str]) -> list[Triple]:
+        members = list(dict.fromkeys(nodes))
+        if not members:
+            return []
+        found = {Triple(h, r, t) for h, r, t in self._read("triples_among", names=members)}
+        return sorted(found)
+
+    def search_nodes(self, text: str, limit: int = 5) -> list[str]:
+        """Node names closest to ``text``, best first (see :func:`rank_names`).
+
+        Up to ``name_cache_limit`` nodes, all names are copied once (ordered by name, which
+        breaks fuzzy-score ties) and ranked locally; call :meth:`refresh_names` after changing
+        the graph. Larger graphs are searched by one query for the exact name and names
+        containing a word of ``text`` (case-insensitive), then ranked.
+        """
+        if limit <= 0:
+            return []
+        index = self._names_index()
+        if index is not None:
+            by_normal, names = index
+            return rank_names(text, by_normal, names, limit)
+        tokens = sorted({tok for tok in normalize_name(text).split(" ") if tok}) or [""]
+        candidates = [
+            row[0]
+            for row in self._read(
+                "name_candidates",
+                text=text,
+                lowered=normalize_name(text),
+                tokens=tokens,
+                cap=max(1000, 50 * limit),
+            )
+        ]
+        by_normal_c: dict[str, list[str]] = {}
+        for candidate in candidates:
+            by_normal_c.setdefault(normalize_name(candidate), []).append(candidate)
+        return rank_names(text, by_normal_c, list(by_normal_c), limit)
+
+    def _names_index(self) -> tuple[dict[str, list[str]], list[str]] | None:
+        if self._name_cache is None:
+            if self.num_nodes() > self.name_cache_limit:
+                return None
+            by_normal: dict[str, list[str]] = {}
+            for (name,) in self._read("all_names"):
+                if isinstance(name, str):
+                    by_normal.setdefault(normalize_name(name), []).append(name)
+            self._name_cache = (by_normal, list(by_normal))
+        return self._name_cache
+
+    def refresh_names(self) -> None:
+        """Forget the copied node names (after the graph changed)."""
+        self._name_cache = None
+
+    def __repr__(self) -> str:
+        db = f", database={self.database!r}" if self.database else ""
+        return f"Neo4jGraphStore({self.uri!r}{db}, label={self.mapping.node_label!r})"

@@ -1,0 +1,154 @@
+"""Start a real Bolt server for the Neo4j store tests (used by conftest.py).
+
+By default a session fixture starts ArcadeDB (PyPI ``arcadedb-embedded``, which bundles a Java
+runtime and the Bolt plugin) as a child process: random free ports, a temporary data directory,
+a root password and a default database, listening on 127.0.0.1 only; ready when its log says the
+server started; stopped at the end of the session. When ``NEO4J_URI`` is set, the same tests run
+against that server instead (with ``NEO4J_USERNAME``/``NEO4J_PASSWORD``/``NEO4J_DATABASE``).
+
+Each test gets its own node label (:func:`fresh_mapping`), so tests never see each other's data;
+the data is deleted afterwards (which matters on a real server).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from kgcore.graph.neo4j_store import DEFAULT_MAPPING, GraphMapping, Neo4jGraphStore
+
+START_TIMEOUT_S = 90.0
+READY_MARKER = "ArcadeDB Server started"
+
+
+@dataclass(frozen=True)
+class BoltServer:
+    """Where the test server listens."""
+
+    uri: str
+    username: str
+    password: str
+    database: str | None
+    kind: str  # "arcadedb" or "neo4j"
+    start_seconds: float = 0.0
+
+    @property
+    def is_arcadedb(self) -> bool:
+        return self.kind == "arcadedb"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _arcadedb_home() -> Path:
+    try:
+        import arcadedb_embedded
+    except ImportError:  # pragma: no cover - the dev extra installs it
+        pytest.fail(
+            "arcadedb-embedded (dev extra) is needed to start the Bolt test server; "
+            "or set NEO4J_URI to test against a running Neo4j"
+        )
+    return Path(arcadedb_embedded.__file__).parent
+
+
+def start_arcadedb(tmp: Path) -> tuple[subprocess.Popen[bytes], BoltServer, Path]:
+    home = _arcadedb_home()
+    java = home / "jre" / "bin" / "java"
+    if not os.access(java, os.X_OK):
+        java.chmod(java.stat().st_mode | 0o755)  # some wheel installs drop the exec bit
+    password = "kg-" + secrets.token_hex(8)
+    database = "kg"
+    bolt, http, https = _free_port(), _free_port(), _free_port()
+    log_path = tmp / "server.log"
+    settings = {
+        "arcadedb.server.rootPath": tmp,
+        "arcadedb.server.databaseDirectory": tmp / "databases",
+        "arcadedb.server.rootPassword": password,
+        "arcadedb.server.defaultDatabases": f"{database}[root]",
+        "arcadedb.server.plugins": "Bolt:com.arcadedb.bolt.BoltProtocolPlugin",
+        "arcadedb.server.httpIncomingHost": "127.0.0.1",
+        "arcadedb.server.httpIncomingPort": http,
+        "arcadedb.server.httpsIncomingPort": https,
+        "arcadedb.bolt.host": "127.0.0.1",
+        "arcadedb.bolt.port": bolt,
+        "arcadedb.bolt.defaultDatabase": database,
+        "arcadedb.server.mode": "development",
+    }
+    command = [
+        str(java),
+        "-Xms256m",
+        "-Xmx1g",
+        "-XX:+UseSerialGC",
+        *(f"-D{key}={value}" for key, value in settings.items()),
+        "-cp",
+        str(home / "jars" / "*"),
+        "com.arcadedb.server.ArcadeDBServer",
+    ]
+    start = time.perf_counter()
+    log = log_path.open("wb")
+    process = subprocess.Popen(command, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    deadline = start + START_TIMEOUT_S
+    while time.perf_counter() < deadline:
+        text = log_path.read_text(errors="replace")
+        if READY_MARKER in text:
+            break
+        if process.poll() is not None:
+            pytest.fail(
+                f"ArcadeDB exited with {process.returncode} before starting:\n{text[-3000:]}"
+            )
+        time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail(f"ArcadeDB did not start in {START_TIMEOUT_S:.0f} s:\n{text[-3000:]}")
+    server = BoltServer(
+        uri=f"bolt://127.0.0.1:{bolt}",
+        username="root",
+        password=password,
+        database=database,
+        kind="arcadedb",
+        start_seconds=time.perf_counter() - start,
+    )
+    return process, server, log_path
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def fresh_mapping(base: GraphMapping = DEFAULT_MAPPING) -> GraphMapping:
+    """``base`` with a node label of its own, so tests sharing a server never meet."""
+    return replace(base, node_label=f"T{uuid.uuid4().hex[:12]}")
+
+
+def delete_label(store: Neo4jGraphStore) -> None:
+    """Delete a test label's nodes, and the loader's constraint/index on a real Neo4j."""
+    m = store.mapping
+    with store.driver.session(database=store.database) as session:
+        session.execute_write(lambda tx: tx.run(f"MATCH (n:{m.label}) DETACH DELETE n").consume())
+        for statement in (
+            f"DROP CONSTRAINT `kg_{m.node_label}_{m.name_property}_unique` IF EXISTS",
+            f"DROP INDEX `kg_{m.node_label}_{m.name_property}_index` IF EXISTS",
+        ):
+            try:
+                session.execute_write(lambda tx, q=statement: tx.run(q).consume())
+            except neo4j.exceptions.Neo4jError:
+                pass  # ArcadeDB drops a type's indexes with the type; nothing to do there
