@@ -22,7 +22,15 @@ from typing import TypeVar
 
 from kgcore.evaluation.metrics import normalize_answer
 from kgcore.llm.parsing import parse_answer
-from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.llm.protocol import (
+    AsyncChatLLM,
+    ChatLLM,
+    LLMRequest,
+    Steps,
+    UsageMeter,
+    arun_steps,
+    run_steps,
+)
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
 
@@ -190,3 +198,51 @@ def answer_steps(
     reply = yield cot_request(question, max_tokens=max_tokens)
     usage.add(reply)
     return parse_answer(reply.text) or UNKNOWN
+
+
+class PromptBaseline:
+    """IO, CoT or CoT-SC as an engine with the same shape as the graph methods.
+
+    ``topic_entities`` is accepted and ignored, so the evaluation harness and the LangChain
+    runnables can treat every method alike.
+
+    Example
+    -------
+    >>> from kgcore.llm import ScriptedLLM
+    >>> PromptBaseline("io").run("capital of France?", ScriptedLLM(["{Paris}"])).answer
+    'Paris'
+    """
+
+    KINDS = ("io", "cot", "cot-sc")
+
+    def __init__(
+        self,
+        kind: str = "cot",
+        n: int = 5,
+        temperature: float = 0.7,
+        seed: int | None = 0,
+    ) -> None:
+        if kind not in self.KINDS:
+            raise ValueError(f"kind must be one of {', '.join(self.KINDS)}, got {kind!r}")
+        self.name = kind
+        self.n = n
+        self.temperature = temperature
+        self.seed = seed
+
+    def steps(self, question: str, topic_entities: object = None) -> Steps[MethodResult]:
+        """The baseline as a step generator."""
+        if self.name == "io":
+            return io_steps(question)
+        if self.name == "cot":
+            return cot_steps(question)
+        return cot_sc_steps(question, n=self.n, temperature=self.temperature, seed=self.seed)
+
+    def run(self, question: str, llm: ChatLLM, topic_entities: object = None) -> MethodResult:
+        """Answer with a synchronous model."""
+        return run_steps(self.steps(question), llm)
+
+    async def arun(
+        self, question: str, llm: AsyncChatLLM | ChatLLM, topic_entities: object = None
+    ) -> MethodResult:
+        """Answer with an asynchronous model."""
+        return await arun_steps(self.steps(question), llm)

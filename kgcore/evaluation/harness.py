@@ -1,0 +1,286 @@
+"""Run a method over a dataset: a bounded worker pool, JSONL traces, resume, a progress bar.
+
+Example
+-------
+>>> import tempfile
+>>> from kgcore.evaluation.datasets import Dataset, EvalExample
+>>> from kgcore.llm import ScriptedLLM
+>>> data = Dataset("toy", [EvalExample("q1", "capital of France?", ("Paris",))])
+>>> run = evaluate("io", data, ScriptedLLM(["{Paris}"]), out_dir=tempfile.mkdtemp(),
+...                progress=False, plots=False)
+>>> run.accuracy, run.records[0]["llm_calls"]
+(1.0, 1)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from kgcore.evaluation.datasets import Dataset, EvalExample, load_dataset
+from kgcore.evaluation.metrics import answer_recall, hit_at_1
+from kgcore.evaluation.registry import get_method, make_method
+from kgcore.evaluation.report import summarize, write_report
+from kgcore.evaluation.traces import append_trace, read_traces, trace_file_name
+from kgcore.exceptions import ConfigurationError, KGRetrieverError
+from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.store import GraphStore
+from kgcore.llm.protocol import ChatLLM, LLMReply, LLMRequest, run_steps
+
+#: Retrieved context kept in a trace record (characters).
+MAX_TRACE_CONTEXT = 4000
+
+
+class SerializedLLM:
+    """Lets one model serve a worker pool one request at a time (llama.cpp is not re-entrant).
+
+    Graph work of other questions still overlaps with the model's turn.
+    """
+
+    def __init__(self, llm: ChatLLM) -> None:
+        self.llm = llm
+        self._lock = threading.Lock()
+
+    def generate(self, request: LLMRequest) -> LLMReply:
+        with self._lock:
+            started = time.perf_counter()
+            reply = self.llm.generate(request)
+        if not reply.seconds:
+            reply = LLMReply(
+                reply.text, reply.prompt_tokens, reply.completion_tokens, time.perf_counter() - started
+            )
+        return reply
+
+
+@dataclass
+class EvalRun:
+    """One method over one dataset: its records (resumed ones included) and their summary."""
+
+    method: str
+    label: str
+    dataset: str
+    records: list[dict[str, Any]]
+    trace_path: Path | None
+    summary_path: Path | None = None
+    skipped: int = 0
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.summary.get("hit@1")
+
+
+def run_label(method: str, options: Mapping[str, Any] | None) -> str:
+    """``tog`` or ``tog[width=2]``: the method and its non-default options."""
+    if not options:
+        return method
+    inner = ",".join(f"{k}={options[k]}" for k in sorted(options))
+    return f"{method}[{inner}]"
+
+
+def _record(
+    example: EvalExample,
+    dataset: str,
+    method: str,
+    label: str,
+    options: Mapping[str, Any],
+    engine: Any,
+) -> dict[str, Any]:
+    config = getattr(engine, "config", None)
+    return {
+        "id": example.id,
+        "dataset": dataset,
+        "method": method,
+        "run": label,
+        "options": dict(options),
+        "max_community_size": getattr(config, "max_community_size", None),
+        "question": example.question,
+        "answers": list(example.answers),
+        "topic_entities": list(example.topic_entities),
+    }
+
+
+def run_example(
+    engine: Any,
+    example: EvalExample,
+    llm: ChatLLM,
+    base: dict[str, Any],
+) -> dict[str, Any]:
+    """Answer one example and score it; a failure becomes an ``error`` field, not a crash."""
+    record = dict(base)
+    started = time.perf_counter()
+    try:
+        topics = list(example.topic_entities) or None
+        result = run_steps(engine.steps(example.question, topics), llm)
+    except Exception as err:  # noqa: BLE001 - one bad question must not end a long run
+        kind = "" if isinstance(err, KGRetrieverError) else f"{type(err).__name__}: "
+        record.update(
+            prediction="",
+            hit=False,
+            recall=None,
+            error=f"{kind}{err}",
+            total_seconds=time.perf_counter() - started,
+        )
+        return record
+    context = result.context or ""
+    record.update(
+        prediction=result.answer,
+        hit=hit_at_1(result.answer, example.answers),
+        recall=answer_recall(context, example.answers),
+        llm_calls=result.llm_calls,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        depth=result.depth,
+        fell_back=result.fell_back,
+        graph_seconds=round(result.graph_seconds, 4),
+        llm_seconds=round(result.llm_seconds, 4),
+        total_seconds=round(time.perf_counter() - started, 4),
+        context=context[:MAX_TRACE_CONTEXT],
+        extra=_jsonable(result.extra),
+        error=None,
+    )
+    return record
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def evaluate(
+    method: str,
+    data: str | Dataset,
+    llm: ChatLLM,
+    *,
+    store: GraphStore | None = None,
+    options: Mapping[str, Any] | None = None,
+    workers: int = 1,
+    out_dir: str | Path | None = None,
+    resume: bool = True,
+    retry_errors: bool = False,
+    serialize_llm: bool = False,
+    progress: bool = True,
+    plots: bool = True,
+    summary_name: str = "summary.md",
+) -> EvalRun:
+    """Run ``method`` on every question of ``data`` and score it.
+
+    Parameters
+    ----------
+    method : str
+        A registered name: fasttog, fasttog-node, tog, cgpe, gretriever, io, cot or cot-sc.
+    data : str or Dataset
+        A dataset or a spec such as ``"metaqa:2hop:10"`` (see :mod:`kgcore.evaluation.datasets`).
+    llm : ChatLLM
+        The model; with ``workers > 1`` it must accept concurrent calls, or pass
+        ``serialize_llm=True``.
+    store : GraphStore, optional
+        The shared graph; by default the dataset's triple file is loaded. Questions carrying
+        their own triples get a graph of their own.
+    options : mapping, optional
+        Method options (``{"width": 2}``); they name the run in traces and tables.
+    workers : int
+        Questions answered at the same time.
+    out_dir : path, optional
+        Where the trace (``<run>__<dataset>.jsonl``) and the Markdown summary go; without it
+        nothing is written and nothing resumed.
+    resume : bool
+        Skip questions already in the trace.
+    retry_errors : bool
+        Re-run questions whose trace records an error.
+    serialize_llm : bool
+        Send the model one request at a time.
+    progress : bool
+        Show a progress bar with the running hit@1.
+    plots, summary_name :
+        Whether to draw the PNG plots, and the summary file's name in ``out_dir``.
+    """
+    if workers < 1:
+        raise ConfigurationError("workers must be at least 1")
+    spec = get_method(method)
+    dataset = load_dataset(data) if isinstance(data, str) else data
+    options = dict(options or {})
+    label = run_label(method, options)
+    if serialize_llm:
+        llm = SerializedLLM(llm)
+
+    trace_path = Path(out_dir) / trace_file_name(label, dataset.name) if out_dir else None
+    done: dict[str, dict[str, Any]] = {}
+    if trace_path is not None and resume:
+        for record in read_traces(trace_path):
+            if retry_errors and record.get("error"):
+                continue
+            done[str(record["id"])] = record
+    todo = [e for e in dataset.examples if e.id not in done]
+
+    shared_engine = None
+    needs_shared = spec.needs_graph and any(e.triples is None for e in todo)
+    if needs_shared:
+        if store is None:
+            if dataset.graph_path is None:
+                raise ConfigurationError(
+                    f"method {method!r} needs a knowledge graph: pass store= or use a dataset "
+                    "with a graph file or per-question triples"
+                )
+            store = InMemoryGraphStore.from_file(dataset.graph_path, progress=progress)
+    if not spec.needs_graph or needs_shared:
+        shared_engine = make_method(method, store if spec.needs_graph else None, **options)
+
+    def engine_for(example: EvalExample) -> Any:
+        if spec.needs_graph and example.triples is not None:
+            return make_method(method, InMemoryGraphStore.from_triples(example.triples), **options)
+        return shared_engine
+
+    def task(example: EvalExample) -> dict[str, Any]:
+        engine = engine_for(example)
+        base = _record(example, dataset.name, method, label, options, engine)
+        return run_example(engine, example, llm, base)
+
+    finished = [done[e.id] for e in dataset.examples if e.id in done]
+    hits = sum(bool(r.get("hit")) for r in finished)
+    count = len(finished)
+    with (
+        tqdm(total=len(dataset.examples), initial=len(finished), desc=label, disable=not progress) as bar,
+        ThreadPoolExecutor(max_workers=workers) as pool,
+    ):
+        futures = [pool.submit(task, example) for example in todo]
+        try:
+            for future in as_completed(futures):
+                record = future.result()
+                if trace_path is not None:
+                    append_trace(trace_path, record)
+                done[record["id"]] = record
+                hits += bool(record.get("hit"))
+                count += 1
+                bar.update(1)
+                bar.set_postfix(hit1=f"{hits / count:.2f}")
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+    records = [done[e.id] for e in dataset.examples if e.id in done]
+    run = EvalRun(
+        method=method,
+        label=label,
+        dataset=dataset.name,
+        records=records,
+        trace_path=trace_path,
+        skipped=len(dataset.examples) - len(todo),
+        summary=summarize(records),
+    )
+    if out_dir is not None:
+        run.summary_path = write_report(out_dir, summary_name=summary_name, plots=plots)
+    return run

@@ -1,0 +1,197 @@
+"""Summaries of trace records: a Markdown table and matplotlib plots.
+
+:func:`summarize` averages one run's records; :func:`write_report` reads every trace file of a
+folder and writes the table and two PNG plots: hit@1 against average LLM calls per method, and
+average depth and hit@1 against FastToG's maximum community size (the FastToG paper's Figures 3
+and 4), when FastToG runs with several sizes are there.
+
+Example
+-------
+>>> summarize([{"hit": True, "llm_calls": 2, "depth": 1}, {"hit": False, "llm_calls": 4}])["hit@1"]
+0.5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from kgcore.evaluation.traces import read_traces
+
+COLUMNS = (
+    ("run", "method"),
+    ("dataset", "data"),
+    ("n", "n"),
+    ("hit@1", "hit@1"),
+    ("recall", "answer recall"),
+    ("llm_calls", "LLM calls"),
+    ("prompt_tokens", "prompt tok"),
+    ("completion_tokens", "compl. tok"),
+    ("depth", "depth"),
+    ("graph_seconds", "graph s"),
+    ("llm_seconds", "LLM s"),
+    ("total_seconds", "wall s"),
+    ("fell_back", "fallbacks"),
+    ("errors", "errors"),
+)
+
+
+def _avg(values: Iterable[Any]) -> float | None:
+    numbers = [float(v) for v in values if v is not None]
+    return mean(numbers) if numbers else None
+
+
+def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Averages over one run's records (errors count as misses for hit@1)."""
+    return {
+        "n": len(records),
+        "hit@1": _avg(bool(r.get("hit")) for r in records),
+        "recall": _avg(r.get("recall") for r in records),
+        "llm_calls": _avg(r.get("llm_calls", 0) for r in records),
+        "prompt_tokens": _avg(r.get("prompt_tokens") for r in records),
+        "completion_tokens": _avg(r.get("completion_tokens") for r in records),
+        "depth": _avg(r.get("depth", 0) for r in records),
+        "graph_seconds": _avg(r.get("graph_seconds") for r in records),
+        "llm_seconds": _avg(r.get("llm_seconds") for r in records),
+        "total_seconds": _avg(r.get("total_seconds") for r in records),
+        "fell_back": sum(bool(r.get("fell_back")) for r in records),
+        "errors": sum(bool(r.get("error")) for r in records),
+        "max_community_size": next(
+            (r["max_community_size"] for r in records if r.get("max_community_size")), None
+        ),
+    }
+
+
+def _cell(key: str, value: Any) -> str:
+    if value is None:
+        return "–"
+    if key in ("hit@1", "recall"):
+        return f"{value:.2f}"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)
+
+
+def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
+    """A Markdown table of summary rows (each with ``run`` and ``dataset`` keys)."""
+    header = "| " + " | ".join(title for _, title in COLUMNS) + " |"
+    rule = "|" + "|".join("---" for _ in COLUMNS) + "|"
+    body = ["| " + " | ".join(_cell(k, row.get(k)) for k, _ in COLUMNS) + " |" for row in rows]
+    return "\n".join([header, rule, *body])
+
+
+def load_runs(folder: str | Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Trace records of every ``*.jsonl`` in ``folder``, grouped by (run label, dataset)."""
+    runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for path in sorted(Path(folder).glob("*.jsonl")):
+        for record in read_traces(path):
+            key = (str(record.get("run", record.get("method", path.stem))), str(record.get("dataset", "")))
+            runs.setdefault(key, []).append(record)
+    return runs
+
+
+def summary_rows(runs: dict[tuple[str, str], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One row per (run, dataset), then an ``all`` row per run spanning several datasets."""
+    rows = []
+    by_run: dict[str, list[dict[str, Any]]] = {}
+    for (run, dataset), records in sorted(runs.items()):
+        rows.append({"run": run, "dataset": dataset, **summarize(records)})
+        by_run.setdefault(run, []).extend(records)
+    for run, records in sorted(by_run.items()):
+        if len({r.get("dataset") for r in records}) > 1:
+            rows.append({"run": run, "dataset": "all", **summarize(records)})
+    return rows
+
+
+def _overall(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """One row per run: its ``all`` row when it spans datasets, else its only row."""
+    overall = {r["run"]: r for r in rows if r["dataset"] == "all"}
+    for r in rows:
+        overall.setdefault(r["run"], r)
+    return overall
+
+
+def plot_accuracy_vs_calls(rows: Sequence[dict[str, Any]], path: Path) -> Path:
+    """Scatter of hit@1 against average LLM calls, one point per run (``all`` rows preferred)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    overall = _overall(rows)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for run, row in sorted(overall.items()):
+        if row["hit@1"] is None or row["llm_calls"] is None:
+            continue
+        ax.scatter(row["llm_calls"], row["hit@1"], s=40)
+        ax.annotate(run, (row["llm_calls"], row["hit@1"]), textcoords="offset points", xytext=(4, 4))
+    ax.set_xlabel("average LLM calls per question")
+    ax.set_ylabel("hit@1")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title("Accuracy against LLM calls")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_community_size(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
+    """Average depth and hit@1 against FastToG's maximum community size (two or more sizes)."""
+    points: dict[int, dict[str, Any]] = {}
+    for row in _overall(rows).values():
+        size = row.get("max_community_size")
+        if size:
+            points.setdefault(int(size), row)
+    if len(points) < 2:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = sorted(points)
+    fig, left = plt.subplots(figsize=(6, 4))
+    left.plot(sizes, [points[s]["depth"] for s in sizes], "o-", color="tab:blue")
+    left.set_xlabel("maximum community size M")
+    left.set_ylabel("average depth", color="tab:blue")
+    right = left.twinx()
+    right.plot(sizes, [points[s]["hit@1"] for s in sizes], "s--", color="tab:red")
+    right.set_ylabel("hit@1", color="tab:red")
+    right.set_ylim(-0.05, 1.05)
+    left.set_xticks(sizes)
+    left.set_title("FastToG: depth and accuracy against community size")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def write_report(
+    folder: str | Path, summary_name: str = "summary.md", plots: bool = True, title: str | None = None
+) -> Path:
+    """Write ``folder/summary_name`` (table and plots) over every trace file in ``folder``."""
+    folder = Path(folder)
+    rows = summary_rows(load_runs(folder))
+    stem = Path(summary_name).stem
+    lines = [f"# {title or 'Evaluation summary'}", "", markdown_table(rows), ""]
+    if plots and rows:
+        try:
+            calls = plot_accuracy_vs_calls(rows, folder / f"{stem}_accuracy_vs_calls.png")
+            lines += [f"![hit@1 against LLM calls]({calls.name})", ""]
+            sizes = plot_community_size(rows, folder / f"{stem}_community_size.png")
+            if sizes is not None:
+                lines += [f"![depth and hit@1 against community size]({sizes.name})", ""]
+        except ImportError:
+            lines += ["(plots skipped: matplotlib is not installed)", ""]
+    lines += [
+        "hit@1: a normalised gold answer equals or is contained (on word boundaries) in the",
+        "normalised prediction. Answer recall: share of gold answers found in the retrieved",
+        "context (graph methods only). Averages are per question; errors count as misses.",
+        "",
+    ]
+    out = folder / summary_name
+    out.write_text("\n".join(lines), encoding="utf-8")
+    return out
