@@ -1,0 +1,200 @@
+"""The evaluation harness on a tiny dataset with scripted models: traces, resume, reports."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kgcore.evaluation import evaluate, make_method, method_names, read_traces
+from kgcore.evaluation.datasets import Dataset, EvalExample
+from kgcore.evaluation.harness import run_label
+from kgcore.evaluation.report import summarize, write_report
+from kgcore.exceptions import ConfigurationError
+from kgcore.graph import InMemoryGraphStore
+from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
+from kgcore.types import Triple
+
+TRIPLES = [
+    ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
+    ("Cobra", "starred_actors", "Brigitte Nielsen"),
+]
+ANSWERS = {
+    "who directed [Cleopatra]": "Joseph L. Mankiewicz",
+    "which film stars [Brigitte Nielsen]": "Cobra",
+    "who directed [Cobra]": "Nobody Knows",
+}
+
+
+def toy_dataset() -> Dataset:
+    examples = [
+        EvalExample("q1", "who directed [Cleopatra]", ("Joseph L. Mankiewicz",), ("Cleopatra",)),
+        EvalExample("q2", "which film stars [Brigitte Nielsen]", ("Cobra",), ("Brigitte Nielsen",)),
+        EvalExample("q3", "who directed [Cobra]", ("George P. Cosmatos",), ("Cobra",)),
+    ]
+    return Dataset("toy", examples)
+
+
+def oracle(request: LLMRequest) -> str:
+    question = next(q for q in ANSWERS if q in request.prompt_text)
+    if request.purpose == "tog_reason":
+        return "Yes {" + ANSWERS[question] + "}"
+    return "{" + ANSWERS[question] + "}"
+
+
+def test_io_run_scores_and_writes_traces_and_summary(tmp_path: Path) -> None:
+    llm = ScriptedLLM(oracle)
+    run = evaluate("io", toy_dataset(), llm, out_dir=tmp_path, progress=False)
+    assert run.accuracy == pytest.approx(2 / 3)
+    assert len(llm.requests) == 3
+    records = read_traces(run.trace_path)  # type: ignore[arg-type]
+    assert {r["id"]: r["hit"] for r in records} == {"q1": True, "q2": True, "q3": False}
+    first = next(r for r in records if r["id"] == "q1")
+    assert first["llm_calls"] == 1 and first["recall"] is None and first["error"] is None
+    assert first["prompt_tokens"] > 0 and first["run"] == "io" and first["dataset"] == "toy"
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| io | toy | 3 | 0.67 |" in summary
+    assert (tmp_path / "summary_accuracy_vs_calls.png").stat().st_size > 1000
+
+
+def test_resume_skips_recorded_questions_without_calling_the_model(tmp_path: Path) -> None:
+    data = toy_dataset()
+    first = Dataset("toy", data.examples[:2])
+    evaluate("io", first, ScriptedLLM(oracle), out_dir=tmp_path, progress=False, plots=False)
+    llm = ScriptedLLM(oracle)
+    run = evaluate("io", data, llm, out_dir=tmp_path, progress=False, plots=False)
+    assert len(llm.requests) == 1  # only q3 is new
+    assert run.skipped == 2
+    assert [r["id"] for r in run.records] == ["q1", "q2", "q3"]
+    lines = run.trace_path.read_text().splitlines()  # type: ignore[union-attr]
+    assert len(lines) == 3
+
+
+def test_a_failing_question_is_recorded_and_retried_on_request(tmp_path: Path) -> None:
+    def flaky(request: LLMRequest) -> str:
+        if "Cobra]" in request.prompt_text:
+            raise RuntimeError("server down")
+        return oracle(request)
+
+    run = evaluate("io", toy_dataset(), ScriptedLLM(flaky), out_dir=tmp_path, progress=False)
+    failed = next(r for r in run.records if r["id"] == "q3")
+    assert failed["error"] == "RuntimeError: server down"
+    assert failed["hit"] is False
+    assert run.summary["errors"] == 1
+    llm = ScriptedLLM(oracle)
+    evaluate("io", toy_dataset(), llm, out_dir=tmp_path, progress=False, plots=False)
+    assert llm.requests == []  # errors are not retried by default
+    run = evaluate(
+        "io", toy_dataset(), llm, out_dir=tmp_path, progress=False, plots=False, retry_errors=True
+    )
+    assert len(llm.requests) == 1
+    assert next(r for r in run.records if r["id"] == "q3")["error"] is None
+
+
+def test_graph_method_reports_recall_depth_and_graph_time(tmp_path: Path) -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    run = evaluate(
+        "tog", toy_dataset(), ScriptedLLM(oracle), store=store, out_dir=tmp_path, progress=False
+    )
+    q1 = next(r for r in run.records if r["id"] == "q1")
+    assert q1["hit"] and q1["depth"] == 1 and q1["recall"] == 1.0
+    assert q1["graph_seconds"] >= 0 and q1["llm_calls"] == 1
+    assert run.summary["recall"] is not None
+
+
+def test_per_question_triples_get_their_own_graph() -> None:
+    examples = [
+        EvalExample(
+            "g1",
+            "who directed [Cleopatra]",
+            ("Joseph L. Mankiewicz",),
+            ("Cleopatra",),
+            triples=tuple(Triple(*t) for t in TRIPLES[:1]),
+        )
+    ]
+    run = evaluate("tog", Dataset("own", examples), ScriptedLLM(oracle), progress=False)
+    assert run.accuracy == 1.0 and run.trace_path is None
+
+
+def test_workers_run_questions_concurrently_with_a_serialized_model() -> None:
+    active = {"now": 0, "max": 0}
+    lock = threading.Lock()
+
+    class SlowModel:
+        def generate(self, request: LLMRequest) -> LLMReply:
+            with lock:
+                active["now"] += 1
+                active["max"] = max(active["max"], active["now"])
+            time.sleep(0.02)
+            with lock:
+                active["now"] -= 1
+            return LLMReply(oracle(request))
+
+    run = evaluate("cot", toy_dataset(), SlowModel(), workers=3, serialize_llm=True, progress=False)
+    assert active["max"] == 1
+    assert run.summary["n"] == 3
+    parallel = {"now": 0, "max": 0}
+    active.update(parallel)
+    evaluate("cot", toy_dataset(), SlowModel(), workers=3, progress=False)
+    assert active["max"] > 1
+
+
+def test_bad_input_is_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="unknown method"):
+        evaluate("tot", toy_dataset(), ScriptedLLM([]), progress=False)
+    with pytest.raises(ConfigurationError, match="needs a knowledge graph"):
+        evaluate("cgpe", toy_dataset(), ScriptedLLM([]), progress=False)
+    with pytest.raises(ConfigurationError, match="workers"):
+        evaluate("io", toy_dataset(), ScriptedLLM([]), workers=0, progress=False)
+    with pytest.raises(ConfigurationError, match="bad option"):
+        make_method("io", None, width=3)
+    (tmp_path / "io__toy.jsonl").write_text('{"id": "q1"}\nnot json\n{"id": "q2"}\n')
+    with pytest.raises(ConfigurationError, match="corrupt trace"):
+        evaluate("io", toy_dataset(), ScriptedLLM(oracle), out_dir=tmp_path, progress=False)
+
+
+def test_a_truncated_last_trace_line_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({"id": "q1", "hit": True}) + '\n{"id": "q2", "hi')
+    assert read_traces(path) == [{"id": "q1", "hit": True}]
+
+
+def test_registry_names_every_method_and_options_name_the_run() -> None:
+    assert method_names() == [
+        "fasttog", "fasttog-node", "tog", "cgpe", "gretriever", "io", "cot", "cot-sc"
+    ]
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    assert make_method("fasttog-node", store).config.max_community_size == 1
+    assert make_method("fasttog", store, max_community_size=2).config.max_community_size == 2
+    assert make_method("cot-sc", None, n=3).n == 3
+    assert run_label("tog", {"width": 2, "max_depth": 1}) == "tog[max_depth=1,width=2]"
+
+
+def test_report_table_and_community_size_plot(tmp_path: Path) -> None:
+    for size, hits in ((1, [True, False]), (2, [True, True]), (4, [False, True])):
+        with (tmp_path / f"fasttog_{size}.jsonl").open("w") as handle:
+            for i, hit in enumerate(hits):
+                record = {
+                    "id": f"q{i}", "run": f"fasttog[max_community_size={size}]", "dataset": "d",
+                    "hit": hit, "llm_calls": 4, "depth": size, "max_community_size": size,
+                }
+                handle.write(json.dumps(record) + "\n")
+    out = write_report(tmp_path, "report.md", title="Toy")
+    text = out.read_text()
+    assert text.startswith("# Toy")
+    assert "| fasttog[max_community_size=2] | d | 2 | 1.00 |" in text
+    assert (tmp_path / "report_community_size.png").exists()
+    assert "report_community_size.png" in text
+
+
+def test_summarize_averages_and_counts() -> None:
+    records = [
+        {"hit": True, "llm_calls": 2, "depth": 1, "recall": 1.0, "fell_back": True},
+        {"hit": False, "llm_calls": 4, "depth": 3, "recall": None, "error": "x"},
+    ]
+    summary = summarize(records)
+    assert summary["hit@1"] == 0.5 and summary["llm_calls"] == 3 and summary["depth"] == 2
+    assert summary["recall"] == 1.0 and summary["fell_back"] == 1 and summary["errors"] == 1
