@@ -49,6 +49,8 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim != 2:
         raise EmbeddingError(f"expected a 2-D matrix of embeddings, got shape {vectors.shape}")
+    if not np.isfinite(vectors).all():
+        raise EmbeddingError("embeddings contain NaN or infinite values")
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 

@@ -1,0 +1,139 @@
+"""G-Retriever as a property-graph sub-retriever for ``PropertyGraphIndex``.
+
+:class:`GRetrieverPGRetriever` reads the entity triplets of any LlamaIndex
+``PropertyGraphStore`` (a ``SimplePropertyGraphStore`` by default), indexes them once (embeddings
+cached on disk, keyed by the graph's content) and answers with the PCST subgraph.
+
+Example
+-------
+>>> from llama_index.core import PropertyGraphIndex                       # doctest: +SKIP
+>>> index = PropertyGraphIndex.from_existing(property_graph_store=store)  # doctest: +SKIP
+>>> retriever = index.as_retriever(                                      # doctest: +SKIP
+...     sub_retrievers=[GRetrieverPGRetriever(index.property_graph_store)])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.graph_stores.simple_labelled import SimplePropertyGraphStore
+from llama_index.core.graph_stores.types import ChunkNode, LabelledNode, PropertyGraphStore
+from llama_index.core.indices.property_graph.sub_retrievers.base import BasePGRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from kgcore.exceptions import EmptyGraphError
+from kgcore.gretriever.embedding import TextEmbedder
+from kgcore.gretriever.index import GraphIndex
+from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
+from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph
+from kgcore.gretriever.textualize import TextFormat, check_text_format
+from kgcore.types import Triple
+from llamaindex_gretriever.retriever import EntityExtractor, result_to_node
+
+
+def _node_name(node: LabelledNode) -> str:
+    name = getattr(node, "name", None)
+    return str(name) if name is not None else str(node.id)
+
+
+def read_property_graph(graph_store: PropertyGraphStore, entities_only: bool = True) -> list[Triple]:
+    """Every triplet of a property graph store as :class:`~kgcore.types.Triple`, sorted.
+
+    ``entities_only`` drops triplets touching a text chunk (``ChunkNode``), keeping the
+    knowledge graph itself.
+    """
+    inner = getattr(graph_store, "graph", None)
+    if isinstance(graph_store, SimplePropertyGraphStore) and inner is not None:
+        triplets = inner.get_triplets()
+    else:
+        # The generic protocol has no "all triplets" call: ask for those of every node.
+        ids = [n.id for n in graph_store.get() if not isinstance(n, ChunkNode)]
+        triplets = graph_store.get_triplets(ids=ids) if ids else []
+    triples = {
+        Triple(_node_name(h), str(r.label), _node_name(t))
+        for h, r, t in triplets
+        if not entities_only or not (isinstance(h, ChunkNode) or isinstance(t, ChunkNode))
+    }
+    return sorted(triples)
+
+
+class GRetrieverPGRetriever(BasePGRetriever):
+    """Sub-retriever for ``PropertyGraphIndex.as_retriever(sub_retrievers=[...])``.
+
+    Parameters
+    ----------
+    graph_store : PropertyGraphStore
+        Any LlamaIndex property graph store.
+    embedder : TextEmbedder, optional
+        Default: the offline all-MiniLM-L6-v2.
+    pcst, region : settings, optional
+        Paper defaults (``k_nodes=3, k_edges=5, edge_cost=0.5``) and candidate-region settings.
+    edge_text : {"relation", "triple"}
+        Edge texts that get embedded.
+    text_format : {"paper", "triples"}
+        How the subgraph is written into the node's text.
+    entity_extractor : callable, optional
+        ``question -> topic entities`` seeding a candidate region.
+    cache_dir : path, "default" or None
+        Embedding cache (see :meth:`kgcore.gretriever.GraphIndex.build`).
+    include_text : bool
+        Add source chunks' text (LlamaIndex's option; off by default).
+    """
+
+    def __init__(
+        self,
+        graph_store: PropertyGraphStore,
+        embedder: TextEmbedder | None = None,
+        pcst: PCSTSettings | None = None,
+        region: RegionSettings | None = None,
+        edge_text: EdgeTextMode = "relation",
+        text_format: TextFormat = "paper",
+        entity_extractor: EntityExtractor | None = None,
+        cache_dir: str | Path | None = "default",
+        include_text: bool = False,
+        progress: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self._embedder = embedder
+        self._pcst = pcst
+        self._region = region
+        self._edge_text: EdgeTextMode = edge_text
+        self.text_format: TextFormat = check_text_format(text_format)
+        self.entity_extractor = entity_extractor
+        self._cache_dir = cache_dir
+        self._progress = progress
+        self._core: GRetriever | None = None
+        self._build_lock = threading.Lock()
+        super().__init__(graph_store=graph_store, include_text=include_text, **kwargs)
+
+    @property
+    def gretriever(self) -> GRetriever:
+        """The core retriever over the store's current triplets (built on first use)."""
+        with self._build_lock:
+            if self._core is None:
+                triples = read_property_graph(self._graph_store)
+                if not triples:
+                    raise EmptyGraphError("the property graph store holds no entity triplets")
+                graph = TextualGraph.from_triples(triples)
+                index = GraphIndex.build(
+                    graph, self._embedder, self._edge_text, self._cache_dir, self._progress
+                )
+                self._core = GRetriever(index, pcst=self._pcst, region=self._region)
+            return self._core
+
+    def refresh(self) -> None:
+        """Forget the index so the next query re-reads the store (cached embeddings are reused)."""
+        with self._build_lock:
+            self._core = None
+
+    def retrieve_from_graph(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        question = query_bundle.query_str
+        entities = list(self.entity_extractor(question)) if self.entity_extractor else None
+        result = self.gretriever.retrieve(question, topic_entities=entities or None)
+        return [result_to_node(result, self.text_format)]
+
+    async def aretrieve_from_graph(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return await asyncio.to_thread(self.retrieve_from_graph, query_bundle)
