@@ -387,27 +387,32 @@ class Neo4jGraphStore:
 
     # -- queries ------------------------------------------------------------------------
     def _build_queries(self) -> None:
+        # Names are matched with ``WHERE n.name = node`` rather than an inline map
+        # ``(n {name: node})``: the same plan on Neo4j, and ArcadeDB 26.10 resolves a variable
+        # in an inline map whose string value looks like a parameter ("$names") as that
+        # parameter, so a node named "$names" was not found there.
         m = self.mapping
         label, name, rel = m.label, m.name, m.rel_pattern("r")
         relation = m.relation_expr("r")
         neighbors = (
             "UNWIND $names AS node\n"
-            f"MATCH (n:{label} {{{name}: node}})-[{rel}]-(m:{label})\n"
+            f"MATCH (n:{label}) WHERE n.{name} = node\n"
+            f"MATCH (n)-[{rel}]-(m:{label})\n"
             f"WITH DISTINCT node, m.{name} AS other, {relation} AS relation,\n"
             "     CASE WHEN startNode(r) = n THEN 0 ELSE 1 END AS direction\n"
             "ORDER BY node, other, relation, direction\n"
             "WITH node, collect([other, relation, direction]) AS rows\n"
         )
         self._q: dict[str, str] = {
-            "has_node": f"MATCH (n:{label} {{{name}: $name}}) RETURN count(n) > 0 AS found",
+            "has_node": f"MATCH (n:{label}) WHERE n.{name} = $name RETURN count(n) > 0 AS found",
             "num_nodes": f"MATCH (n:{label}) RETURN count(n) AS count",
             "num_triples": f"MATCH (:{label})-[{rel}]->(:{label}) RETURN count(r) AS count",
             "neighbors": neighbors + "RETURN node, rows",
             "neighbors_limit": neighbors + "RETURN node, rows[..$limit] AS rows",
             "triples_among": (
                 "UNWIND $names AS node\n"
-                f"MATCH (h:{label} {{{name}: node}})-[{rel}]->(t:{label})\n"
-                f"WHERE t.{name} IN $names\n"
+                f"MATCH (h:{label}) WHERE h.{name} = node\n"
+                f"MATCH (h)-[{rel}]->(t:{label}) WHERE t.{name} IN $names\n"
                 f"RETURN DISTINCT h.{name} AS head, {relation} AS relation, t.{name} AS tail"
             ),
             "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",

@@ -68,6 +68,6 @@ def make_store(bolt_server: BoltServer) -> Iterator[Callable[..., Neo4jGraphStor
     yield make
     for store in opened:
         try:
-            delete_label(store)
+            delete_label(store, drop_schema=not bolt_server.is_arcadedb)
         finally:
             store.close()

@@ -139,11 +139,17 @@ def fresh_mapping(base: GraphMapping = DEFAULT_MAPPING) -> GraphMapping:
     return replace(base, node_label=f"T{uuid.uuid4().hex[:12]}")
 
 
-def delete_label(store: Neo4jGraphStore) -> None:
-    """Delete a test label's nodes, and the loader's constraint/index on a real Neo4j."""
+def delete_label(store: Neo4jGraphStore, drop_schema: bool = True) -> None:
+    """Delete a test label's nodes and, on a real Neo4j, the loader's constraint or index.
+
+    ArcadeDB's data directory is temporary, so there the schema is left alone (dropping an
+    index there can wait on files still in use).
+    """
     m = store.mapping
     with store.driver.session(database=store.database) as session:
         session.execute_write(lambda tx: tx.run(f"MATCH (n:{m.label}) DETACH DELETE n").consume())
+        if not drop_schema:
+            return
         for statement in (
             f"DROP CONSTRAINT `kg_{m.node_label}_{m.name_property}_unique` IF EXISTS",
             f"DROP INDEX `kg_{m.node_label}_{m.name_property}_index` IF EXISTS",
@@ -151,4 +157,4 @@ def delete_label(store: Neo4jGraphStore) -> None:
             try:
                 session.execute_write(lambda tx, q=statement: tx.run(q).consume())
             except neo4j.exceptions.Neo4jError:
-                pass  # ArcadeDB drops a type's indexes with the type; nothing to do there
+                pass
