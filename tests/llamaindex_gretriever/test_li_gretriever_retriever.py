@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.llms import MockLLM
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
+
+from kgcore.exceptions import ConfigurationError, InvalidQuestionError
+from kgcore.gretriever import PCSTSettings, bracketed_entities
+from llamaindex_gretriever import GRetrieverRetriever
+
+
+@pytest.fixture
+def retriever(movie_triples, embedder, tmp_path: Path) -> GRetrieverRetriever:
+    return GRetrieverRetriever.from_triples(
+        movie_triples, embedder, cache_dir=tmp_path, progress=False
+    )
+
+
+def test_is_a_llamaindex_retriever_returning_one_scored_text_node(retriever) -> None:
+    assert isinstance(retriever, BaseRetriever)
+    nodes = retriever.retrieve("who directed Cleopatra")
+    assert len(nodes) == 1
+    (hit,) = nodes
+    assert isinstance(hit, NodeWithScore) and isinstance(hit.node, TextNode)
+    result = retriever.retrieve_result("who directed Cleopatra")
+    assert hit.score == pytest.approx(result.objective)
+    assert hit.node.text == result.textualize("paper")
+
+
+def test_metadata_holds_ids_triples_and_scores_but_not_the_prompt(retriever) -> None:
+    node = retriever.retrieve("who directed Cleopatra")[0].node
+    meta = node.metadata
+    assert {"node_ids", "triples", "node_prizes", "edge_prizes", "objective"} <= set(meta)
+    assert all(len(t) == 3 for t in meta["triples"])
+    assert len(meta["node_ids"]) == len(meta["node_prizes"])
+    # The LLM and the embedder see only the textualized graph.
+    assert node.get_content(metadata_mode=MetadataMode.LLM) == node.text
+    assert node.get_content(metadata_mode=MetadataMode.EMBED) == node.text
+
+
+async def test_async_retrieval_matches_sync(retriever) -> None:
+    sync = retriever.retrieve("who directed Cleopatra")[0]
+    async_ = (await retriever.aretrieve("who directed Cleopatra"))[0]
+    assert async_.node.text == sync.node.text
+    assert async_.node.node_id == sync.node.node_id
+    assert async_.score == sync.score
+
+
+def test_triples_format_and_entity_extractor(movie_triples, embedder, tmp_path: Path) -> None:
+    retriever = GRetrieverRetriever.from_triples(
+        movie_triples, embedder, cache_dir=tmp_path, progress=False,
+        text_format="triples", entity_extractor=bracketed_entities, hops=1,
+    )
+    node = retriever.retrieve("who directed [Shane]")[0].node
+    assert node.metadata["seeds"] == ["Shane"]
+    assert node.text.startswith("(") and "Shane" in node.text
+    assert set(node.metadata["nodes"]) <= {"Shane", "George Stevens"}
+
+
+def test_works_in_a_retriever_query_engine(retriever) -> None:
+    engine = RetrieverQueryEngine.from_args(retriever, llm=MockLLM(max_tokens=8))
+    response = engine.query("who directed Cleopatra")
+    assert len(response.source_nodes) == 1
+    assert response.source_nodes[0].node.metadata["retriever"] == "g-retriever"
+    assert str(response)
+
+
+async def test_works_in_an_async_query_engine(retriever) -> None:
+    engine = RetrieverQueryEngine.from_args(retriever, llm=MockLLM(max_tokens=8))
+    response = await engine.aquery("who directed Cleopatra")
+    assert response.source_nodes[0].node.metadata["triples"]
+
+
+def test_bad_input(retriever, movie_triples, embedder) -> None:
+    with pytest.raises(InvalidQuestionError):
+        retriever.retrieve(QueryBundle(query_str=""))
+    with pytest.raises(ConfigurationError):
+        GRetrieverRetriever(retriever.gretriever, text_format="xml")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError):
+        GRetrieverRetriever.from_triples(movie_triples, embedder, cache_dir=None,
+                                         pcst=PCSTSettings(k_edges=-2))
