@@ -17,7 +17,8 @@ Example
 -------
 >>> import tempfile, pathlib, json
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "qa.jsonl"
->>> _ = path.write_text(json.dumps({"question": "who directed [Cleopatra]", "answers": "J"}) + "\\n")
+>>> row = {"question": "who directed [Cleopatra]", "answers": "J"}
+>>> _ = path.write_text(json.dumps(row) + "\\n")
 >>> data = load_dataset(f"jsonl:{path}")
 >>> data.examples[0].answers, data.examples[0].topic_entities
 (('J',), ('Cleopatra',))
@@ -122,7 +123,9 @@ def load_explagraphs(
 ) -> Dataset:
     """ExplaGraphs in G-Retriever's format, rows of one split in the split file's order."""
     if split not in EXPLAGRAPHS_SPLITS:
-        raise ConfigurationError(f"unknown ExplaGraphs split {split!r}; expected {EXPLAGRAPHS_SPLITS}")
+        raise ConfigurationError(
+            f"unknown ExplaGraphs split {split!r}; expected {EXPLAGRAPHS_SPLITS}"
+        )
     root = Path(data_dir) if data_dir else default_data_dir() / "explagraphs"
     rows_path = _need_file(root / "explagraphs_gretriever_format.jsonl", "ExplaGraphs rows")
     split_path = _need_file(root / "split" / f"{split}_indices.txt", "ExplaGraphs split")

@@ -54,7 +54,10 @@ class SerializedLLM:
             reply = self.llm.generate(request)
         if not reply.seconds:
             reply = LLMReply(
-                reply.text, reply.prompt_tokens, reply.completion_tokens, time.perf_counter() - started
+                reply.text,
+                reply.prompt_tokens,
+                reply.completion_tokens,
+                time.perf_counter() - started,
             )
         return reply
 
@@ -252,7 +255,9 @@ def evaluate(
     hits = sum(bool(r.get("hit")) for r in finished)
     count = len(finished)
     with (
-        tqdm(total=len(dataset.examples), initial=len(finished), desc=label, disable=not progress) as bar,
+        tqdm(
+            total=len(dataset.examples), initial=len(finished), desc=label, disable=not progress
+        ) as bar,
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):
         futures = [pool.submit(task, example) for example in todo]

@@ -63,19 +63,17 @@ def _cgpe(store: GraphStore, **options: Any) -> Any:
 
 
 def _gretriever(store: GraphStore, **options: Any) -> Any:
-    try:
-        from kgcore.gretriever import GRetriever  # type: ignore[attr-defined]
-    except ImportError as err:
-        raise ConfigurationError(
-            "the G-Retriever engine (kgcore.gretriever.GRetriever) is not available yet"
-        ) from err
-    return GRetriever(store, **options)
+    from kgcore.evaluation.gretriever_qa import GRetrieverQA
+
+    return GRetrieverQA(store, **options)
 
 
 def _prompt(kind: str) -> Factory:
     def make(store: GraphStore | None = None, **options: Any) -> Any:
         from kgcore.methods.baselines import PromptBaseline
 
+        if kind != "cot-sc" and options:
+            raise TypeError(f"{kind} takes no options, got {', '.join(sorted(options))}")
         return PromptBaseline(kind, **options)
 
     return make

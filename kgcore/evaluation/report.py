@@ -83,11 +83,14 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def load_runs(folder: str | Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """Trace records of every ``*.jsonl`` in ``folder``, grouped by (run label, dataset)."""
+    """Records of every trace file (``<run>__<dataset>.jsonl``) in ``folder``, by (run, dataset)."""
     runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for path in sorted(Path(folder).glob("*.jsonl")):
+    for path in sorted(Path(folder).glob("*__*.jsonl")):
         for record in read_traces(path):
-            key = (str(record.get("run", record.get("method", path.stem))), str(record.get("dataset", "")))
+            key = (
+                str(record.get("run", record.get("method", path.stem))),
+                str(record.get("dataset", "")),
+            )
             runs.setdefault(key, []).append(record)
     return runs
 
@@ -126,7 +129,9 @@ def plot_accuracy_vs_calls(rows: Sequence[dict[str, Any]], path: Path) -> Path:
         if row["hit@1"] is None or row["llm_calls"] is None:
             continue
         ax.scatter(row["llm_calls"], row["hit@1"], s=40)
-        ax.annotate(run, (row["llm_calls"], row["hit@1"]), textcoords="offset points", xytext=(4, 4))
+        ax.annotate(
+            run, (row["llm_calls"], row["hit@1"]), textcoords="offset points", xytext=(4, 4)
+        )
     ax.set_xlabel("average LLM calls per question")
     ax.set_ylabel("hit@1")
     ax.set_ylim(-0.05, 1.05)
@@ -170,7 +175,10 @@ def plot_community_size(rows: Sequence[dict[str, Any]], path: Path) -> Path | No
 
 
 def write_report(
-    folder: str | Path, summary_name: str = "summary.md", plots: bool = True, title: str | None = None
+    folder: str | Path,
+    summary_name: str = "summary.md",
+    plots: bool = True,
+    title: str | None = None,
 ) -> Path:
     """Write ``folder/summary_name`` (table and plots) over every trace file in ``folder``."""
     folder = Path(folder)

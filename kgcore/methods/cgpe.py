@@ -38,7 +38,8 @@ Example
 >>> from kgcore.graph import InMemoryGraphStore
 >>> from kgcore.llm import ScriptedLLM
 >>> store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
->>> llm = ScriptedLLM(['["Cleopatra", "director"]', "{A: director}", "{A}", "{Joseph L. Mankiewicz}"])
+>>> replies = ['["Cleopatra", "director"]', "{A: director}", "{A}", "{Joseph L. Mankiewicz}"]
+>>> llm = ScriptedLLM(replies)
 >>> result = CGPE(store).run("who is the director of Cleopatra", llm)
 >>> result.answer, result.llm_calls, result.depth
 ('Joseph L. Mankiewicz', 4, 1)
@@ -50,6 +51,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -88,7 +90,7 @@ class CluePath:
     def text(self) -> str:
         """``A -directed_by-> B <-starred_actors- C``."""
         parts = [self.nodes[0]]
-        for node, triple, nxt in zip(self.nodes, self.triples, self.nodes[1:]):
+        for node, triple, nxt in zip(self.nodes[:-1], self.triples, self.nodes[1:], strict=True):
             arrow = f"-{triple.relation}->" if triple.head == node else f"<-{triple.relation}-"
             parts.append(f"{arrow} {nxt}")
         return " ".join(parts)
@@ -104,7 +106,11 @@ class _Candidate:
 
     @property
     def summary(self) -> str:
-        return self.relation if self.label == self.triple.relation else f"{self.relation} -> {self.label}"
+        return (
+            self.relation
+            if self.label == self.triple.relation
+            else f"{self.relation} -> {self.label}"
+        )
 
 
 @dataclass
@@ -160,7 +166,7 @@ def graph_type_of(store: GraphStore, key: str = "type") -> Callable[[str], str |
     """The graph's own node-type lookup, or ``None`` when it has no type property."""
     method = getattr(store, "node_type", None)
     if callable(method):
-        return method  # type: ignore[no-any-return]
+        return cast(Callable[[str], str | None], method)
     graph = getattr(store, "graph", None)
     nodes = getattr(graph, "nodes", None)
     if nodes is None:
@@ -471,7 +477,9 @@ class CGPE:
                 "letters, e.g. {A, C}, or {none}.",
                 "cgpe_step2",
             ),
-            lambda text: parse_choices(text, n_options=len(survivors), max_choices=self.max_branches),
+            lambda text: parse_choices(
+                text, n_options=len(survivors), max_choices=self.max_branches
+            ),
             "Reply only with letters in braces, e.g. {A, C}, or {none}.",
             usage,
         )
@@ -498,7 +506,5 @@ class CGPE:
         )
         if step3 is None:
             stats.dropped_replies += 1
-            return list(zip(picked, fallback))
-        return [
-            (c, step3[i] or fallback[i]) for i, c in enumerate(picked) if i in step3
-        ]
+            return list(zip(picked, fallback, strict=True))
+        return [(c, step3[i] or fallback[i]) for i, c in enumerate(picked) if i in step3]

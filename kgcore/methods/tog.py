@@ -37,6 +37,7 @@ import string
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -291,18 +292,19 @@ class ToG:
                     continue
                 labels = [relation_text(r, out) for r, out in relations]
                 if len(relations) == 1:
-                    rel_scores: dict[int, float] | None = {0: 1.0}
+                    rel_scores: dict[int, float] = {0: 1.0}
                 else:
                     stats["relation_calls"] += 1
-                    rel_scores = yield from ask_parsed(
+                    parsed = yield from ask_parsed(
                         self._relation_request(question, entity, labels),
-                        lambda text, n=len(labels): parse_scores(text, n, self.width),
+                        partial(parse_scores, n_options=len(labels), max_choices=self.width),
                         "Reply only with letters and scores, e.g. {A: 0.7, B: 0.3}.",
                         usage,
                     )
-                    if rel_scores is None:
+                    if parsed is None:
                         stats["dropped_replies"] += 1
                         continue
+                    rel_scores = parsed
                 for index, rel_score in rel_scores.items():
                     triples = by_relation[relations[index]]
                     if len(triples) >= self.entity_sample_threshold:
@@ -310,18 +312,19 @@ class ToG:
                         triples = [triples[i] for i in sorted(chosen)]
                     others = [t.other(entity) for t in triples]
                     if len(triples) == 1:
-                        ent_scores: dict[int, float] | None = {0: 1.0}
+                        ent_scores: dict[int, float] = {0: 1.0}
                     else:
                         stats["entity_calls"] += 1
-                        ent_scores = yield from ask_parsed(
+                        parsed = yield from ask_parsed(
                             self._entity_request(question, entity, labels[index], others),
-                            lambda text, n=len(others): parse_scores(text, n, n),
+                            partial(parse_scores, n_options=len(others), max_choices=len(others)),
                             "Reply only with letters and scores, e.g. {A: 0.5, B: 0.5}.",
                             usage,
                         )
-                        if ent_scores is None:
+                        if parsed is None:
                             stats["dropped_replies"] += 1
-                            ent_scores = {i: 1.0 / len(others) for i in range(len(others))}
+                            parsed = {i: 1.0 / len(others) for i in range(len(others))}
+                        ent_scores = parsed
                     for i, ent_score in ent_scores.items():
                         candidates.append(_Candidate(triples[i], others[i], rel_score * ent_score))
             # Stable sort: equal scores keep discovery order, so runs repeat exactly.

@@ -164,7 +164,14 @@ def test_a_truncated_last_trace_line_is_ignored(tmp_path: Path) -> None:
 
 def test_registry_names_every_method_and_options_name_the_run() -> None:
     assert method_names() == [
-        "fasttog", "fasttog-node", "tog", "cgpe", "gretriever", "io", "cot", "cot-sc"
+        "fasttog",
+        "fasttog-node",
+        "tog",
+        "cgpe",
+        "gretriever",
+        "io",
+        "cot",
+        "cot-sc",
     ]
     store = InMemoryGraphStore.from_triples(TRIPLES)
     assert make_method("fasttog-node", store).config.max_community_size == 1
@@ -175,11 +182,16 @@ def test_registry_names_every_method_and_options_name_the_run() -> None:
 
 def test_report_table_and_community_size_plot(tmp_path: Path) -> None:
     for size, hits in ((1, [True, False]), (2, [True, True]), (4, [False, True])):
-        with (tmp_path / f"fasttog_{size}.jsonl").open("w") as handle:
+        with (tmp_path / f"fasttog_{size}__d.jsonl").open("w") as handle:
             for i, hit in enumerate(hits):
                 record = {
-                    "id": f"q{i}", "run": f"fasttog[max_community_size={size}]", "dataset": "d",
-                    "hit": hit, "llm_calls": 4, "depth": size, "max_community_size": size,
+                    "id": f"q{i}",
+                    "run": f"fasttog[max_community_size={size}]",
+                    "dataset": "d",
+                    "hit": hit,
+                    "llm_calls": 4,
+                    "depth": size,
+                    "max_community_size": size,
                 }
                 handle.write(json.dumps(record) + "\n")
     out = write_report(tmp_path, "report.md", title="Toy")

@@ -75,9 +75,7 @@ def test_two_hop_exploration_with_three_steps_and_exact_calls(store: InMemoryGra
 def test_clue_matching_a_candidate_by_characters_needs_no_llm_call(
     store: InMemoryGraphStore,
 ) -> None:
-    llm = by_purpose(
-        {"cgpe_clues": ['["Jane Seymour", "Wake"]'], "cgpe_answer": ["{2009}"]}
-    )
+    llm = by_purpose({"cgpe_clues": ['["Jane Seymour", "Wake"]'], "cgpe_answer": ["{2009}"]})
     result = CGPE(store).run("when was Wake with Jane Seymour released", llm)
     assert [r.purpose for r in llm.requests] == ["cgpe_clues", "cgpe_answer"]
     assert result.extra["char_matches"] == 1
@@ -145,7 +143,11 @@ def test_several_matches_branch_into_paths_capped_by_max_branches(
 
 def test_a_used_clue_is_not_matched_again_and_depth_is_limited() -> None:
     chain = InMemoryGraphStore.from_triples(
-        [("Start", "next", "Film One"), ("Film One", "next", "Film Two"), ("Film Two", "next", "End")]
+        [
+            ("Start", "next", "Film One"),
+            ("Film One", "next", "Film Two"),
+            ("Film Two", "next", "End"),
+        ]
     )
     llm = by_purpose(
         {

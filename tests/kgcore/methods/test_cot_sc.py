@@ -6,6 +6,8 @@ import pytest
 
 from kgcore.exceptions import InvalidQuestionError
 from kgcore.llm import ScriptedLLM, run_steps
+from kgcore.llm.parsing import parse_answer
+from kgcore.llm.protocol import UsageMeter
 from kgcore.methods.baselines import (
     UNKNOWN,
     PromptBaseline,
@@ -14,12 +16,19 @@ from kgcore.methods.baselines import (
     io_request,
     majority_answer,
 )
-from kgcore.llm.parsing import parse_answer
-from kgcore.llm.protocol import UsageMeter
 
 
 def test_cot_sc_makes_n_sampled_calls_and_votes_on_normalised_answers() -> None:
-    llm = ScriptedLLM(["so {The Matrix}", "{Speed}", "{matrix!}", "Not sure.\nNo idea.", "{Speed}", "{the matrix}"])
+    llm = ScriptedLLM(
+        [
+            "so {The Matrix}",
+            "{Speed}",
+            "{matrix!}",
+            "Not sure.\nNo idea.",
+            "{Speed}",
+            "{the matrix}",
+        ]
+    )
     result = run_steps(cot_sc_steps("which film?", n=6, temperature=0.8), llm)
     assert result.answer == "The Matrix"
     assert result.extra["votes"] == 3

@@ -35,7 +35,7 @@ def by_purpose(replies: dict[str, list[str]]) -> ScriptedLLM:
 def test_two_hop_question_answers_at_depth_two_with_exact_calls(store: InMemoryGraphStore) -> None:
     llm = by_purpose(
         {
-            # depth 1: Cleopatra has two relations -> prune; each relation has one tail -> no scoring
+            # depth 1: Cleopatra has two relations -> prune; one tail each -> no scoring
             "tog_relations": ["{A: 0.9, B: 0.1}", "{A: 1.0}"],
             # depth 2: Mankiewicz -> directed_by (reverse) has two new films -> one scoring call
             "tog_entities": ["{A: 0.8, B: 0.2}"],
@@ -61,8 +61,11 @@ def test_two_hop_question_answers_at_depth_two_with_exact_calls(store: InMemoryG
 
 def test_top_w_paths_are_kept_by_relation_times_entity_score(store: InMemoryGraphStore) -> None:
     llm = by_purpose(
-        {"tog_relations": ["{A: 0.9, B: 0.1}"], "tog_entities": ["{A: 0.1, B: 0.9}"],
-         "tog_reason": ["No", "Yes {Guys and Dolls}"]}
+        {
+            "tog_relations": ["{A: 0.9, B: 0.1}"],
+            "tog_entities": ["{A: 0.1, B: 0.9}"],
+            "tog_reason": ["No", "Yes {Guys and Dolls}"],
+        }
     )
     result = ToG(store, width=1).run("a film by the director of [Cleopatra]", llm)
     # width 1 keeps only directed_by at depth 1 (0.9 > 0.1), then the best-scored film

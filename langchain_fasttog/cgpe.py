@@ -1,0 +1,131 @@
+"""CGPE for LangChain: a retriever of the explored clue paths, and a Runnable that answers.
+
+Example
+-------
+>>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
+>>> from kgcore.graph import InMemoryGraphStore
+>>> store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "J. Mankiewicz")])
+>>> replies = ['["Cleopatra", "director"]', "{A: director}", "{A}", "{J. Mankiewicz}"]
+>>> retriever = CGPERetriever(graph=store, llm=FakeListChatModel(responses=replies))
+>>> doc = retriever.invoke("who is the director of Cleopatra")[0]
+>>> doc.page_content, doc.metadata["answer"]
+('Cleopatra -directed_by-> J. Mankiewicz', 'J. Mankiewicz')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict
+
+from kgcore.methods.cgpe import CGPE
+from kgcore.methods.result import MethodResult
+from langchain_fasttog.baselines import KGMethodChain, require_graph
+from langchain_fasttog.llm import LangChainLLM
+
+
+def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]:
+    """One Document per explored path (``A -rel-> B <-rel- C``), in exploration order."""
+    docs = [
+        Document(
+            page_content=path,
+            metadata={
+                "answer": result.answer,
+                "clues": list(result.extra.get("clues", [])),
+                "used_clues": list(result.extra.get("used_clues", [])),
+                "depth": result.depth,
+                "llm_calls": result.llm_calls,
+                "fell_back": result.fell_back,
+                "source": "cgpe",
+            },
+        )
+        for path in result.extra.get("paths", [])
+    ]
+    return docs if k is None else docs[:k]
+
+
+def _make_engine(graph: Any, options: dict[str, Any]) -> CGPE:
+    return CGPE(require_graph(graph), **options)
+
+
+class CGPERetriever(BaseRetriever):
+    """Retrieve the knowledge paths CGPE explores for a question.
+
+    Parameters
+    ----------
+    graph : GraphStore
+        The knowledge graph.
+    llm : BaseChatModel
+        Any LangChain chat model (clue extraction, information matching, answer).
+    k : int, optional
+        At most ``k`` documents; ``invoke(question, k=1)`` overrides it.
+    options : dict
+        :class:`~kgcore.methods.cgpe.CGPE` settings (``max_depth``, ``max_branches``, ...).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    graph: Any
+    llm: BaseChatModel
+    k: int | None = None
+    options: dict[str, Any] = {}
+
+    def _k(self, k: int | None) -> int | None:
+        k = self.k if k is None else k
+        if k is not None and k < 1:
+            raise ValueError("k must be >= 1")
+        return k
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        topic_entities: Sequence[str] | None = None,
+    ) -> list[Document]:
+        llm = LangChainLLM(self.llm, callbacks=run_manager.get_child(), run_name_prefix="cgpe")
+        result = _make_engine(self.graph, self.options).run(query, llm, topic_entities)
+        return cgpe_documents(result, self._k(k))
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        topic_entities: Sequence[str] | None = None,
+    ) -> list[Document]:
+        llm = LangChainLLM(self.llm, callbacks=run_manager.get_child(), run_name_prefix="cgpe")
+        result = await _make_engine(self.graph, self.options).arun(query, llm, topic_entities)
+        return cgpe_documents(result, self._k(k))
+
+
+class CGPEChain(KGMethodChain):
+    """CGPE question answering as a Runnable; the output is the result dict (paths in ``extra``).
+
+    Example
+    -------
+    >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    >>> from kgcore.graph import InMemoryGraphStore
+    >>> store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "J. Mankiewicz")])
+    >>> replies = ['["Cleopatra", "director"]', "{A: director}", "{A}", "{J. Mankiewicz}"]
+    >>> CGPEChain(graph=store, llm=FakeListChatModel(responses=replies)).invoke(
+    ...     "who is the director of Cleopatra")["answer"]
+    'J. Mankiewicz'
+    """
+
+    graph: Any
+    method: str = "cgpe"
+    options: dict[str, Any] = {}
+
+    def engine(self) -> CGPE:
+        return _make_engine(self.graph, self.options)
