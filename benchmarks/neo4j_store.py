@@ -1,0 +1,243 @@
+"""Benchmark the Neo4j store: round trips and time per Local Community Search step, load rate.
+
+Loads MetaQA's knowledge base (134k triples) into a Bolt server with the batched loader, then
+runs one Local Community Search step (FastToG's retrieval step, without the LLM) around each of
+the first ``--entities`` topic entities of MetaQA's 2-hop dev questions, on the server and on the
+embedded in-memory store, checking that both give the same candidate communities.
+
+The server is ``$NEO4J_URI`` when set (with ``NEO4J_USERNAME``/``NEO4J_PASSWORD``/
+``NEO4J_DATABASE``), else a temporary ArcadeDB started from the ``arcadedb-embedded`` wheel (dev
+extra) on 127.0.0.1. A round trip is one Cypher query in its own managed read transaction.
+
+For comparison, a store that asks once per visited node (as the reference FastToG code does)
+would need one query per node whose neighbours are read, plus one per node for its edges: the
+benchmark counts those nodes too ("per-node queries").
+
+The last line is ``neo4j round_trips_per_lcs=<number> load_triples_per_s=<number>``.
+
+Example
+-------
+``.venv/bin/python benchmarks/neo4j_store.py --entities 50``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kgcore.community.lcs import LCSConfig, local_community_search  # noqa: E402
+from kgcore.graph.memory import InMemoryGraphStore  # noqa: E402
+from kgcore.graph.neo4j_loader import load_triples  # noqa: E402
+from kgcore.graph.neo4j_store import Neo4jGraphStore  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "metaqa"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_arcadedb(tmp: Path) -> tuple[subprocess.Popen[bytes], dict[str, Any], float]:
+    """Start ArcadeDB with its Bolt plugin on 127.0.0.1; returns process, settings, seconds."""
+    import arcadedb_embedded
+
+    home = Path(arcadedb_embedded.__file__).parent
+    password = "kg-" + secrets.token_hex(8)
+    bolt = free_port()
+    settings = {
+        "arcadedb.server.rootPath": tmp,
+        "arcadedb.server.databaseDirectory": tmp / "databases",
+        "arcadedb.server.rootPassword": password,
+        "arcadedb.server.defaultDatabases": "kg[root]",
+        "arcadedb.server.plugins": "Bolt:com.arcadedb.bolt.BoltProtocolPlugin",
+        "arcadedb.server.httpIncomingHost": "127.0.0.1",
+        "arcadedb.server.httpIncomingPort": free_port(),
+        "arcadedb.server.httpsIncomingPort": free_port(),
+        "arcadedb.bolt.host": "127.0.0.1",
+        "arcadedb.bolt.port": bolt,
+    }
+    command = [
+        str(home / "jre" / "bin" / "java"),
+        "-Xms512m",
+        "-Xmx2g",
+        *(f"-D{k}={v}" for k, v in settings.items()),
+        "-cp",
+        str(home / "jars" / "*"),
+        "com.arcadedb.server.ArcadeDBServer",
+    ]
+    log_path = tmp / "server.log"
+    start = time.perf_counter()
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
+    while "ArcadeDB Server started" not in log_path.read_text(errors="replace"):
+        if process.poll() is not None or time.perf_counter() - start > 120:
+            process.kill()
+            raise SystemExit("ArcadeDB did not start:\n" + log_path.read_text()[-3000:])
+        time.sleep(0.1)
+    conn = {
+        "uri": f"bolt://127.0.0.1:{bolt}",
+        "username": "root",
+        "password": password,
+        "database": "kg",
+    }
+    return process, conn, time.perf_counter() - start
+
+
+def topic_entities(path: Path, count: int, store: InMemoryGraphStore) -> list[str]:
+    """The first ``count`` distinct [bracketed] topic entities that are in the graph."""
+    found: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        question = line.split("\t", 1)[0]
+        if "[" not in question or "]" not in question:
+            continue
+        entity = question[question.index("[") + 1 : question.index("]")]
+        if entity not in found and store.has_node(entity):
+            found.append(entity)
+        if len(found) == count:
+            break
+    return found
+
+
+def per_node_queries(step_subgraph: Any) -> int:
+    """Queries a one-node-at-a-time store would send for the same sample.
+
+    One per node whose neighbours were read (every node kept before the last hop), plus one per
+    kept node to read the edges among them.
+    """
+    hops = step_subgraph.hops
+    radius = max(hops.values(), default=0)
+    expanded = sum(1 for hop in hops.values() if hop < radius) if radius else 0
+    return expanded + len(step_subgraph.nodes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kb", type=Path, default=DATA / "kb.txt")
+    parser.add_argument("--questions", type=Path, default=DATA / "dev_2hop.txt")
+    parser.add_argument("--entities", type=int, default=50)
+    parser.add_argument("--batch-size", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "benchmarks" / "out" / "neo4j_store.json"
+    )
+    args = parser.parse_args(argv)
+
+    process = None
+    tmp = None
+    start_seconds = 0.0
+    if os.environ.get("NEO4J_URI"):
+        conn: dict[str, Any] = {}  # the store reads NEO4J_* itself
+        server = os.environ["NEO4J_URI"]
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="kg-arcadedb-"))
+        process, conn, start_seconds = start_arcadedb(tmp)
+        server = f"ArcadeDB at {conn['uri']} (started in {start_seconds:.1f} s)"
+    print(f"server: {server}", flush=True)
+    try:
+        store = Neo4jGraphStore(**conn)
+        summary = load_triples(store, args.kb, batch_size=args.batch_size, progress=False)
+        print(summary, flush=True)
+        rerun = load_triples(store, args.kb, batch_size=args.batch_size, progress=False)
+        print(f"rerun: {rerun}", flush=True)
+
+        started = time.perf_counter()
+        memory = InMemoryGraphStore.from_file(args.kb, progress=False)
+        memory_load = time.perf_counter() - started
+        print(f"embedded store loaded in {memory_load:.1f} s", flush=True)
+        assert store.num_nodes() == memory.num_nodes(), "node counts differ"
+        assert store.num_triples() == memory.num_triples(), "triple counts differ"
+
+        entities = topic_entities(args.questions, args.entities, memory)
+        config = LCSConfig()
+        # Warm up both (JIT on the server, neighbour caches in memory are per node anyway).
+        local_community_search(store, [entities[-1]], config, seed=args.seed)
+        rows = []
+        for entity in entities:
+            mem_step = local_community_search(memory, [entity], config, seed=args.seed)
+            store.reset_round_trips()
+            srv_step = local_community_search(store, [entity], config, seed=args.seed)
+            rows.append(
+                {
+                    "entity": entity,
+                    "round_trips": store.round_trips,
+                    "per_node_queries": per_node_queries(srv_step.subgraph),
+                    "server_s": srv_step.seconds,
+                    "embedded_s": mem_step.seconds,
+                    "subgraph_nodes": srv_step.subgraph_nodes,
+                    "same_candidates": srv_step.candidates == mem_step.candidates
+                    and srv_step.subgraph == mem_step.subgraph,
+                }
+            )
+        n = len(rows)
+        round_trips = statistics.fmean(r["round_trips"] for r in rows)
+        result = {
+            "server": server,
+            "server_start_s": start_seconds,
+            "triples": summary.triples_read,
+            "load_seconds": summary.seconds,
+            "load_triples_per_s": summary.triples_per_s,
+            "rerun_created": rerun.nodes_created + rerun.relationships_created,
+            "rerun_seconds": rerun.seconds,
+            "entities": n,
+            "lcs_config": vars(config) if hasattr(config, "__dict__") else str(config),
+            "round_trips_per_lcs": round_trips,
+            "max_round_trips": max(r["round_trips"] for r in rows),
+            "per_node_queries_per_lcs": statistics.fmean(r["per_node_queries"] for r in rows),
+            "server_ms_per_lcs_mean": 1000 * statistics.fmean(r["server_s"] for r in rows),
+            "server_ms_per_lcs_median": 1000 * statistics.median(r["server_s"] for r in rows),
+            "embedded_ms_per_lcs_mean": 1000 * statistics.fmean(r["embedded_s"] for r in rows),
+            "embedded_ms_per_lcs_median": 1000 * statistics.median(r["embedded_s"] for r in rows),
+            "identical_steps": sum(r["same_candidates"] for r in rows),
+            "steps": rows,
+        }
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
+        print(
+            f"LCS steps on {n} MetaQA topic entities (radius {config.radius}): "
+            f"{round_trips:.2f} round trips per step (max {result['max_round_trips']}; "
+            f"a per-node store: {result['per_node_queries_per_lcs']:.1f}); "
+            f"server {result['server_ms_per_lcs_mean']:.1f} ms mean / "
+            f"{result['server_ms_per_lcs_median']:.1f} ms median per step, embedded "
+            f"{result['embedded_ms_per_lcs_mean']:.1f} ms mean / "
+            f"{result['embedded_ms_per_lcs_median']:.1f} ms median; identical candidates and "
+            f"subgraphs on {result['identical_steps']}/{n}"
+        )
+        print(
+            f"load: {summary.triples_read:,} triples in {summary.seconds:.1f} s; rerun created "
+            f"{result['rerun_created']} in {rerun.seconds:.1f} s; details in {args.out}"
+        )
+        print(
+            f"neo4j round_trips_per_lcs={round_trips:.2f} "
+            f"load_triples_per_s={summary.triples_per_s:.0f}"
+        )
+        store.close()
+    finally:
+        if process is not None:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
