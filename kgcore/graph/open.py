@@ -1,0 +1,177 @@
+"""Open a graph store from one string: a triple file, or a Neo4j URI.
+
+``--kg`` on the command line takes either form:
+
+* a path (``kb.txt``, ``.tsv``, ``.csv``, ``.jsonl``): an :class:`InMemoryGraphStore`;
+* ``bolt://``, ``neo4j://`` (and their ``+s``/``+ssc`` forms): a :class:`Neo4jGraphStore`.
+  ``neo4j://user:password@host:7687/database?mapping=llamaindex`` may carry the user, the
+  password (better left to ``NEO4J_PASSWORD``), the database and the schema mapping
+  (``default`` or ``llamaindex``; or ``label=``, ``name=``, ``rel_type=``, ``rel_property=``);
+  whatever it leaves out comes from ``NEO4J_USERNAME``/``NEO4J_PASSWORD``/``NEO4J_DATABASE``;
+* ``neo4j`` alone: a :class:`Neo4jGraphStore` configured entirely by ``NEO4J_URI`` and friends.
+
+Example
+-------
+>>> store = open_store("../shared/data/metaqa/kb.txt", progress=False)  # doctest: +SKIP
+>>> store = open_store("bolt://127.0.0.1:7687/kg?mapping=llamaindex")  # doctest: +SKIP
+>>> summary = load_into("bolt://127.0.0.1:7687", "kb.txt")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
+
+from kgcore.exceptions import ConfigurationError
+from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.neo4j_loader import LoadSummary, load_triples
+from kgcore.graph.neo4j_store import (
+    DEFAULT_MAPPING,
+    LLAMAINDEX_MAPPING,
+    GraphMapping,
+    Neo4jGraphStore,
+)
+from kgcore.graph.store import GraphStore
+
+__all__ = ["NEO4J_SCHEMES", "is_neo4j_spec", "load_into", "open_neo4j", "open_store"]
+
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+_MAPPING_KEYS = {
+    "label": "node_label",
+    "name": "name_property",
+    "rel_type": "relationship_type",
+    "rel_property": "relation_property",
+}
+
+
+def is_neo4j_spec(spec: str) -> bool:
+    """Whether ``spec`` names a Neo4j server rather than a triple file.
+
+    Example
+    -------
+    >>> is_neo4j_spec("neo4j://localhost"), is_neo4j_spec("kb.txt"), is_neo4j_spec("neo4j")
+    (True, False, True)
+    """
+    if spec == "neo4j":
+        return True
+    scheme, sep, _ = spec.partition("://")
+    return bool(sep) and scheme.lower() in NEO4J_SCHEMES
+
+
+def _neo4j_settings(spec: str) -> dict[str, Any]:
+    """Split a ``neo4j://user:pw@host/db?mapping=...`` spec into store arguments."""
+    if spec == "neo4j":
+        return {}
+    parts = urlsplit(spec)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc = f"{netloc}:{parts.port}"
+    settings: dict[str, Any] = {"uri": urlunsplit((parts.scheme, netloc, "", "", ""))}
+    if parts.username:
+        settings["username"] = unquote(parts.username)
+    if parts.password is not None:
+        settings["password"] = unquote(parts.password)
+    database = unquote(parts.path.strip("/"))
+    if database:
+        settings["database"] = database
+    query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+    mapping_name = query.pop("mapping", "default").lower()
+    mappings = {"default": DEFAULT_MAPPING, "llamaindex": LLAMAINDEX_MAPPING}
+    if mapping_name not in mappings:
+        raise ConfigurationError(
+            f"unknown mapping {mapping_name!r} in {spec!r}: use default or llamaindex"
+        )
+    mapping: GraphMapping = mappings[mapping_name]
+    overrides: dict[str, Any] = {
+        _MAPPING_KEYS[k]: query.pop(k) or None for k in list(query) if k in _MAPPING_KEYS
+    }
+    if query:
+        raise ConfigurationError(
+            f"unknown options {sorted(query)} in {spec!r}; known: mapping, "
+            + ", ".join(_MAPPING_KEYS)
+        )
+    if overrides:
+        mapping = replace(mapping, **overrides)
+    settings["mapping"] = mapping
+    return settings
+
+
+def open_neo4j(spec: str = "neo4j", **kwargs: Any) -> Neo4jGraphStore:
+    """A :class:`~kgcore.graph.neo4j_store.Neo4jGraphStore` for a Neo4j spec.
+
+    Parameters
+    ----------
+    spec : str
+        ``bolt://``/``neo4j://`` URI (see the module docstring), or ``"neo4j"`` for the
+        ``NEO4J_*`` environment variables alone.
+    **kwargs
+        Further :class:`Neo4jGraphStore` arguments; they override the spec.
+
+    Example
+    -------
+    >>> store = open_neo4j("neo4j://localhost:7687/movies")  # doctest: +SKIP
+    """
+    if not is_neo4j_spec(spec):
+        raise ConfigurationError(
+            f"{spec!r} is not a Neo4j URI (schemes: {', '.join(NEO4J_SCHEMES)})"
+        )
+    return Neo4jGraphStore(**{**_neo4j_settings(spec), **kwargs})
+
+
+def open_store(spec: str, progress: bool = True, **kwargs: Any) -> GraphStore:
+    """The graph store ``spec`` names: a triple file or a Neo4j server.
+
+    Parameters
+    ----------
+    spec : str
+        A triple file path, a ``bolt://``/``neo4j://`` URI, or ``"neo4j"`` (environment).
+    progress : bool
+        Show a progress bar while a file loads.
+    **kwargs
+        For a Neo4j spec, further :class:`Neo4jGraphStore` arguments; for a file, ``fmt``.
+
+    Raises
+    ------
+    GraphLoadError
+        The file is missing or malformed.
+    GraphStoreError
+        The server is unreachable or refuses the credentials (the message names the URI).
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "kb.txt"
+    >>> _ = path.write_text("Heat|directed_by|Michael Mann\\n")
+    >>> isinstance(open_store(str(path), progress=False), InMemoryGraphStore)
+    True
+    """
+    if is_neo4j_spec(spec):
+        return open_neo4j(spec, **kwargs)
+    return InMemoryGraphStore.from_file(Path(spec), fmt=kwargs.get("fmt"), progress=progress)
+
+
+def load_into(
+    spec: str,
+    source: str | Path,
+    *,
+    batch_size: int = 5000,
+    fmt: str | None = None,
+    progress: bool = True,
+    **kwargs: Any,
+) -> LoadSummary:
+    """Load a triple file into the Neo4j server ``spec`` names (``kgqa load``).
+
+    Returns the :class:`~kgcore.graph.neo4j_loader.LoadSummary`; ``print`` it for the summary.
+
+    Example
+    -------
+    >>> print(load_into("bolt://127.0.0.1:7687", "kb.txt"))  # doctest: +SKIP
+    read 133,582 triples in 27 batches into bolt://127.0.0.1:7687: created 43,234 nodes ...
+    """
+    store = open_neo4j(spec, **kwargs)
+    try:
+        return load_triples(store, source, batch_size=batch_size, fmt=fmt, progress=progress)
+    finally:
+        store.close()
