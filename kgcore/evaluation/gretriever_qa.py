@@ -22,12 +22,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgcore.graph.store import GraphStore
-from kgcore.llm.parsing import parse_answer
 from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMRequest, Steps, UsageMeter
 from kgcore.llm.protocol import arun_steps as _arun
 from kgcore.llm.protocol import run_steps as _run
 from kgcore.methods.baselines import ANSWER_SYSTEM, UNKNOWN, ask_parsed
 from kgcore.methods.result import MethodResult
+from kgcore.methods.tog import parse_graph_answer
 from kgcore.validation import check_question
 
 
@@ -108,13 +108,13 @@ class GRetrieverQA:
         context = retrieved.textualize(self.text_format)  # type: ignore[arg-type]
         request = LLMRequest.from_prompt(
             f"Question: {question}\nKnowledge graph:\n{context}\n"
-            "Answer the question using the graph. Give the answer in braces, e.g. {Paris}.",
+            "Answer the question using the graph. Give the answer in braces, like: {answer}.",
             purpose="gretriever_answer",
             system=ANSWER_SYSTEM,
             max_tokens=self.max_tokens,
         )
         answer = yield from ask_parsed(
-            request, parse_answer, "Reply only with the answer in braces.", usage
+            request, parse_graph_answer, "Reply only with the answer in braces.", usage
         )
         result = MethodResult(
             question=question,

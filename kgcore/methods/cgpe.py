@@ -59,13 +59,13 @@ from rapidfuzz import fuzz, process
 from kgcore.graph.memory import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.linking import link_entities
-from kgcore.llm.parsing import NONE_WORDS, parse_answer, parse_choices, parse_entities
+from kgcore.llm.parsing import NONE_WORDS, parse_choices, parse_entities
 from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMRequest, Steps, UsageMeter
 from kgcore.llm.protocol import arun_steps as _arun
 from kgcore.llm.protocol import run_steps as _run
 from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
 from kgcore.methods.result import MethodResult
-from kgcore.methods.tog import SYSTEM, options_text, relation_text
+from kgcore.methods.tog import SYSTEM, options_text, parse_graph_answer, relation_text
 from kgcore.types import Triple
 from kgcore.validation import check_question
 
@@ -376,12 +376,12 @@ class CGPE:
                 self._request(
                     f"Question: {question}\nKnowledge paths:\n{context}\n"
                     "Answer the question using these paths. Give the answer in braces, "
-                    "e.g. {Paris}.",
+                    "like: {answer}.",
                     "cgpe_answer",
                     max_tokens=self.answer_max_tokens,
                 ),
-                parse_answer,
-                "Reply only with the answer in braces, e.g. {Paris}.",
+                parse_graph_answer,
+                "Reply only with the answer in braces, like: {answer}.",
                 usage,
             )
         else:

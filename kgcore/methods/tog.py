@@ -101,6 +101,18 @@ def parse_scores(text: str, n_options: int, max_choices: int) -> dict[int, float
     return {i: 1.0 / len(picked) for i in picked}
 
 
+def parse_graph_answer(text: str) -> str | None:
+    """:func:`~kgcore.llm.parsing.parse_answer`, refusing the prompt's ``{answer}`` placeholder.
+
+    Example
+    -------
+    >>> parse_graph_answer("{Cobra}"), parse_graph_answer("{answer}")
+    ('Cobra', None)
+    """
+    answer = parse_answer(text)
+    return None if answer is None or answer.strip().lower() == "answer" else answer
+
+
 def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
     """``(True, answer)`` for "Yes {answer}", ``(False, None)`` for "No", ``None`` if unclear.
 
@@ -118,10 +130,10 @@ def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
     cleaned = re.sub(r"\{\s*(yes|no)\s*\}", " ", body, flags=re.IGNORECASE)
     if re.match(r"yes\b", lowered):
         rest = re.sub(r"^[\s{\[(\"'*]*yes\b[\s.,:!}\])\"'*-]*", "", cleaned, flags=re.IGNORECASE)
-        answer = parse_answer(rest) if rest.strip() else None
+        answer = parse_graph_answer(rest) if rest.strip() else None
         return (True, answer) if answer else None
     if "{" in cleaned:
-        answer = parse_answer(cleaned)
+        answer = parse_graph_answer(cleaned)
         return (True, answer) if answer else (False, None)
     return None
 
@@ -235,7 +247,7 @@ class ToG:
         return LLMRequest.from_prompt(
             f"Question: {question}\nKnowledge triplets:\n{lines}\n"
             "Are these triplets enough to answer the question? If yes, reply Yes and the "
-            "answer in braces, e.g. Yes {Paris}. If not, reply No.",
+            "answer in braces, like: Yes {answer}. If not, reply No.",
             purpose="tog_reason",
             system=SYSTEM,
             max_tokens=self.max_tokens,

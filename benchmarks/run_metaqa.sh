@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Every method on the same MetaQA dev questions (the first N of each hop, N=10 by default) with the
+# local Qwen2.5-1.5B model; writes benchmarks/results/metaqa_dev.md (table and plots).
+#
+# The run resumes from the per-question traces under benchmarks/results/ (commit them), so the
+# report can be completed over several sittings: interrupt at any time and run again. A full run
+# takes hours on two CPU cores (the model reads ~85 and writes ~14 tokens a second).
+#
+#   benchmarks/run_metaqa.sh                      # everything
+#   METHODS="io cgpe" N=3 benchmarks/run_metaqa.sh  # a slice
+#   SIZES="" benchmarks/run_metaqa.sh             # skip the extra FastToG community sizes
+#   REPORT_ONLY=1 benchmarks/run_metaqa.sh        # only rewrite the table and plots
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=${N:-10}
+LLM=${LLM:-local}
+OUT=${OUT:-benchmarks/results}
+HOPS=${HOPS:-"1hop 2hop 3hop"}
+METHODS=${METHODS:-"io cot cot-sc cgpe fasttog fasttog-node tog gretriever"}
+# FastToG with these maximum community sizes too (M=1 is fasttog-node, M=4 the default):
+# the points of the depth/accuracy-against-community-size plot.
+SIZES=${SIZES:-"2"}
+KGQA=${KGQA:-.venv/bin/kgqa}
+TITLE="MetaQA dev: every method on the same ${N} questions per hop (${LLM} model)"
+
+data=()
+for hop in $HOPS; do data+=(--data "metaqa:${hop}:${N}"); done
+common=(--llm "$LLM" --out "$OUT" --summary metaqa_dev.md --title "$TITLE" --no-plots)
+
+if [[ -z "${REPORT_ONLY:-}" ]]; then
+  for method in $METHODS; do
+    echo "== $method" >&2
+    nice "$KGQA" eval --method "$method" "${data[@]}" "${common[@]}" >/dev/null
+  done
+  if [[ " $METHODS " == *" fasttog "* ]]; then
+    for size in $SIZES; do
+      echo "== fasttog, max community size $size" >&2
+      nice "$KGQA" eval --method fasttog --set "max_community_size=${size}" "${data[@]}" \
+        "${common[@]}" >/dev/null
+    done
+  fi
+fi
+"$KGQA" eval --report-only --out "$OUT" --summary metaqa_dev.md --title "$TITLE"
