@@ -210,3 +210,21 @@ def test_summarize_averages_and_counts() -> None:
     summary = summarize(records)
     assert summary["hit@1"] == 0.5 and summary["llm_calls"] == 3 and summary["depth"] == 2
     assert summary["recall"] == 1.0 and summary["fell_back"] == 1 and summary["errors"] == 1
+
+
+def test_report_reads_only_trace_files(tmp_path: Path) -> None:
+    (tmp_path / "questions.jsonl").write_text(json.dumps({"id": "x", "question": "q"}) + "\n")
+    (tmp_path / "io__d.jsonl").write_text(
+        json.dumps({"id": "1", "run": "io", "dataset": "d"}) + "\n"
+    )
+    text = write_report(tmp_path, plots=False).read_text()
+    assert "| io | d | 1 | 0.00 |" in text
+    assert "questions" not in text and "| x |" not in text
+
+
+def test_lazy_package_exports() -> None:
+    import kgcore.evaluation as evaluation
+
+    assert evaluation.hit_at_1("{Paris}", ["paris"])
+    with pytest.raises(AttributeError):
+        _ = evaluation.not_there  # type: ignore[attr-defined]
