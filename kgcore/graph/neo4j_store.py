@@ -133,7 +133,7 @@ class GraphMapping:
     relation_property : str or None
         Relationship property naming the relation; ``None`` when the type is the relation.
     extra_labels : tuple of str
-        Further labels the loader adds to new nodes (LlamaIndex's ``__Node__``).
+        Further labels the loader gives new nodes (LlamaIndex's ``__Node__`` and ``entity``).
     id_property : str or None
         A property the loader sets to the name on new nodes (LlamaIndex's ``id``).
 
@@ -200,14 +200,16 @@ class GraphMapping:
 DEFAULT_MAPPING = GraphMapping()
 
 #: LlamaIndex's property graph layout (``Neo4jPropertyGraphStore``): entity nodes labelled
-#: ``__Entity__`` (and ``__Node__``) with ``name`` (and ``id``) properties; the relationship type
-#: is the relation.
+#: ``__Entity__`` with a ``name`` property; the relationship type is the relation. The loader
+#: also gives new nodes the ``__Node__`` label, an ``id`` equal to the name (LlamaIndex's
+#: ``EntityNode`` id) and the ``entity`` label (``EntityNode``'s default type), which
+#: ``Neo4jPropertyGraphStore.get_triplets`` needs.
 LLAMAINDEX_MAPPING = GraphMapping(
     node_label="__Entity__",
     name_property="name",
     relationship_type=None,
     relation_property=None,
-    extra_labels=("__Node__",),
+    extra_labels=("__Node__", "entity"),
     id_property="id",
 )
 

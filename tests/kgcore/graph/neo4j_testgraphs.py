@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.types import Triple
@@ -57,18 +60,45 @@ def llamaindex_triples() -> list[Triple]:
     return [t for t in synthetic_triples(seed=11, nodes=120, edges=600)]
 
 
-def metaqa_slice(seeds: Sequence[str], hops: int = 2, cap: int = 40_000) -> list[Triple] | None:
-    """The MetaQA triples within ``hops`` of ``seeds`` (``None`` without ../shared)."""
+@lru_cache(maxsize=1)
+def _metaqa_full() -> InMemoryGraphStore | None:
     kb = METAQA / "kb.txt"
-    if not kb.is_file():
+    return InMemoryGraphStore.from_file(kb, progress=False) if kb.is_file() else None
+
+
+@lru_cache(maxsize=8)
+def _metaqa_slice(seeds: tuple[str, ...], hops: int, cap: int) -> tuple[Triple, ...] | None:
+    full = _metaqa_full()
+    if full is None:
         return None
-    full = InMemoryGraphStore.from_file(kb, progress=False)
     frontier, seen = set(seeds), set(seeds)
     for _ in range(hops):
         frontier = {t.other(n) for n in frontier for t in full.neighbors(n, limit=64)} - seen
         seen |= frontier
-    triples = full.triples_among(seen)
-    return triples[:cap]
+    return tuple(full.triples_among(seen)[:cap])
+
+
+def metaqa_slice(seeds: Sequence[str], hops: int = 2, cap: int = 40_000) -> list[Triple] | None:
+    """The MetaQA triples within ``hops`` of ``seeds`` (``None`` without ../shared)."""
+    found = _metaqa_slice(tuple(seeds), hops, cap)
+    return None if found is None else list(found)
+
+
+def metaqa_questions(count: int, hop: str = "2hop") -> list[tuple[str, str]]:
+    """The first ``count`` dev questions with their [bracketed] topic entity, distinct entities."""
+    path = METAQA / f"dev_{hop}.txt"
+    found: list[tuple[str, str]] = []
+    if not path.is_file():
+        return found
+    for line in path.read_text(encoding="utf-8").splitlines():
+        question = line.split("\t", 1)[0]
+        if "[" in question and "]" in question:
+            entity = question[question.index("[") + 1 : question.index("]")]
+            if all(entity != e for _, e in found):
+                found.append((question, entity))
+        if len(found) >= count:
+            break
+    return found
 
 
 def metaqa_topic_entities(count: int, hop: str = "2hop") -> list[str]:
@@ -223,3 +253,20 @@ def adversarial_triples(names: Sequence[str], seed: int = 99) -> list[Triple]:
         Triple(rng.choice(names), rng.choice(relations), rng.choice(names)) for _ in range(500)
     ]
     return triples
+
+
+class SeededEmbedder:
+    """A seeded random unit vector per text: deterministic embeddings without a model."""
+
+    model_id = "seeded-test-embedder"
+
+    def __init__(self, dim: int = 16) -> None:
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        rows = []
+        for text in texts:
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+            vector = np.random.default_rng(seed).normal(size=self.dim)
+            rows.append(vector / np.linalg.norm(vector))
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)

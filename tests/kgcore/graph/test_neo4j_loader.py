@@ -73,7 +73,7 @@ def test_llamaindex_layout_refuses_relations_that_cannot_be_types(make_store: Ma
 def test_write_query_keeps_values_out_of_the_text() -> None:
     text = write_queries(DEFAULT_MAPPING)
     assert "$rows" in text and "'" not in text and '"' not in text
-    assert "MERGE (h:`__Entity__`:`__Node__` {`name`: row[0]})" in write_queries(
+    assert "MERGE (h:`__Entity__`:`__Node__`:`entity` {`name`: row[0]})" in write_queries(
         LLAMAINDEX_MAPPING, "directed_by"
     )
 
