@@ -29,6 +29,7 @@ from kgcore.graph.neo4j_store import (
     Neo4jGraphStore,
     import_neo4j,
 )
+from kgcore.graph.store import GraphStore
 from kgcore.types import Triple
 
 MakeStore = Callable[..., Neo4jGraphStore]
@@ -86,6 +87,33 @@ def test_protocol_matches_in_memory_store(make_store: MakeStore) -> None:
     assert summary.relationships_created == memory.num_triples()
     assert summary.nodes_created == memory.num_nodes()
     assert_same_protocol(server, memory, SEARCHES)
+    assert isinstance(server, GraphStore)
+
+
+def test_search_on_large_graphs_preselects_on_the_server(make_store: MakeStore) -> None:
+    """Above ``name_cache_limit`` nodes, candidates come from one server query, then rank."""
+    triples = synthetic_triples()
+    memory = memory_store(triples)
+    server = make_store(name_cache_limit=0)
+    load_triples(server, triples, progress=False)
+    # Exact and case/spacing-insensitive matches are found as in memory; fuzzy fill-up only
+    # among names sharing a word with the text (so it may return fewer names).
+    cases = [
+        ("Heat", 1),
+        ("heat", 2),
+        ("HEAT", 2),
+        ("the matrix", 2),
+        ("The  Matrix", 2),
+        ("Zoë", 1),
+        ("Film 003", 1),
+    ]
+    for text, limit in cases:
+        server.reset_round_trips()
+        assert server.search_nodes(text, limit) == memory.search_nodes(text, limit), text
+        assert server.queries["all_names"] == 0 and server.queries["name_candidates"] == 1
+    fuzzy = server.search_nodes("persn 12", 5)
+    assert fuzzy and all(server.has_node(name) for name in fuzzy)
+    assert isinstance(server.search_nodes("nothing like it at all", 3), list)
 
 
 def test_llamaindex_mapping_matches_in_memory_store(make_store: MakeStore) -> None:

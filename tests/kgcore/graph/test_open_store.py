@@ -6,10 +6,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from neo4j_testserver import BoltServer
+from neo4j_testserver import BoltServer, delete_label, fresh_mapping
 
 from kgcore.exceptions import ConfigurationError, GraphLoadError, GraphStoreError
 from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.neo4j_loader import load_triples
 from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, Neo4jGraphStore
 from kgcore.graph.open import is_neo4j_spec, load_into, open_store
 
@@ -80,3 +81,21 @@ def test_bad_options_are_configuration_errors() -> None:
         open_store("bolt://127.0.0.1:1?colour=red")
     with pytest.raises(ConfigurationError, match="invalid Cypher"):
         open_store("bolt://127.0.0.1:1?label=x%60%20DETACH")
+
+
+def test_routing_scheme_works_too(bolt_server: BoltServer) -> None:
+    """``neo4j://`` (routing: the driver asks the server for its routing table first)."""
+    uri = bolt_server.uri.replace("bolt://", "neo4j://", 1)
+    store = Neo4jGraphStore(
+        uri,
+        bolt_server.username,
+        bolt_server.password,
+        bolt_server.database,
+        mapping=fresh_mapping(),
+    )
+    try:
+        load_triples(store, [("Heat", "directed_by", "Michael Mann")], progress=False)
+        assert store.neighbors("Michael Mann") == [("Heat", "directed_by", "Michael Mann")]
+    finally:
+        delete_label(store, drop_schema=not bolt_server.is_arcadedb)
+        store.close()
