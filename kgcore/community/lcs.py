@@ -8,11 +8,14 @@ LLM's fine pruning then chooses among the candidates.
 Example
 -------
 >>> from kgcore.graph import InMemoryGraphStore
->>> store = InMemoryGraphStore.from_triples(
-...     [("Cleopatra", "directed_by", "J. L. Mankiewicz"), ("All About Eve", "directed_by", "J. L. Mankiewicz")])
+>>> store = InMemoryGraphStore.from_triples([
+...     ("Cleopatra", "directed_by", "J. L. Mankiewicz"),
+...     ("All About Eve", "directed_by", "J. L. Mankiewicz"),
+...     ("All About Eve", "has_genre", "Drama"), ("Cleopatra", "has_genre", "Drama"),
+...     ("Gladiator", "has_genre", "Drama")])
 >>> step = local_community_search(store, ["Cleopatra"], LCSConfig(max_community_size=2))
->>> [sorted(c.nodes) for c in step.candidates]
-[['All About Eve', 'J. L. Mankiewicz']]
+>>> [c.nodes for c in step.candidates]
+[('Drama', 'Gladiator'), ('J. L. Mankiewicz',)]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Example
 ... ])
 >>> [t.tail for t in store.neighbors("Cleopatra")]
 ['1963', 'Joseph L. Mankiewicz']
->>> store.search_nodes("cleopatra")
+>>> store.search_nodes("cleopatra", limit=1)
 ['Cleopatra']
 """
 

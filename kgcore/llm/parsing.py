@@ -26,6 +26,7 @@ NONE_WORDS = re.compile(r"\b(none|no option|no community|nothing|neither)\b", re
 _BRACES = re.compile(r"\{([^{}]*)\}")
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 _LETTER = re.compile(r"(?<![A-Za-z'’])([A-Z])(?![A-Za-z'’])")
+_NUMBER = re.compile(r"(?<![\d.,])(\d{1,2})(?![\d,]\d|\d)")
 _ANSWER_LINE = re.compile(r"(?:final\s+)?answer\s*(?:is)?\s*[:：]\s*(.+)", re.IGNORECASE)
 UNKNOWN_WORDS = {"unknown", "none", "n/a", "not sure", "cannot answer", "insufficient", "no answer"}
 
@@ -41,26 +42,48 @@ def _letters(text: str, n_options: int) -> list[int]:
     return picked
 
 
-def parse_choices(text: str, n_options: int, max_choices: int) -> list[int] | None:
+def _numbers(text: str, n_options: int) -> list[int]:
+    picked: list[int] = []
+    for number in _NUMBER.findall(text):
+        index = int(number) - 1
+        if 0 <= index < n_options and index not in picked:
+            picked.append(index)
+    return picked
+
+
+def parse_choices(
+    text: str, n_options: int, max_choices: int, labels: str = "letters"
+) -> list[int] | None:
     """Option indexes (0-based, in reply order) chosen in ``text``.
 
-    Returns ``[]`` when the reply says none fits, and ``None`` when nothing usable was found.
-    Letters outside the options are ignored; at most ``max_choices`` are kept.
+    ``labels`` says how options were labelled: ``"letters"`` (A, B, ...) or ``"numbers"``
+    (1, 2, ...). Returns ``[]`` when the reply says none fits, and ``None`` when nothing usable
+    was found. Labels outside the options are ignored; at most ``max_choices`` are kept.
+
+    >>> parse_choices("{2, 5, 6}", n_options=5, max_choices=3, labels="numbers")
+    [1, 4]
     """
     if n_options <= 0:
         return []
+    if labels not in ("letters", "numbers"):
+        raise ValueError("labels must be 'letters' or 'numbers'")
+    find = _letters if labels == "letters" else _numbers
     for pattern in (_BRACES, _BRACKETS):
         groups = pattern.findall(text)
         for group in groups:
-            picked = _letters(group.replace('"', " ").replace("'", " "), n_options)
+            picked = find(group.replace('"', " ").replace("'", " "), n_options)
             if picked:
                 return picked[:max_choices]
         if any(NONE_WORDS.search(g) or not g.strip() for g in groups):
             return []
     answer = _ANSWER_LINE.search(text)
     scope = answer.group(1) if answer else text
-    picked = _letters(scope, n_options)
-    if not answer:
+    picked = find(scope, n_options)
+    if labels == "numbers" and not answer:
+        # Numbers in prose ("the 3 groups") are not choices: trust only a list-like reply.
+        if not re.fullmatch(r"[\s(]*\d{1,2}[).:]?(\s*(,|and|&|/)\s*\d{1,2}[).]?)*[\s.]*", text.strip()):
+            picked = []
+    elif not answer:
         # A bare "A" in prose may be the article: only trust it when the reply is short or
         # uses letters list-style ("A, C" / "A and C" / "Option A").
         stripped = text.strip()

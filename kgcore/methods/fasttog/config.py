@@ -41,7 +41,7 @@ class FastToGConfig:
     reason_temperature: float = 0.1
     fallback: str = "cot"
     seed: int = 0
-    max_option_triples: int = 6
+    max_option_triples: int = 8
     prune_max_tokens: int = 24
     reason_max_tokens: int = 64
 

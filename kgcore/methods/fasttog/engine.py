@@ -22,7 +22,7 @@ Example
 ...     ("All About Eve", "directed_by", "Joseph L. Mankiewicz")])
 >>> engine = FastToG(store, FastToGConfig(max_community_size=2))
 >>> result = engine.run("which films share the director of [Cleopatra]",
-...                     ScriptedLLM(["{A}", "{All About Eve}"]))
+...                     ScriptedLLM(["{1}", "{All About Eve}"]))
 >>> result.answer, result.llm_calls
 ('All About Eve', 2)
 """
@@ -41,7 +41,12 @@ from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMReply, LLMRequest, Usa
 from kgcore.llm.protocol import arun_steps, run_steps
 from kgcore.methods.baselines import UNKNOWN, cot_request, io_request
 from kgcore.methods.fasttog.config import FastToGConfig
-from kgcore.methods.fasttog.prompts import PRUNE_REMINDER, prune_request, reason_request
+from kgcore.methods.fasttog.prompts import (
+    OPTION_LABELS,
+    PRUNE_REMINDER,
+    prune_request,
+    reason_request,
+)
 from kgcore.methods.fasttog.result import ChainCommunity, FastToGResult
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 from kgcore.validation import check_question
@@ -117,11 +122,11 @@ class FastToG:
         )
         reply = yield request
         usage.add(reply)
-        picked = parse_choices(reply.text, len(candidates), max_choices)
+        picked = parse_choices(reply.text, len(candidates), max_choices, OPTION_LABELS)
         if picked is None:
             reply = yield request.with_reminder(reply.text, PRUNE_REMINDER)
             usage.add(reply)
-            picked = parse_choices(reply.text, len(candidates), max_choices)
+            picked = parse_choices(reply.text, len(candidates), max_choices, OPTION_LABELS)
         return picked or []
 
     def _link(

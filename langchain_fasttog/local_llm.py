@@ -1,0 +1,112 @@
+"""A LangChain chat model over a local GGUF file, run by llama-cpp-python.
+
+Why not ``langchain_community.chat_models.ChatLlamaCpp``: it reports no token usage and would
+pull the whole community package for one class. This one is small, reports
+``usage_metadata``, takes the chat template explicitly (Qwen needs ChatML), and keeps one
+``llama_cpp.Llama`` per model copy so llama.cpp reuses the evaluated prefix of consecutive
+prompts (its KV cache keeps the longest common prefix).
+
+Example
+-------
+>>> from kgcore.local_models import smollm_gguf_path
+>>> chat = ChatLlamaCppLocal(model_path=str(smollm_gguf_path()))  # doctest: +SKIP
+>>> chat.invoke("Say hi").content  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from kgcore.exceptions import MissingDependencyError
+
+_ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+
+
+class ChatLlamaCppLocal(BaseChatModel):
+    """Chat completion on a local GGUF model with llama-cpp-python."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model_path: str
+    chat_format: str | None = "chatml"
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    n_batch: int = 512
+    temperature: float = 0.1
+    max_tokens: int = 256
+    seed: int = 0
+    top_p: float = 0.95
+    stop: list[str] | None = None
+    verbose: bool = False
+    _state: dict[str, Any] = PrivateAttr(default_factory=dict)
+    model_kwargs: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp-local"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_path": self.model_path, "chat_format": self.chat_format, "n_ctx": self.n_ctx}
+
+    def _client(self) -> Any:
+        # The Llama object lives in a dict shared by model_copy() copies (a shallow copy of the
+        # private state), so copies made for other temperatures reuse one loaded model.
+        if "llama" not in self._state:
+            try:
+                from llama_cpp import Llama
+            except ImportError as err:
+                raise MissingDependencyError("llama-cpp-python", "local") from err
+            self._state["llama"] = Llama(
+                model_path=self.model_path,
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_batch=self.n_batch,
+                chat_format=self.chat_format,
+                seed=self.seed,
+                verbose=self.verbose,
+                **self.model_kwargs,
+            )
+            self._state["lock"] = threading.Lock()
+        return self._state["llama"]
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        llama = self._client()
+        payload = [{"role": _ROLE.get(m.type, "user"), "content": str(m.content)} for m in messages]
+        with self._state["lock"]:  # one llama.cpp context: calls must not interleave
+            response = llama.create_chat_completion(
+                messages=payload,
+                temperature=kwargs.get("temperature", self.temperature),
+                max_tokens=kwargs.get("max_tokens", self.max_tokens),
+                top_p=self.top_p,
+                stop=stop or self.stop,
+                seed=self.seed,
+            )
+        text = response["choices"][0]["message"].get("content") or ""
+        usage = response.get("usage") or {}
+        message = AIMessage(
+            content=text,
+            usage_metadata={
+                "input_tokens": int(usage.get("prompt_tokens", 0)),
+                "output_tokens": int(usage.get("completion_tokens", 0)),
+                "total_tokens": int(usage.get("total_tokens", 0)),
+            },
+            response_metadata={
+                "model_path": self.model_path,
+                "finish_reason": response["choices"][0].get("finish_reason"),
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
