@@ -53,9 +53,20 @@ def stores(
         server.close()
 
 
+def scripted_reply(purpose: str, prompt: str) -> str:
+    """Always picks the first and third options, never knows the answer: chains grow to D_max.
+
+    Options are letters or numbers, whichever the prompt asks for.
+    """
+    if purpose == "prune" or "Reply with their" in prompt:
+        return "{1, 3}" if "numbers" in prompt else "{A, C}"
+    if purpose == "reason":
+        return "{Unknown}"
+    return "{no idea}"
+
+
 def scripted_model(request: LLMRequest) -> str:
-    """Always picks options A and C, never knows the answer: every chain grows to D_max."""
-    return {"prune": "{A, C}", "reason": "{Unknown}"}.get(request.purpose, "{no idea}")
+    return scripted_reply(request.purpose, request.prompt_text)
 
 
 def fasttog_run(store: Any, question: str, seed: int) -> tuple[dict[str, Any], list[str]]:
@@ -98,19 +109,30 @@ def test_fasttog_langchain_retriever_same_documents(
     stores: tuple[InMemoryGraphStore, Neo4jGraphStore],
 ) -> None:
     pytest.importorskip("langchain_core")
-    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.language_models import SimpleChatModel
+    from langchain_core.messages import BaseMessage
 
     from langchain_fasttog.retriever import FastToGRetriever
 
+    class ScriptedChat(SimpleChatModel):
+        """A LangChain chat model answering like :func:`scripted_reply`."""
+
+        @property
+        def _llm_type(self) -> str:
+            return "scripted"
+
+        def _call(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> str:
+            prompt = "\n".join(str(m.content) for m in messages)
+            if "Reply with their" in prompt or "have the facts needed" in prompt:
+                return scripted_reply("prune", prompt)
+            return scripted_reply("reason", prompt)
+
     memory, server = stores
-    replies = ["{A, B}", "{Unknown}", "{B}", "{A}", "{Unknown}", "{A}", "{C}", "{Unknown}"]
     for question, _ in QUESTIONS[:4]:
         docs = []
         for store in (memory, server):
             retriever = FastToGRetriever(
-                graph=store,
-                llm=FakeListChatModel(responses=replies),
-                config=FastToGConfig(width=2, max_depth=3, seed=3),
+                graph=store, llm=ScriptedChat(), config=FastToGConfig(width=2, max_depth=3, seed=3)
             )
             docs.append([(d.page_content, d.metadata) for d in retriever.invoke(question)])
         assert docs[0] == docs[1] and docs[0], question
