@@ -45,7 +45,7 @@ def bolt_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BoltServer
         yield server
     finally:
         stop(process)
-        shutil.rmtree(tmp / "databases", ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture

@@ -63,7 +63,24 @@ def _arcadedb_home() -> Path:
     return Path(arcadedb_embedded.__file__).parent
 
 
-def start_arcadedb(tmp: Path) -> tuple[subprocess.Popen[bytes], BoltServer, Path]:
+def start_arcadedb(
+    tmp: Path, attempts: int = 3
+) -> tuple[subprocess.Popen[bytes], BoltServer, Path]:
+    """Start ArcadeDB with the Bolt plugin in ``tmp``; retried on new ports if it exits early."""
+    for attempt in range(1, attempts + 1):
+        root = tmp / f"server{attempt}"
+        root.mkdir(parents=True, exist_ok=True)
+        process, text, server = _start_once(root)
+        if server is not None:
+            return process, server, root / "server.log"
+        if attempt == attempts or process.returncode is None:
+            break  # out of attempts, or it hung rather than exited
+    if process.poll() is None:
+        process.kill()
+    pytest.fail(f"ArcadeDB did not start (exit code {process.returncode}):\n{text[-3000:]}")
+
+
+def _start_once(root: Path) -> tuple[subprocess.Popen[bytes], str, BoltServer | None]:
     home = _arcadedb_home()
     java = home / "jre" / "bin" / "java"
     if not os.access(java, os.X_OK):
@@ -71,10 +88,10 @@ def start_arcadedb(tmp: Path) -> tuple[subprocess.Popen[bytes], BoltServer, Path
     password = "kg-" + secrets.token_hex(8)
     database = "kg"
     bolt, http, https = _free_port(), _free_port(), _free_port()
-    log_path = tmp / "server.log"
+    log_path = root / "server.log"
     settings = {
-        "arcadedb.server.rootPath": tmp,
-        "arcadedb.server.databaseDirectory": tmp / "databases",
+        "arcadedb.server.rootPath": root,
+        "arcadedb.server.databaseDirectory": root / "databases",
         "arcadedb.server.rootPassword": password,
         "arcadedb.server.defaultDatabases": f"{database}[root]",
         "arcadedb.server.plugins": "Bolt:com.arcadedb.bolt.BoltProtocolPlugin",
@@ -97,31 +114,25 @@ def start_arcadedb(tmp: Path) -> tuple[subprocess.Popen[bytes], BoltServer, Path
         "com.arcadedb.server.ArcadeDBServer",
     ]
     start = time.perf_counter()
-    log = log_path.open("wb")
-    process = subprocess.Popen(command, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
-    log.close()
-    deadline = start + START_TIMEOUT_S
-    while time.perf_counter() < deadline:
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, cwd=root, stdout=log, stderr=subprocess.STDOUT)
+    text = ""
+    while time.perf_counter() < start + START_TIMEOUT_S:
         text = log_path.read_text(errors="replace")
         if READY_MARKER in text:
-            break
-        if process.poll() is not None:
-            pytest.fail(
-                f"ArcadeDB exited with {process.returncode} before starting:\n{text[-3000:]}"
+            server = BoltServer(
+                uri=f"bolt://127.0.0.1:{bolt}",
+                username="root",
+                password=password,
+                database=database,
+                kind="arcadedb",
+                start_seconds=time.perf_counter() - start,
             )
+            return process, text, server
+        if process.poll() is not None:
+            return process, text, None  # exited: a port taken meanwhile, say
         time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.fail(f"ArcadeDB did not start in {START_TIMEOUT_S:.0f} s:\n{text[-3000:]}")
-    server = BoltServer(
-        uri=f"bolt://127.0.0.1:{bolt}",
-        username="root",
-        password=password,
-        database=database,
-        kind="arcadedb",
-        start_seconds=time.perf_counter() - start,
-    )
-    return process, server, log_path
+    return process, text + f"\n(not started after {START_TIMEOUT_S:.0f} s)", None
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
