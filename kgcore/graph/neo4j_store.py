@@ -323,6 +323,7 @@ class Neo4jGraphStore:
         self.round_trips = 0
         self.queries: Counter[str] = Counter()
         self._name_cache: tuple[dict[str, list[str]], list[str]] | None = None
+        self._too_many_names: bool | None = None
         config: dict[str, Any] = {
             "connection_timeout": self.connect_timeout,
             "connection_acquisition_timeout": self.connect_timeout,
@@ -338,7 +339,11 @@ class Neo4jGraphStore:
             raise GraphStoreError(f"invalid Neo4j URI or settings {uri!r}: {err}") from err
         self._build_queries()
         if verify:
-            self.verify()
+            try:
+                self.verify()
+            except GraphStoreError:
+                self._driver.close()
+                raise
 
     # -- connection -------------------------------------------------------------------
     @property
@@ -535,7 +540,9 @@ class Neo4jGraphStore:
 
     def _names_index(self) -> tuple[dict[str, list[str]], list[str]] | None:
         if self._name_cache is None:
-            if self.num_nodes() > self.name_cache_limit:
+            if self._too_many_names is None:
+                self._too_many_names = self.num_nodes() > self.name_cache_limit
+            if self._too_many_names:
                 return None
             by_normal: dict[str, list[str]] = {}
             for (name,) in self._read("all_names"):
@@ -547,6 +554,7 @@ class Neo4jGraphStore:
     def refresh_names(self) -> None:
         """Forget the copied node names (after the graph changed)."""
         self._name_cache = None
+        self._too_many_names = None
 
     def __repr__(self) -> str:
         db = f", database={self.database!r}" if self.database else ""
