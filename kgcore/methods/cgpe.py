@@ -16,8 +16,9 @@ instead of whole neighbourhoods:
      against the unused clues (one call);
    - step 2: ``(label, entity name)`` of the candidates behind the chosen summaries (one call;
      at most ``max_entities`` are shown, a larger set is sampled with the seed);
-   - step 3: the LLM states which clue each surviving entity matches (one call, skipped when a
-     single clue is left, since every survivor can only match that one).
+   - step 3: the LLM states which clue each surviving entity matches, now seeing the full
+     triple that reaches it (one call, skipped when a single clue is left, since every
+     survivor can only match that one).
 
 4. *Rules*: a clue used at one depth is not matched again; several matches of a clue branch
    into candidate paths (at most ``max_branches`` per depth); exploration ends when the paths,
@@ -65,7 +66,13 @@ from kgcore.llm.protocol import arun_steps as _arun
 from kgcore.llm.protocol import run_steps as _run
 from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
 from kgcore.methods.result import MethodResult
-from kgcore.methods.tog import SYSTEM, options_text, parse_graph_answer, relation_text
+from kgcore.methods.tog import (
+    SYSTEM,
+    options_text,
+    parse_graph_answer,
+    relation_text,
+    triple_text,
+)
 from kgcore.types import Triple
 from kgcore.validation import check_question
 
@@ -496,7 +503,7 @@ class CGPE:
         step3 = yield from ask_parsed(
             self._request(
                 f"Question: {question}\nClues left: {clue_list}\nEntities:\n"
-                + options_text([f"{c.node} ({c.label})" for c in picked])
+                + options_text([f"{c.node}, from {triple_text(c.triple)}" for c in picked])
                 + "\nWhich clue left does each entity match? Reply like {A: clue, B: none}.",
                 "cgpe_step3",
             ),

@@ -68,8 +68,10 @@ def test_two_hop_exploration_with_three_steps_and_exact_calls(store: InMemoryGra
     # Step 1 shows summaries (relation, label); without a type property the relation is the label
     step1 = llm.requests[4].prompt_text
     assert "A. release_year" in step1 and "B. directed_by" in step1
-    # Step 2 shows (label, name)
+    # Step 2 shows (label, name); step 3 the whole triple that reaches the entity
     assert "A. starred_actors: Somewhere in Time" in llm.requests[2].prompt_text
+    step3 = llm.requests[3].prompt_text
+    assert "A. Somewhere in Time, from (Somewhere in Time, starred_actors, Jane Seymour)" in step3
 
 
 def test_clue_matching_a_candidate_by_characters_needs_no_llm_call(
