@@ -26,6 +26,7 @@ Example
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Iterator
 from typing import Any
 
@@ -114,11 +115,20 @@ def _spectral(graph: nx.Graph, seed: int, max_size: int) -> Iterator[Partition]:
     if n <= max_size or graph.number_of_edges() == 0:
         yield _canonical([set(nodes)] if n <= max_size else [{v} for v in nodes])
         return
-    adjacency = nx.to_scipy_sparse_array(graph, nodelist=nodes, weight="weight", format="csr")
+    # Dense: LCS subgraphs have at most a few hundred nodes.
+    adjacency = nx.to_numpy_array(graph, nodelist=nodes, weight="weight")
     dims = min(n - 1, max(2, 2 * math.ceil(n / max_size)))
-    embedding = spectral_embedding(adjacency, n_components=dims, random_state=seed, drop_first=False)
-    for k in range(math.ceil(n / max_size), n + 1):
-        labels = KMeans(n_clusters=k, n_init=1, random_state=seed).fit_predict(embedding)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "graph is not fully connected": components still split
+        embedding = spectral_embedding(
+            adjacency, n_components=dims, random_state=seed, drop_first=False
+        )
+    smallest = math.ceil(n / max_size)
+    # k grows until every cluster fits; past 4x the smallest k, detect_communities splits the rest.
+    for k in range(smallest, min(n, 4 * smallest) + 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # duplicate points give fewer clusters than k
+            labels = KMeans(n_clusters=k, n_init=1, random_state=seed).fit_predict(embedding)
         groups: dict[int, set[Any]] = {}
         for node, label in zip(nodes, labels, strict=True):
             groups.setdefault(int(label), set()).add(node)

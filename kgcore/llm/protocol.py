@@ -134,13 +134,17 @@ async def arun_steps(steps: Steps[T], llm: AsyncChatLLM | ChatLLM) -> T:
 
 @dataclass
 class UsageMeter:
-    """Counts LLM calls, tokens and seconds as replies come in."""
+    """Counts LLM calls, tokens and seconds as replies come in.
+
+    ``unparsed`` counts replies a method could not use (it asks again or gives up).
+    """
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     tokens_reported: bool = False
     llm_seconds: float = 0.0
+    unparsed: int = 0
 
     def add(self, reply: LLMReply) -> None:
         self.calls += 1

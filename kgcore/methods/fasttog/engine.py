@@ -33,7 +33,7 @@ import time
 from collections.abc import Generator, Sequence
 
 from kgcore.community.lcs import Community, LCSStep, local_community_search
-from kgcore.exceptions import EntityNotFoundError
+from kgcore.exceptions import EmptyGraphError, EntityNotFoundError
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
 from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
@@ -124,9 +124,12 @@ class FastToG:
         usage.add(reply)
         picked = parse_choices(reply.text, len(candidates), max_choices, OPTION_LABELS)
         if picked is None:
+            usage.unparsed += 1
             reply = yield request.with_reminder(reply.text, PRUNE_REMINDER)
             usage.add(reply)
             picked = parse_choices(reply.text, len(candidates), max_choices, OPTION_LABELS)
+            if picked is None:
+                usage.unparsed += 1
         return picked or []
 
     def _link(
@@ -151,6 +154,8 @@ class FastToG:
     def steps(self, question: str, topic_entities: Sequence[str] | None = None) -> Steps:
         """The method as a step generator; see :mod:`kgcore.llm.protocol`."""
         question = check_question(question)
+        if self.store.num_triples() == 0:
+            raise EmptyGraphError("the knowledge graph has no triples: load some before asking")
         cfg = self.config
         started = time.perf_counter()
         usage = UsageMeter()
@@ -240,11 +245,12 @@ class FastToG:
             modularity=community.modularity,
         )
 
-    @staticmethod
     def _finish(
+        self,
         result: FastToGResult, usage: UsageMeter, graph_seconds: float, started: float
     ) -> FastToGResult:
         result.record_usage(usage)
+        result.extra["unparsed_replies"] = usage.unparsed
         result.graph_seconds = graph_seconds
         result.total_seconds = time.perf_counter() - started
         parts = [result.start.text] if result.start else []

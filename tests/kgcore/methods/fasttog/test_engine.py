@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from kgcore.community import local_community_search
+from kgcore.exceptions import EmptyGraphError, EntityNotFoundError, InvalidQuestionError
+from kgcore.graph import InMemoryGraphStore
+from kgcore.llm import LLMRequest, ScriptedLLM
+from kgcore.methods.fasttog import FastToG, FastToGConfig
+
+QUESTION = "which films share the director of [Cleopatra]"
+
+
+def by_purpose(**replies: list[str]):
+    """A script answering each step from its own queue (the last reply repeats)."""
+    queues = {k: list(v) for k, v in replies.items()}
+
+    def reply(request: LLMRequest) -> str:
+        queue = queues[request.purpose]
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    return reply
+
+
+def purposes(llm: ScriptedLLM) -> list[str]:
+    return [r.purpose for r in llm.requests]
+
+
+def test_initial_phase_starts_one_chain_per_choice(movie_store: InMemoryGraphStore) -> None:
+    config = FastToGConfig(width=2, max_depth=1, max_community_size=2)
+    llm = ScriptedLLM(by_purpose(prune=["{2, 1}"], reason=["{All About Eve}"]))
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    expected = local_community_search(
+        movie_store, ["Cleopatra"], config.lcs_config(), exclude={"Cleopatra"}, seed=0
+    )
+    assert [chain[0].nodes for chain in result.chains] == [
+        expected.candidates[1].nodes,
+        expected.candidates[0].nodes,
+    ]
+    assert result.answer == "All About Eve"
+    assert (result.depth, result.llm_calls, result.fell_back) == (1, 2, False)
+    assert purposes(llm) == ["prune", "reason"]
+    assert result.topic_entities == ["Cleopatra"]
+
+
+def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphStore) -> None:
+    llm = ScriptedLLM(["{1}", "{x}"])
+    FastToG(movie_store, FastToGConfig(max_community_size=2)).run(QUESTION, llm)
+    prompt = llm.requests[0].messages[-1].content
+    assert "Question: " + QUESTION in prompt
+    assert "\n1. " in prompt and "up to 3" in prompt
+    reason = llm.requests[1].messages[-1].content
+    assert reason.count("Start: Cleopatra.") == 1 and "Chain 1: " in reason
+
+
+def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
+    config = FastToGConfig(width=1, max_depth=4, max_community_size=2)
+    llm = ScriptedLLM(by_purpose(prune=["{1}"], reason=["{Unknown}", "{Shane}"]))
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    assert result.answer == "Shane"
+    assert purposes(llm) == ["prune", "reason", "prune", "reason"]
+    assert [c.depth for c in result.chains[0]] == [1, 2]
+    assert result.depth == 2 and not result.fell_back
+
+
+def test_fallback_after_max_depth(movie_store: InMemoryGraphStore) -> None:
+    config = FastToGConfig(width=1, max_depth=2, max_community_size=2, fallback="io")
+    llm = ScriptedLLM(by_purpose(prune=["{1}"], reason=["{Unknown}"], io=["{Giant}"]))
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    assert purposes(llm) == ["prune", "reason", "prune", "reason", "io"]
+    assert (result.answer, result.fell_back, result.depth) == ("Giant", True, 2)
+
+
+def test_none_stops_only_that_chain(movie_store: InMemoryGraphStore) -> None:
+    config = FastToGConfig(width=2, max_depth=2, max_community_size=2)
+    llm = ScriptedLLM(
+        by_purpose(prune=["{1, 2}", "{none}", "{1}"], reason=["{Unknown}"], cot=["{x}"])
+    )
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    assert [len(chain) for chain in result.chains] == [1, 2]
+    assert purposes(llm) == ["prune", "reason", "prune", "prune", "reason", "cot"]
+
+
+def test_unusable_reply_is_asked_again_once(movie_store: InMemoryGraphStore) -> None:
+    llm = ScriptedLLM(["let me think", "{1}", "{Shane}"])
+    result = FastToG(movie_store, FastToGConfig(max_community_size=2)).run(QUESTION, llm)
+    assert purposes(llm) == ["prune", "prune", "reason"]
+    assert len(llm.requests[1].messages) == len(llm.requests[0].messages) + 2  # reply + reminder
+    assert result.answer == "Shane" and len(result.chains) == 1
+    assert result.extra["unparsed_replies"] == 1
+
+
+def test_twice_unusable_reply_is_no_choice_then_fallback(movie_store: InMemoryGraphStore) -> None:
+    llm = ScriptedLLM(["let me think", "still thinking", "Shane"])
+    result = FastToG(movie_store, FastToGConfig(max_community_size=2)).run(QUESTION, llm)
+    assert purposes(llm) == ["prune", "prune", "cot"]
+    assert result.chains == [] and result.fell_back and result.answer == "Shane"
+    assert result.extra["unparsed_replies"] == 2
+
+
+def test_valid_choices_in_a_sloppy_reply_are_kept(movie_store: InMemoryGraphStore) -> None:
+    # The reference code dropped every chain unless the reply had exactly W letters.
+    llm = ScriptedLLM(["Groups {1} seem useful.", "{Shane}"])
+    result = FastToG(movie_store, FastToGConfig(width=3, max_community_size=2)).run(QUESTION, llm)
+    assert len(result.chains) == 1 and result.llm_calls == 2
+
+
+def test_history_is_never_revisited(metaqa_store: InMemoryGraphStore) -> None:
+    store = metaqa_store
+    config = FastToGConfig(width=3, max_depth=4)
+    llm = ScriptedLLM(by_purpose(prune=["{1, 2, 3}", "{2}"], reason=["{Unknown}"], cot=["{x}"]))
+    result = FastToG(store, config).run("what films did the director of [Cleopatra] direct", llm)
+    seen = list(result.start.nodes)
+    for community in result.communities():
+        assert not set(community.nodes) & set(seen)
+        assert len(community.nodes) <= config.max_community_size
+        seen += community.nodes
+    assert max(len(chain) for chain in result.chains) == 4
+
+
+@pytest.mark.parametrize("width,depth", [(1, 1), (2, 3), (3, 5), (4, 2)])
+def test_llm_calls_within_the_paper_bound(
+    metaqa_store: InMemoryGraphStore, width: int, depth: int
+) -> None:
+    store = metaqa_store
+    rng = random.Random(width * 10 + depth)
+    replies = ["{1}", "{2, 3}", "nonsense", "{none}", "{Unknown}", "3", "{1, 2, 3, 4}"]
+    llm = ScriptedLLM(lambda r: rng.choice(replies) if r.purpose == "prune" else "{Unknown}")
+    result = FastToG(store, FastToGConfig(width=width, max_depth=depth)).run(
+        "who starred in the films directed by [Ridley Scott]", llm
+    )
+    assert result.llm_calls == len(llm.requests)
+    assert result.llm_calls <= 2 * width * depth + depth + 2
+
+
+def test_entities_are_extracted_by_the_llm_without_brackets(movie_store: InMemoryGraphStore) -> None:
+    llm = ScriptedLLM(['["cleopatra"]', "{1}", "{All About Eve}"])
+    result = FastToG(movie_store, FastToGConfig(max_community_size=2)).run(
+        "which films share the director of Cleopatra", llm
+    )
+    assert purposes(llm) == ["extract_entities", "prune", "reason"]
+    assert result.topic_entities == ["Cleopatra"] and result.answer == "All About Eve"
+
+
+def test_unlinkable_extracted_entities_fall_back(movie_store: InMemoryGraphStore) -> None:
+    llm = ScriptedLLM(['["Zzzz Qqqq"]', "{Unknown}"])
+    result = FastToG(movie_store).run("which films share the director of Cleopatra", llm)
+    assert purposes(llm) == ["extract_entities", "cot"]
+    assert result.fell_back and result.answer == "Unknown" and result.topic_entities == []
+
+
+def test_bad_input(movie_store: InMemoryGraphStore) -> None:
+    engine = FastToG(movie_store)
+    with pytest.raises(InvalidQuestionError, match="empty"):
+        engine.run("   ", ScriptedLLM([]))
+    with pytest.raises(EntityNotFoundError, match="Cleopatre.*closest names.*Cleopatra"):
+        engine.run("who directed [Cleopatre II]", ScriptedLLM([]))
+    with pytest.raises(EmptyGraphError):
+        FastToG(InMemoryGraphStore()).run("who directed [Cleopatra]", ScriptedLLM([]))
+    with pytest.raises(ValueError, match="algorithm"):
+        FastToGConfig(algorithm="kmeans")
+
+
+def test_same_seed_same_run_and_async_matches(metaqa_store: InMemoryGraphStore) -> None:
+    store = metaqa_store
+    def script():
+        return ScriptedLLM(by_purpose(prune=["{1, 2}", "{1}"], reason=["{Unknown}"], cot=["{x}"]))
+
+    engine = FastToG(store, FastToGConfig(max_depth=3, seed=5))
+    q = "what genres are the movies written by [Sidney Buchman] in"
+    first = engine.run(q, script())
+    second = asyncio.run(engine.arun(q, script()))
+    assert [[c.nodes for c in ch] for ch in first.chains] == [[c.nodes for c in ch] for ch in second.chains]
+    assert first.answer == second.answer == "x"
+    assert first.graph_seconds > 0 and first.prompt_tokens and first.total_seconds >= first.graph_seconds
+
+
+def test_node_level_preset_uses_single_node_communities(movie_store: InMemoryGraphStore) -> None:
+    llm = ScriptedLLM(by_purpose(prune=["{1, 2, 3}"], reason=["{x}"]))
+    result = FastToG(movie_store, FastToGConfig.node_level()).run(QUESTION, llm)
+    assert result.chains and all(len(c.nodes) == 1 for c in result.communities())

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from uuid import UUID
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.messages import AIMessage
+
+from kgcore.graph import InMemoryGraphStore
+from kgcore.llm import LLMRequest
+from langchain_fasttog import FastToGChain, FastToGConfig, FastToGRetriever, LangChainLLM
+
+QUESTION = "which films share the director of [Cleopatra]"
+CONFIG = FastToGConfig(width=2, max_community_size=2)
+
+
+class RunRecorder(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.chat_runs: list[tuple[str | None, UUID | None]] = []
+        self.retriever_runs: list[UUID] = []
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID,
+                            parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        self.chat_runs.append((kwargs.get("name"), parent_run_id))
+
+    def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID, **kwargs: Any) -> None:
+        self.retriever_runs.append(run_id)
+
+
+def fake(*replies: str) -> FakeListChatModel:
+    return FakeListChatModel(responses=list(replies))
+
+
+def test_retriever_returns_chain_communities_as_documents(movie_store: InMemoryGraphStore) -> None:
+    retriever = FastToGRetriever(graph=movie_store, llm=fake("{1, 2}", "{All About Eve}"), config=CONFIG)
+    docs = retriever.invoke(QUESTION)
+    assert len(docs) == 2 and all(isinstance(d, Document) for d in docs)
+    first = docs[0]
+    assert [d.metadata["chain"] for d in docs] == [0, 1]
+    assert first.metadata["depth"] == 1 and first.metadata["answer"] == "All About Eve"
+    assert first.metadata["entities"] and first.metadata["triples"]
+    assert isinstance(first.metadata["modularity"], float)
+    heads_and_tails = {x for t in first.metadata["triples"] for x in (t[0], t[2])}
+    assert set(first.metadata["entities"]) <= heads_and_tails | {"Cleopatra"}
+    assert first.page_content.endswith(".")
+
+
+def test_k_at_construction_and_per_call(movie_store: InMemoryGraphStore) -> None:
+    retriever = FastToGRetriever(graph=movie_store, llm=fake("{1, 2}", "{x}"), config=CONFIG, k=1)
+    assert len(retriever.invoke(QUESTION)) == 1
+    retriever = FastToGRetriever(graph=movie_store, llm=fake("{1, 2}", "{x}"), config=CONFIG)
+    assert len(retriever.invoke(QUESTION, k=1)) == 1
+    with pytest.raises(ValueError, match="k must be"):
+        retriever.invoke(QUESTION, k=0)
+
+
+def test_every_llm_call_is_a_child_run_of_the_retriever(movie_store: InMemoryGraphStore) -> None:
+    recorder = RunRecorder()
+    retriever = FastToGRetriever(graph=movie_store, llm=fake("{1}", "{x}"), config=CONFIG)
+    retriever.invoke(QUESTION, config={"callbacks": [recorder]})
+    assert [name for name, _ in recorder.chat_runs] == ["fasttog.prune", "fasttog.reason"]
+    assert {parent for _, parent in recorder.chat_runs} == set(recorder.retriever_runs)
+
+
+def test_async_retriever_path(movie_store: InMemoryGraphStore) -> None:
+    recorder = RunRecorder()
+    retriever = FastToGRetriever(graph=movie_store, llm=fake("{1}", "{x}"), config=CONFIG)
+    docs = asyncio.run(retriever.ainvoke(QUESTION, config={"callbacks": [recorder]}))
+    assert len(docs) == 1 and docs[0].metadata["answer"] == "x"
+    assert len(recorder.chat_runs) == 2
+
+
+def test_chain_accepts_str_and_dict_and_batches(movie_store: InMemoryGraphStore) -> None:
+    chain = FastToGChain(graph=movie_store, llm=fake("{1}", "{All About Eve}"), config=CONFIG)
+    out = chain.invoke({"question": QUESTION})
+    assert out["answer"] == "All About Eve" and out["llm_calls"] == 2
+    assert out["chains"][0][0]["depth"] == 1 and out["fell_back"] is False
+    assert {"graph_seconds", "llm_seconds", "prompt_tokens", "depth"} <= set(out)
+    results = chain.batch([QUESTION, {"question": QUESTION}], config={"max_concurrency": 1})
+    assert len(results) == 2
+    results = asyncio.run(chain.abatch([QUESTION, QUESTION]))
+    assert len(results) == 2 and all("answer" in r for r in results)
+
+
+def test_chain_topic_entities_and_bad_input(movie_store: InMemoryGraphStore) -> None:
+    chain = FastToGChain(graph=movie_store, llm=fake("{1}", "{x}"), config=CONFIG)
+    out = chain.invoke({"question": "who directed it", "topic_entities": ["Giant"]})
+    assert out["topic_entities"] == ["Giant"]
+    with pytest.raises(ValueError, match="empty"):
+        chain.invoke({"question": " "})
+    with pytest.raises(TypeError, match="GraphStore"):
+        FastToGChain(graph=object(), llm=fake("{1}")).invoke(QUESTION)
+
+
+def test_adapter_sets_temperature_and_reads_usage() -> None:
+    seen: list[tuple[float, int]] = []
+
+    class Recording(FakeListChatModel):
+        temperature: float = 0.7
+        max_tokens: int = 10
+
+        def _call(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[override]
+            seen.append((self.temperature, self.max_tokens))
+            return super()._call(messages, stop, run_manager, **kwargs)
+
+    llm = LangChainLLM(Recording(responses=["ok"]))
+    request = LLMRequest.from_prompt("hi", purpose="reason", temperature=0.1, max_tokens=64)
+    assert llm.generate(request).text == "ok"
+    assert seen == [(0.1, 64)]
+
+    class WithUsage(FakeListChatModel):
+        def invoke(self, *args: Any, **kwargs: Any) -> AIMessage:  # type: ignore[override]
+            usage = {"input_tokens": 12, "output_tokens": 3, "total_tokens": 15}
+            return AIMessage(content="ok", usage_metadata=usage)
+
+    request = LLMRequest.from_prompt("x", purpose="io")
+    reply = LangChainLLM(WithUsage(responses=["ok"])).generate(request)
+    assert (reply.prompt_tokens, reply.completion_tokens) == (12, 3)
