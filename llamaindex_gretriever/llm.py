@@ -48,7 +48,7 @@ def chatml_messages_to_prompt(
     turns = [{"role": str(m.role.value), "content": m.content or ""} for m in messages]
     if system_prompt and not any(t["role"] == "system" for t in turns):
         turns.insert(0, {"role": "system", "content": system_prompt})
-    return str(format_chatml(turns).prompt)  # type: ignore[arg-type]
+    return str(format_chatml(turns).prompt)
 
 
 def chatml_completion_to_prompt(completion: str) -> str:

@@ -39,7 +39,9 @@ def _node_name(node: LabelledNode) -> str:
     return str(name) if name is not None else str(node.id)
 
 
-def read_property_graph(graph_store: PropertyGraphStore, entities_only: bool = True) -> list[Triple]:
+def read_property_graph(
+    graph_store: PropertyGraphStore, entities_only: bool = True
+) -> list[Triple]:
     """Every triplet of a property graph store as :class:`~kgcore.types.Triple`, sorted.
 
     ``entities_only`` drops triplets touching a text chunk (``ChunkNode``), keeping the

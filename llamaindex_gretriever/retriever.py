@@ -105,7 +105,10 @@ class GRetrieverRetriever(BaseRetriever):
         progress: bool = True,
         **kwargs: Any,
     ) -> GRetrieverRetriever:
-        """Index triples (embeddings cached on disk) and wrap them; ``kwargs`` go to ``__init__``."""
+        """Index triples (embeddings cached on disk) and wrap them.
+
+        ``kwargs`` go to ``__init__`` (``text_format``, ``entity_extractor``, ``hops``).
+        """
         core = GRetriever.from_triples(
             triples, embedder, edge_text, cache_dir, progress, pcst=pcst, region=region
         )

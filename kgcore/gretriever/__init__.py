@@ -18,6 +18,7 @@ from kgcore.gretriever.retriever import (
     PCSTSettings,
     RegionSettings,
     bracketed_entities,
+    retrieve_in_graph,
 )
 from kgcore.gretriever.textgraph import TextualGraph
 from kgcore.gretriever.textualize import textualize_paper, textualize_triples
@@ -43,6 +44,7 @@ __all__ = [
     "link_entities",
     "node_prizes",
     "normalize_rows",
+    "retrieve_in_graph",
     "solve_pcst",
     "textualize_paper",
     "textualize_triples",

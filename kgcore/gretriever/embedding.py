@@ -112,7 +112,8 @@ class SentenceTransformerEmbedder:
                     )
                 except Exception as err:
                     raise ConfigurationError(
-                        f"cannot load sentence-transformers model {self.model_path!r} offline: {err}"
+                        f"cannot load sentence-transformers model {self.model_path!r} "
+                        f"offline: {err}"
                     ) from err
         return self._model
 
@@ -120,9 +121,8 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         """Length of the embedding vectors."""
         model = self._load()
-        getter = getattr(model, "get_embedding_dimension", None) or getattr(
-            model, "get_sentence_embedding_dimension"
-        )
+        getter = getattr(model, "get_embedding_dimension", None)
+        getter = getter or model.get_sentence_embedding_dimension
         return int(getter())
 
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:

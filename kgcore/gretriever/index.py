@@ -106,7 +106,7 @@ class EmbeddedTexts:
         known = rows >= 0
         out[known] = self.vectors[rows[known]]
         if not known.all():
-            missing = [t for t, k in zip(texts, known) if not k]
+            missing = [t for t, k in zip(texts, known, strict=True) if not k]
             if embedder is None:
                 raise EmbeddingError(
                     f"{len(missing)} texts have no embedding (first: {missing[0]!r}) "

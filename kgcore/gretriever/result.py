@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kgcore.gretriever.textgraph import TextualGraph
 from kgcore.gretriever.textualize import (
     TextFormat,
     check_text_format,
@@ -49,6 +50,8 @@ class GRetrieverResult:
         Size of the graph PCST searched (the candidate region on a large graph).
     seeds : tuple of str
         The nodes the candidate region grew from (empty for a whole-graph search).
+    searched_graph : TextualGraph, optional
+        The graph PCST searched (the whole graph or the candidate region), for comparison.
     """
 
     question: str
@@ -64,6 +67,7 @@ class GRetrieverResult:
     searched_nodes: int
     searched_edges: int
     seeds: tuple[str, ...] = field(default=())
+    searched_graph: TextualGraph | None = field(default=None, repr=False, compare=False)
 
     @property
     def num_nodes(self) -> int:
@@ -81,8 +85,11 @@ class GRetrieverResult:
         if fmt == "triples":
             return textualize_triples(self.edges)
         return textualize_paper(
-            zip(self.node_ids, self.node_texts),
-            ((s, t.relation, d) for (s, d), t in zip(self.edge_endpoints, self.edges)),
+            zip(self.node_ids, self.node_texts, strict=True),
+            (
+                (s, t.relation, d)
+                for (s, d), t in zip(self.edge_endpoints, self.edges, strict=True)
+            ),
         )
 
     def to_metadata(self) -> dict[str, object]:

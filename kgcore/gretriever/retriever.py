@@ -236,7 +236,7 @@ class GRetriever:
                 if new:
                     assert self.embedder is not None
                     fresh = EmbeddedTexts.embed(new, self.embedder)
-                    self._fresh.update(zip(new, fresh.vectors[fresh.rows]))
+                    self._fresh.update(zip(new, fresh.vectors[fresh.rows], strict=True))
                 vectors = np.stack([self._fresh[texts[i]] for i in missing])
             sims[missing] = vectors @ query
         return sims
@@ -247,6 +247,7 @@ class GRetriever:
         question: str,
         topic_entities: Sequence[str] | None = None,
         hops: int | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> GRetrieverResult:
         """The PCST subgraph for ``question``.
 
@@ -259,8 +260,18 @@ class GRetriever:
             When given, the search is restricted to their region even on a small graph.
         hops : int, optional
             Overrides :attr:`RegionSettings.hops` for this question.
+        query_vector : numpy.ndarray, optional
+            The question's unit-norm embedding, when already computed (e.g. for a batch).
         """
-        query = self.embed_question(question)
+        if query_vector is None:
+            query = self.embed_question(question)
+        else:
+            query = np.asarray(query_vector, dtype=np.float32).reshape(-1)
+            if self.index is not None and query.shape[0] != self.index.dimension:
+                raise EmbeddingError(
+                    f"query_vector has {query.shape[0]} dimensions, "
+                    f"the index {self.index.dimension}"
+                )
         use_region = bool(topic_entities) or self.index is None or (
             self.index.graph.num_nodes > self.region.whole_graph_max_nodes
         )
@@ -310,34 +321,58 @@ class GRetriever:
         question: str = "",
         seeds: Sequence[str] = (),
     ) -> GRetrieverResult:
-        """Run the paper's prizes and PCST on ``graph`` given its similarities to the question."""
-        graph.require_nonempty()
-        if len(node_similarity) != graph.num_nodes or len(edge_similarity) != graph.num_edges:
-            raise EmbeddingError(
-                f"got {len(node_similarity)} node and {len(edge_similarity)} edge similarities "
-                f"for a graph of {graph.num_nodes} nodes and {graph.num_edges} edges"
-            )
-        settings = self.pcst
-        n_prizes = node_prizes(node_similarity, settings.k_nodes)
-        e_prizes = edge_prizes(edge_similarity, settings.k_edges)
-        solution = solve_pcst(
-            graph.edge_index, n_prizes, e_prizes, settings.edge_cost,
-            k_edges=settings.k_edges, num_clusters=settings.num_clusters,
+        """Run the paper's prizes and PCST on ``graph`` with this retriever's settings."""
+        return retrieve_in_graph(
+            graph, node_similarity, edge_similarity, self.pcst, question, seeds
         )
-        edge_ids = solution.edge_ids.tolist()
-        endpoints = graph.edge_index[:, solution.edge_ids].T.tolist()
-        return GRetrieverResult(
-            question=question,
-            node_ids=tuple(solution.node_ids.tolist()),
-            node_texts=tuple(graph.node_texts[i] for i in solution.node_ids),
-            edge_ids=tuple(edge_ids),
-            edges=tuple(graph.triples(edge_ids)),
-            edge_endpoints=tuple((int(s), int(d)) for s, d in endpoints),
-            node_prizes=tuple(float(p) for p in n_prizes[solution.node_ids]),
-            edge_prizes=tuple(float(p) for p in e_prizes[solution.edge_ids]),
-            objective=solution.objective,
-            edge_cost=solution.edge_cost,
-            searched_nodes=graph.num_nodes,
-            searched_edges=graph.num_edges,
-            seeds=tuple(seeds),
+
+
+def retrieve_in_graph(
+    graph: TextualGraph,
+    node_similarity: np.ndarray,
+    edge_similarity: np.ndarray,
+    settings: PCSTSettings | None = None,
+    question: str = "",
+    seeds: Sequence[str] = (),
+) -> GRetrieverResult:
+    """The paper's prizes and PCST on one graph, given its similarities to the question.
+
+    Example
+    -------
+    >>> graph = TextualGraph.from_triples([("a", "r", "b"), ("c", "s", "d")])
+    >>> result = retrieve_in_graph(graph, np.array([0.9, 0.8, 0.1, 0.0]), np.array([0.7, 0.1]),
+    ...                            PCSTSettings(k_nodes=2, k_edges=1))
+    >>> result.node_texts, [tuple(t) for t in result.edges]
+    (('a', 'b'), [('a', 'r', 'b')])
+    """
+    graph.require_nonempty()
+    if len(node_similarity) != graph.num_nodes or len(edge_similarity) != graph.num_edges:
+        raise EmbeddingError(
+            f"got {len(node_similarity)} node and {len(edge_similarity)} edge similarities "
+            f"for a graph of {graph.num_nodes} nodes and {graph.num_edges} edges"
         )
+    settings = settings or PCSTSettings()
+    n_prizes = node_prizes(node_similarity, settings.k_nodes)
+    e_prizes = edge_prizes(edge_similarity, settings.k_edges)
+    solution = solve_pcst(
+        graph.edge_index, n_prizes, e_prizes, settings.edge_cost,
+        k_edges=settings.k_edges, num_clusters=settings.num_clusters,
+    )
+    edge_ids = solution.edge_ids.tolist()
+    endpoints = graph.edge_index[:, solution.edge_ids].T.tolist()
+    return GRetrieverResult(
+        question=question,
+        node_ids=tuple(solution.node_ids.tolist()),
+        node_texts=tuple(graph.node_texts[i] for i in solution.node_ids),
+        edge_ids=tuple(edge_ids),
+        edges=tuple(graph.triples(edge_ids)),
+        edge_endpoints=tuple((int(s), int(d)) for s, d in endpoints),
+        node_prizes=tuple(float(p) for p in n_prizes[solution.node_ids]),
+        edge_prizes=tuple(float(p) for p in e_prizes[solution.edge_ids]),
+        objective=solution.objective,
+        edge_cost=solution.edge_cost,
+        searched_nodes=graph.num_nodes,
+        searched_edges=graph.num_edges,
+        seeds=tuple(seeds),
+        searched_graph=graph,
+    )

@@ -163,7 +163,9 @@ class TextualGraph:
         texts = self.node_texts
         return tuple(
             f"{texts[s]} {r} {texts[d]}"
-            for s, r, d in zip(self.edge_index[0], self.edge_relations, self.edge_index[1])
+            for s, r, d in zip(
+                self.edge_index[0], self.edge_relations, self.edge_index[1], strict=True
+            )
         )
 
     def triples(self, edge_ids: Iterable[int] | None = None) -> list[Triple]:

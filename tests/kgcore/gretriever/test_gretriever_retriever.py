@@ -153,3 +153,13 @@ def test_bracketed_entities() -> None:
     assert bracketed_entities("which films share actors with [Giant] and [Shane]") == [
         "Giant", "Shane"]
     assert bracketed_entities("no brackets") == []
+
+
+def test_a_precomputed_query_vector_gives_the_same_result(movie_triples, table_embedder) -> None:
+    retriever = GRetriever.from_triples(movie_triples, table_embedder, cache_dir=None,
+                                        progress=False)
+    question = "who directed Cleopatra"
+    vector = retriever.embed_question(question)
+    assert retriever.retrieve(question, query_vector=vector) == retriever.retrieve(question)
+    with pytest.raises(EmbeddingError):
+        retriever.retrieve(question, query_vector=np.ones(3))
