@@ -398,7 +398,8 @@ class Neo4jGraphStore:
         # Names are matched with ``WHERE n.name = node`` rather than an inline map
         # ``(n {name: node})``: the same plan on Neo4j, and ArcadeDB 26.10 resolves a variable
         # in an inline map whose string value looks like a parameter ("$names") as that
-        # parameter, so a node named "$names" was not found there.
+        # parameter, so a node named "$names" was not found there. Nodes without a name and
+        # relationships without a relation (possible in an existing graph) are skipped.
         m = self.mapping
         label, name, rel = m.label, m.name, m.rel_pattern("r")
         relation = m.relation_expr("r")
@@ -406,6 +407,7 @@ class Neo4jGraphStore:
             "UNWIND $names AS node\n"
             f"MATCH (n:{label}) WHERE n.{name} = node\n"
             f"MATCH (n)-[{rel}]-(m:{label})\n"
+            f"WHERE m.{name} IS NOT NULL AND {relation} IS NOT NULL\n"
             f"WITH DISTINCT node, m.{name} AS other, {relation} AS relation,\n"
             "     CASE WHEN startNode(r) = n THEN 0 ELSE 1 END AS direction\n"
             "ORDER BY node, other, relation, direction\n"
@@ -420,7 +422,8 @@ class Neo4jGraphStore:
             "triples_among": (
                 "UNWIND $names AS node\n"
                 f"MATCH (h:{label}) WHERE h.{name} = node\n"
-                f"MATCH (h)-[{rel}]->(t:{label}) WHERE t.{name} IN $names\n"
+                f"MATCH (h)-[{rel}]->(t:{label})\n"
+                f"WHERE t.{name} IN $names AND {relation} IS NOT NULL\n"
                 f"RETURN DISTINCT h.{name} AS head, {relation} AS relation, t.{name} AS tail"
             ),
             "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",

@@ -342,3 +342,23 @@ def test_query_errors_name_the_uri_and_database(bolt_server: BoltServer) -> None
         with pytest.raises(GraphStoreError) as info:
             store.num_nodes()
     assert bolt_server.uri in str(info.value) and "no_such_database" in str(info.value)
+
+
+def test_existing_graph_with_gaps_is_read_without_errors(make_store: MakeStore) -> None:
+    """Nodes without a name and relationships without a relation are skipped, not fatal."""
+    store = make_store()
+    load_triples(store, [("a", "r", "b")], progress=False)
+    label, name = store.mapping.label, store.mapping.name
+    with store.driver.session(database=store.database) as session:
+        session.execute_write(
+            lambda tx: tx.run(
+                f"MATCH (a:{label}) WHERE a.{name} = $a "
+                f"CREATE (a)-[:RELATION]->(:{label} {{other: 1}}) "
+                f"CREATE (a)-[:RELATION]->(b:{label} {{{name}: $c}})",
+                a="a",
+                c="c",
+            ).consume()
+        )
+    assert store.neighbors("a") == [Triple("a", "r", "b")]
+    assert store.triples_among(["a", "b", "c"]) == [Triple("a", "r", "b")]
+    assert store.search_nodes("a", 1) == ["a"]
