@@ -49,12 +49,16 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{'HIT ' if hit else 'miss'} calls={result.llm_calls:2d} depth={result.depth} "
             f"fallback={int(result.fell_back)} t={time.perf_counter() - started:5.1f}s "
-            f"| {example.question} | pred={result.answer[:80]!r} | gold={'|'.join(example.answers)[:60]}",
+            f"| {example.question} | pred={result.answer[:80]!r} "
+            f"| gold={'|'.join(example.answers)[:60]}",
             flush=True,
         )
         if args.out:
             with args.out.open("a", encoding="utf-8") as sink:
-                sink.write(json.dumps({"id": example.id, "hit": hit, **result.to_dict()}, default=list) + "\n")
+                sink.write(
+                    json.dumps({"id": example.id, "hit": hit, **result.to_dict()}, default=list)
+                    + "\n"
+                )
     n = len(rows)
     calls = [r.llm_calls for r, _ in rows]
     prompt_tokens = sum(r.prompt_tokens or 0 for r, _ in rows)

@@ -36,8 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     examples = load_metaqa("2hop", args.limit).examples + load_metaqa("3hop", args.limit).examples
     started = time.perf_counter()
     store = InMemoryGraphStore.from_file(load_metaqa("1hop", 1).graph_path, progress=False)
-    print(f"graph: {store.num_nodes()} nodes, {store.num_triples()} triples, "
-          f"loaded in {time.perf_counter() - started:.1f}s")
+    print(
+        f"graph: {store.num_nodes()} nodes, {store.num_triples()} triples, "
+        f"loaded in {time.perf_counter() - started:.1f}s"
+    )
     entities = [link_entity(store, e.topic_entities[0]) for e in examples]
     # Warm the neighbour cache once (a long-running retriever has it warm too).
     for entity in entities:
@@ -57,10 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         median, p90 = statistics.median(times), float(np.percentile(times, 90))
         summary[algorithm] = (median, p90)
         print(
-            f"{algorithm:13s} median={median:7.2f} ms  p90={p90:7.2f} ms  max={max(times):8.1f} ms  "
+            f"{algorithm:13s} median={median:7.2f} ms  p90={p90:7.2f} ms  "
+            f"max={max(times):8.1f} ms  "
             f"(cpu median={statistics.median(cpu):.2f} ms)  "
             f"subgraph nodes median={statistics.median(nodes):.0f} max={max(nodes)}  "
-            f"triples median={statistics.median(triples):.0f}  communities median={statistics.median(found):.0f}",
+            f"triples median={statistics.median(triples):.0f}  "
+            f"communities median={statistics.median(found):.0f}",
             flush=True,
         )
     median, p90 = summary.get("louvain", (float("nan"), float("nan")))

@@ -43,7 +43,11 @@ class EntityNotFoundError(KGRetrieverError, LookupError):
     def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
         self.name = name
         self.suggestions = list(suggestions)
-        hint = f"; closest names: {', '.join(repr(s) for s in self.suggestions)}" if suggestions else ""
+        hint = (
+            f"; closest names: {', '.join(repr(s) for s in self.suggestions)}"
+            if suggestions
+            else ""
+        )
         super().__init__(f"entity {name!r} is not in the knowledge graph{hint}")
 
 

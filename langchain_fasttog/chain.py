@@ -51,7 +51,9 @@ class FastToGChain(RunnableSerializable[ChainInput, dict[str, Any]]):
 
     def _engine(self) -> FastToG:
         if not isinstance(self.graph, GraphStore):
-            raise TypeError(f"graph must implement kgcore GraphStore, got {type(self.graph).__name__}")
+            raise TypeError(
+                f"graph must implement kgcore GraphStore, got {type(self.graph).__name__}"
+            )
         return FastToG(self.graph, self.config, self.textualizer)
 
     def _run(self, value: ChainInput, run_manager: CallbackManagerForChainRun) -> dict[str, Any]:
@@ -74,6 +76,4 @@ class FastToGChain(RunnableSerializable[ChainInput, dict[str, Any]]):
     async def ainvoke(
         self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        return await self._acall_with_config(
-            self._arun, input, config, run_type="chain"
-        )
+        return await self._acall_with_config(self._arun, input, config, run_type="chain")

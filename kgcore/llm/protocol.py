@@ -112,7 +112,7 @@ def run_steps(steps: Steps[T], llm: ChatLLM) -> T:
             reply = _timed(llm.generate(request), started)
             request = steps.send(reply)
     except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+        return stop.value
 
 
 async def arun_steps(steps: Steps[T], llm: AsyncChatLLM | ChatLLM) -> T:
@@ -129,7 +129,7 @@ async def arun_steps(steps: Steps[T], llm: AsyncChatLLM | ChatLLM) -> T:
                 reply = await asyncio.to_thread(llm.generate, request)
             request = steps.send(_timed(reply, started))
     except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+        return stop.value
 
 
 @dataclass

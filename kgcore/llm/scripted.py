@@ -32,7 +32,9 @@ class ScriptedLLM:
         else:
             replies = self._script
             if self._index >= len(replies):
-                raise AssertionError(f"script exhausted at request {self._index}: {request.purpose}")
+                raise AssertionError(
+                    f"script exhausted at request {self._index}: {request.purpose}"
+                )
             text = replies[self._index]
         self._index += 1
         return LLMReply(

@@ -11,8 +11,22 @@ from langchain_fasttog.cli import build_parser, format_result, main
 
 def test_ask_options_map_onto_the_config() -> None:
     args = build_parser().parse_args(
-        ["ask", "who directed [Giant]", "--kg", "kb.txt", "--width", "2", "--depth", "3",
-         "--max-community-size", "5", "--algorithm", "leiden", "--seed", "9"]
+        [
+            "ask",
+            "who directed [Giant]",
+            "--kg",
+            "kb.txt",
+            "--width",
+            "2",
+            "--depth",
+            "3",
+            "--max-community-size",
+            "5",
+            "--algorithm",
+            "leiden",
+            "--seed",
+            "9",
+        ]
     )
     from langchain_fasttog.cli import _config_from
 
@@ -30,7 +44,9 @@ def test_result_is_printed_with_chains_and_figures(movie_store) -> None:
     assert "LLM calls 2" in text and "fallback no" in text
 
 
-def test_errors_are_reported_without_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_are_reported_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(["ask", "who directed [Giant]", "--kg", str(tmp_path / "missing.txt"), "--quiet"])
     assert code == 2
     assert "kgqa: error:" in capsys.readouterr().err
@@ -40,6 +56,8 @@ def test_errors_are_reported_without_a_traceback(tmp_path: Path, capsys: pytest.
     assert code == 2
     assert "unknown model 'nope'" in capsys.readouterr().err
     # The model loads lazily: an unknown entity is reported before any LLM call.
-    code = main(["ask", "who directed [Gigantic Zzz]", "--kg", str(kb), "--llm", "local-small", "--quiet"])
+    code = main(
+        ["ask", "who directed [Gigantic Zzz]", "--kg", str(kb), "--llm", "local-small", "--quiet"]
+    )
     assert code == 2
     assert "closest names: 'Giant'" in capsys.readouterr().err

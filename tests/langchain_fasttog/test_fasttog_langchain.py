@@ -23,11 +23,20 @@ class RunRecorder(BaseCallbackHandler):
         self.chat_runs: list[tuple[str | None, UUID | None]] = []
         self.retriever_runs: list[UUID] = []
 
-    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID,
-                            parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+    def on_chat_model_start(
+        self,
+        serialized: Any,
+        messages: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.chat_runs.append((kwargs.get("name"), parent_run_id))
 
-    def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID, **kwargs: Any) -> None:
+    def on_retriever_start(
+        self, serialized: Any, query: str, *, run_id: UUID, **kwargs: Any
+    ) -> None:
         self.retriever_runs.append(run_id)
 
 
@@ -36,7 +45,9 @@ def fake(*replies: str) -> FakeListChatModel:
 
 
 def test_retriever_returns_chain_communities_as_documents(movie_store: InMemoryGraphStore) -> None:
-    retriever = FastToGRetriever(graph=movie_store, llm=fake("{1, 2}", "{All About Eve}"), config=CONFIG)
+    retriever = FastToGRetriever(
+        graph=movie_store, llm=fake("{1, 2}", "{All About Eve}"), config=CONFIG
+    )
     docs = retriever.invoke(QUESTION)
     assert len(docs) == 2 and all(isinstance(d, Document) for d in docs)
     first = docs[0]

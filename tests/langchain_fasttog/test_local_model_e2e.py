@@ -16,7 +16,9 @@ def smollm() -> ChatLlamaCppLocal:
     return ChatLlamaCppLocal(model_path=str(smollm_gguf_path()), n_ctx=2048, max_tokens=32)
 
 
-def test_fasttog_runs_on_a_real_gguf(movie_store: InMemoryGraphStore, smollm: ChatLlamaCppLocal) -> None:
+def test_fasttog_runs_on_a_real_gguf(
+    movie_store: InMemoryGraphStore, smollm: ChatLlamaCppLocal
+) -> None:
     config = FastToGConfig(width=2, max_depth=2, max_community_size=2)
     out = FastToGChain(graph=movie_store, llm=smollm, config=config).invoke(
         "which films share the director of [Cleopatra]"
@@ -31,9 +33,13 @@ def test_fasttog_runs_on_a_real_gguf(movie_store: InMemoryGraphStore, smollm: Ch
     assert out["llm_seconds"] > 0 and out["graph_seconds"] >= 0
 
 
-def test_retriever_documents_on_a_real_gguf(movie_store: InMemoryGraphStore, smollm: ChatLlamaCppLocal) -> None:
+def test_retriever_documents_on_a_real_gguf(
+    movie_store: InMemoryGraphStore, smollm: ChatLlamaCppLocal
+) -> None:
     retriever = FastToGRetriever(
-        graph=movie_store, llm=smollm, config=FastToGConfig(width=2, max_depth=1, max_community_size=2)
+        graph=movie_store,
+        llm=smollm,
+        config=FastToGConfig(width=2, max_depth=1, max_community_size=2),
     )
     docs = retriever.invoke("who starred in [Giant]")
     for doc in docs:

@@ -49,9 +49,13 @@ class FastToGConfig:
         if self.width < 1 or self.max_depth < 1 or self.max_community_size < 1:
             raise ValueError("width, max_depth and max_community_size must be >= 1")
         if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
+            raise ValueError(
+                f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}"
+            )
         if self.fallback not in FALLBACKS:
-            raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}, got {self.fallback!r}")
+            raise ValueError(
+                f"fallback must be one of {', '.join(FALLBACKS)}, got {self.fallback!r}"
+            )
         if self.coarse_top_k < 1:
             raise ValueError("coarse_top_k must be >= 1")
 

@@ -37,8 +37,15 @@ from kgcore.exceptions import EmptyGraphError, EntityNotFoundError
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
 from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
-from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMReply, LLMRequest, UsageMeter
-from kgcore.llm.protocol import arun_steps, run_steps
+from kgcore.llm.protocol import (
+    AsyncChatLLM,
+    ChatLLM,
+    LLMReply,
+    LLMRequest,
+    UsageMeter,
+    arun_steps,
+    run_steps,
+)
 from kgcore.methods.baselines import UNKNOWN, cot_request, io_request
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.prompts import (
@@ -95,7 +102,9 @@ class FastToG:
 
     # -- the method ---------------------------------------------------------------------
     def _text(self, community: Community) -> str:
-        return self.textualizer(community.nodes, community.all_triples[: self.config.max_option_triples])
+        return self.textualizer(
+            community.nodes, community.all_triples[: self.config.max_option_triples]
+        )
 
     def _lcs(self, current: Sequence[str], history: set[str], depth: int, chain: int) -> LCSStep:
         seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
@@ -143,7 +152,9 @@ class FastToG:
         usage.add(reply)
         names = parse_entities(reply.text)
         if not names:
-            reply = yield request.with_reminder(reply.text, 'Reply only with a JSON list, e.g. ["Titanic"].')
+            reply = yield request.with_reminder(
+                reply.text, 'Reply only with a JSON list, e.g. ["Titanic"].'
+            )
             usage.add(reply)
             names = parse_entities(reply.text)
         try:
@@ -163,12 +174,18 @@ class FastToG:
         topic = yield from self._link(question, topic_entities, usage)
         graph_seconds = time.perf_counter() - graph_started - usage.llm_seconds
 
-        result = FastToGResult(question=question, answer=UNKNOWN, method="fasttog", topic_entities=topic)
+        result = FastToGResult(
+            question=question, answer=UNKNOWN, method="fasttog", topic_entities=topic
+        )
         chains: list[list[ChainCommunity]] = []
         if topic:
             start_triples = tuple(self.store.triples_among(topic))
             result.start = ChainCommunity(
-                chain=-1, depth=0, nodes=tuple(topic), triples=start_triples, links=(),
+                chain=-1,
+                depth=0,
+                nodes=tuple(topic),
+                triples=start_triples,
+                links=(),
                 text=self.textualizer(topic, start_triples),
             )
             history = set(topic)
@@ -246,8 +263,7 @@ class FastToG:
         )
 
     def _finish(
-        self,
-        result: FastToGResult, usage: UsageMeter, graph_seconds: float, started: float
+        self, result: FastToGResult, usage: UsageMeter, graph_seconds: float, started: float
     ) -> FastToGResult:
         result.record_usage(usage)
         result.extra["unparsed_replies"] = usage.unparsed

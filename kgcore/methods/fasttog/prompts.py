@@ -84,5 +84,9 @@ def reason_request(
         "If the context lacks them, reply {Unknown}."
     )
     return LLMRequest.from_prompt(
-        prompt, purpose="reason", system=REASON_SYSTEM, temperature=temperature, max_tokens=max_tokens
+        prompt,
+        purpose="reason",
+        system=REASON_SYSTEM,
+        temperature=temperature,
+        max_tokens=max_tokens,
     )

@@ -10,7 +10,9 @@ from kgcore.community import community_modularity, detect_communities
 
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(2, 30), p=st.floats(0.1, 0.7), seed=st.integers(0, 1000), k=st.integers(1, 5))
-def test_partition_scores_add_up_to_networkx_modularity(n: int, p: float, seed: int, k: int) -> None:
+def test_partition_scores_add_up_to_networkx_modularity(
+    n: int, p: float, seed: int, k: int
+) -> None:
     graph = nx.gnp_random_graph(n, p, seed=seed)
     for u, v in graph.edges:
         graph[u][v]["weight"] = 1.0 + (u * v) % 3

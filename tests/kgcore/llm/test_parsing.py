@@ -49,8 +49,12 @@ def test_unknown_label_style_is_refused() -> None:
         parse_choices("{1}", 3, 1, labels="roman")
 
 
-@given(text=st.text(max_size=200), n=st.integers(0, 26), k=st.integers(1, 5),
-       labels=st.sampled_from(["letters", "numbers"]))
+@given(
+    text=st.text(max_size=200),
+    n=st.integers(0, 26),
+    k=st.integers(1, 5),
+    labels=st.sampled_from(["letters", "numbers"]),
+)
 def test_choices_never_crash_and_stay_in_range(text: str, n: int, k: int, labels: str) -> None:
     picked = parse_choices(text, n, k, labels)
     assert picked is None or (len(picked) <= k and all(0 <= i < n for i in picked))
@@ -83,6 +87,9 @@ def test_answer_parsing_never_crashes(text: str) -> None:
 
 def test_entities() -> None:
     assert parse_entities('["Cleopatra", "Elizabeth Taylor"]') == ["Cleopatra", "Elizabeth Taylor"]
-    assert parse_entities("Entities: Cleopatra, Elizabeth Taylor") == ["Cleopatra", "Elizabeth Taylor"]
+    assert parse_entities("Entities: Cleopatra, Elizabeth Taylor") == [
+        "Cleopatra",
+        "Elizabeth Taylor",
+    ]
     assert parse_entities("- Cleopatra\n- Giant\n- Cleopatra") == ["Cleopatra", "Giant"]
     assert parse_entities("") == []

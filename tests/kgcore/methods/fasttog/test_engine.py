@@ -136,7 +136,9 @@ def test_llm_calls_within_the_paper_bound(
     assert result.llm_calls <= 2 * width * depth + depth + 2
 
 
-def test_entities_are_extracted_by_the_llm_without_brackets(movie_store: InMemoryGraphStore) -> None:
+def test_entities_are_extracted_by_the_llm_without_brackets(
+    movie_store: InMemoryGraphStore,
+) -> None:
     llm = ScriptedLLM(['["cleopatra"]', "{1}", "{All About Eve}"])
     result = FastToG(movie_store, FastToGConfig(max_community_size=2)).run(
         "which films share the director of Cleopatra", llm
@@ -166,6 +168,7 @@ def test_bad_input(movie_store: InMemoryGraphStore) -> None:
 
 def test_same_seed_same_run_and_async_matches(metaqa_store: InMemoryGraphStore) -> None:
     store = metaqa_store
+
     def script():
         return ScriptedLLM(by_purpose(prune=["{1, 2}", "{1}"], reason=["{Unknown}"], cot=["{x}"]))
 
@@ -173,9 +176,15 @@ def test_same_seed_same_run_and_async_matches(metaqa_store: InMemoryGraphStore) 
     q = "what genres are the movies written by [Sidney Buchman] in"
     first = engine.run(q, script())
     second = asyncio.run(engine.arun(q, script()))
-    assert [[c.nodes for c in ch] for ch in first.chains] == [[c.nodes for c in ch] for ch in second.chains]
+    assert [[c.nodes for c in ch] for ch in first.chains] == [
+        [c.nodes for c in ch] for ch in second.chains
+    ]
     assert first.answer == second.answer == "x"
-    assert first.graph_seconds > 0 and first.prompt_tokens and first.total_seconds >= first.graph_seconds
+    assert (
+        first.graph_seconds > 0
+        and first.prompt_tokens
+        and first.total_seconds >= first.graph_seconds
+    )
 
 
 def test_node_level_preset_uses_single_node_communities(movie_store: InMemoryGraphStore) -> None:
