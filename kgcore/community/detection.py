@@ -200,6 +200,12 @@ def _bfs_chunks(graph: nx.Graph, community: frozenset[Any], max_size: int) -> Pa
     return [frozenset(order[i : i + max_size]) for i in range(0, len(order), max_size)]
 
 
+def _is_star(graph: nx.Graph) -> bool:
+    """A hub joined to every other node, with no other edges."""
+    n = graph.number_of_nodes()
+    return n > 2 and graph.number_of_edges() == n - 1 and max(d for _, d in graph.degree) == n - 1
+
+
 def detect_communities(
     graph: nx.Graph, algorithm: str = "louvain", max_size: int = 4, seed: int = 0
 ) -> Partition:
@@ -242,7 +248,9 @@ def detect_communities(
             continue
         sub = graph.subgraph(community)
         refined = None
-        if len(community) < graph.number_of_nodes():  # rerun only on a strictly smaller graph
+        # Rerun only on a strictly smaller graph that is not a pure star: no modularity gain
+        # can divide a hub and its leaves (on MetaQA nearly every oversized community is one).
+        if len(community) < graph.number_of_nodes() and not _is_star(sub):
             refined = detect_communities(sub.copy(), algorithm, max_size, seed)
         result.extend(refined if refined is not None else _bfs_chunks(graph, community, max_size))
     return _canonical(result)
