@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml Makefile scripts/assemble_qwen.py
 	touch $(STAMP)
 
 demo: setup
-	$(BIN)/kgqa ask "what films did the director of [Cleopatra] direct" --kg ../shared/data/metaqa/kb.txt --llm local
+	$(BIN)/kgqa ask "which person directed the films acted by [Jane Seymour]" --kg ../shared/data/metaqa/kb.txt --llm local
 
 test: setup
 	$(PY) -m pytest -q -p no:cacheprovider
