@@ -9,6 +9,7 @@ Usage::
 
     python examples/gretriever_metaqa.py
     python examples/gretriever_metaqa.py --question "who directed [Cleopatra]" --hops 1
+    python examples/gretriever_metaqa.py --dev 1:3     # the 3rd question of dev_1hop.txt
 """
 
 from __future__ import annotations
@@ -50,10 +51,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--question", default=DEFAULT_QUESTION,
                         help="a question with its topic entity in [brackets]")
-    parser.add_argument("--hops", type=int, default=1, help="size of the candidate region")
+    parser.add_argument("--dev", metavar="HOP:N",
+                        help="ask the N-th question of dev_{HOP}hop.txt and show its gold answers")
+    parser.add_argument("--hops", type=int, default=None,
+                        help="size of the candidate region (default: 1, or HOP with --dev)")
     parser.add_argument("--data", type=Path, default=DATA_DIR, help="the shared data folder")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
+    gold = None
+    if args.dev:
+        hop, number = (int(x) for x in args.dev.split(":"))
+        lines = (args.data / "metaqa" / f"dev_{hop}hop.txt").read_text(encoding="utf-8")
+        args.question, gold, _ = lines.splitlines()[number - 1].split("\t")
+        args.hops = args.hops or hop
+    args.hops = args.hops or 1
 
     started = time.perf_counter()
     triples = list(read_triples(args.data / "metaqa" / "kb.txt", progress=False))
@@ -75,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(meta['triples'])} triples, PCST objective {meta['objective']:.2f}")
     print(response.source_nodes[0].node.text)
     print(f"answer: {str(response).strip()}  ({time.perf_counter() - started:.1f} s)")
+    if gold is not None:
+        print(f"gold answers: {gold.replace('|', ', ')}")
     return 0
 
 
