@@ -192,3 +192,18 @@ def test_parse_option(text: str, expected: tuple[str, object]) -> None:
 def test_parse_option_refuses_a_missing_value() -> None:
     with pytest.raises(ConfigurationError, match="KEY=VALUE"):
         parse_option("width")
+
+
+def test_local_models_are_warmed_up_before_the_clock_runs(
+    tmp_path: Path, data: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, qa = data
+    # The first reply goes to the warm-up call and is not recorded.
+    fake_models(monkeypatch, ["OK", "{Joseph L. Mankiewicz}"])
+    args = parse(
+        ["eval", "--method", "io", "--data", f"jsonl:{qa}:1", "--llm", "local",
+         "--out", str(tmp_path), "--quiet", "--no-plots"]
+    )  # fmt: skip
+    assert run_eval_command(args) == 0
+    record = json.loads((tmp_path / "io__qa.jsonl").read_text())
+    assert record["hit"] is True and record["llm_calls"] == 1
