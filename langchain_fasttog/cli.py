@@ -19,13 +19,14 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from kgcore.community.detection import ALGORITHMS
 from kgcore.exceptions import KGRetrieverError
 from kgcore.graph.store import GraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS
+from langchain_fasttog.eval_cli import add_eval_subcommand
+from langchain_fasttog.load_cli import add_subcommand as add_load_subcommand
 
 
 def open_graph(spec: str | None, progress: bool = True) -> GraphStore:
@@ -113,18 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
     ask.add_argument("--quiet", action="store_true", help="no progress output")
     ask.set_defaults(handler=_ask)
-    _add_optional_commands(commands)
+    add_eval_subcommand(commands)
+    add_load_subcommand(commands)
     return parser
-
-
-def _add_optional_commands(commands: Any) -> None:
-    """Subcommands contributed by other modules (evaluation, Neo4j loading)."""
-    for module_name in ("langchain_fasttog.eval_cli", "langchain_fasttog.load_cli"):
-        try:
-            module = __import__(module_name, fromlist=["add_subcommand"])
-        except ImportError:
-            continue
-        module.add_subcommand(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
