@@ -186,8 +186,8 @@ class GraphIndex:
         -------
         >>> g = TextualGraph.from_triples([("a", "r", "b")])
         >>> idx = GraphIndex.from_vectors(g, np.eye(2), np.ones((1, 2)))
-        >>> idx.edges.vectors.round(3).tolist()
-        [[0.707, 0.707]]
+        >>> [round(float(v), 3) for v in idx.edges.vectors[0]]
+        [0.707, 0.707]
         """
         from kgcore.gretriever.embedding import normalize_rows
 

@@ -11,7 +11,7 @@ Example
 >>> node_prizes(np.array([0.1, 0.9, 0.5], dtype=np.float32), k=2).tolist()
 [0.0, 2.0, 1.0]
 >>> edge_prizes(np.array([0.9, 0.9, 0.2], dtype=np.float32), k=2).tolist()
-[1.0, 1.0, 0.9900000095367432]
+[1.0, 1.0, 0.9800000190734863]
 """
 
 from __future__ import annotations
