@@ -10,7 +10,11 @@ from kgcore.gretriever import EmbeddedTexts, GraphIndex, GRetriever, PCSTSetting
 torch = pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
 from torch_geometric.data import Data  # noqa: E402
-from torch_geometric.llm.utils.backend_utils import retrieval_via_pcst  # noqa: E402
+
+try:  # PyG >= 2.7 moved it out of the WebQSP dataset module
+    from torch_geometric.llm.utils.backend_utils import retrieval_via_pcst
+except ImportError:  # pragma: no cover - older PyG
+    from torch_geometric.datasets.web_qsp_dataset import retrieval_via_pcst
 
 
 class _Rows:
