@@ -76,6 +76,7 @@ from kgcore.methods.tog import (
 from kgcore.types import Triple
 from kgcore.validation import check_question
 
+_PLACEHOLDERS = {"clue", "clue left", "a clue"}
 _CLUE_PAIR = re.compile(r"\b([A-Z])\b\s*[:=\-]+>?\s*([^,;\n{}]+)")
 
 
@@ -144,6 +145,8 @@ def parse_clue_matches(
     -------
     >>> parse_clue_matches("{A: films, B: none}", 2, ["films", "person"])
     {0: 'films'}
+    >>> parse_clue_matches("{A: clue, B: none}", 2, ["films", "person"])  # format copied
+    {0: None}
     """
     pairs: dict[int, str | None] = {}
     said_none = False
@@ -158,8 +161,9 @@ def parse_clue_matches(
         best = process.extractOne(said, list(clues), scorer=fuzz.WRatio, processor=normalize_name)
         if best is not None and best[1] >= 70:
             pairs[index] = best[0]
-        elif len(clues) == 1:
-            pairs[index] = clues[0]
+        elif len(clues) == 1 or said.strip("<>").lower() in _PLACEHOLDERS:
+            # A small model may copy the format's placeholder: a match, clue unnamed.
+            pairs[index] = clues[0] if len(clues) == 1 else None
     if pairs or said_none:
         return pairs
     picked = parse_choices(text, n_options=n_options, max_choices=n_options)

@@ -229,6 +229,7 @@ def test_clue_path_text_shows_directions() -> None:
         ("A: the director\nC: film", ["films", "director"], {0: "director", 2: "films"}),
         ("{B}", ["films"], {1: "films"}),
         ("{B}", ["films", "person"], {1: None}),
+        ("{A: clue, B: none, C: clue}", ["films", "person"], {0: None, 2: None}),
         ("{none}", ["films"], {}),
         ("No idea at\nall here.", ["films"], None),
     ],
@@ -242,3 +243,20 @@ def test_bad_settings_are_refused(store: InMemoryGraphStore) -> None:
         CGPE(store, max_depth=0)
     with pytest.raises(ValueError):
         CGPE(store, match_threshold=0)
+
+
+def test_copied_placeholder_in_step3_falls_back_to_the_step1_clue(
+    store: InMemoryGraphStore,
+) -> None:
+    llm = by_purpose(
+        {
+            "cgpe_clues": ['["Jane Seymour", "director", "films"]'],
+            "cgpe_step1": ["{A: films}", "{none}"],
+            "cgpe_step2": ["{A}"],
+            "cgpe_step3": ["{A: clue}"],
+            "cgpe_answer": ["{Somewhere in Time}"],
+        }
+    )
+    result = CGPE(store).run("films of Jane Seymour and their director", llm)
+    assert result.extra["paths"] == ["Jane Seymour <-starred_actors- Somewhere in Time"]
+    assert "films" in result.extra["used_clues"]
