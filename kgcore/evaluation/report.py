@@ -125,13 +125,16 @@ def plot_accuracy_vs_calls(rows: Sequence[dict[str, Any]], path: Path) -> Path:
 
     overall = _overall(rows)
     fig, ax = plt.subplots(figsize=(6, 4))
+    seen: dict[tuple[float, float], int] = {}
     for run, row in sorted(overall.items()):
         if row["hit@1"] is None or row["llm_calls"] is None:
             continue
-        ax.scatter(row["llm_calls"], row["hit@1"], s=40)
-        ax.annotate(
-            run, (row["llm_calls"], row["hit@1"]), textcoords="offset points", xytext=(4, 4)
-        )
+        point = (row["llm_calls"], row["hit@1"])
+        stacked = seen.get((round(point[0], 1), round(point[1], 2)), 0)
+        seen[(round(point[0], 1), round(point[1], 2))] = stacked + 1
+        ax.scatter(*point, s=40)
+        label = run.replace("max_community_size=", "M=")
+        ax.annotate(label, point, textcoords="offset points", xytext=(4, 4 - 11 * stacked))
     ax.set_xlabel("average LLM calls per question")
     ax.set_ylabel("hit@1")
     ax.set_ylim(-0.05, 1.05)
