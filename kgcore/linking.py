@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from rapidfuzz import fuzz
 
 from kgcore.exceptions import EntityNotFoundError
-from kgcore.graph.memory import normalize_name
+from kgcore.graph.names import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.llm.protocol import LLMRequest
 

@@ -4,7 +4,8 @@ Nothing here imports the neo4j driver until a Neo4j store is opened.
 """
 
 from kgcore.graph.loaders import read_triples
-from kgcore.graph.memory import InMemoryGraphStore, normalize_name
+from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.names import normalize_name, rank_names
 from kgcore.graph.neo4j_loader import LoadSummary, load_triples
 from kgcore.graph.neo4j_store import (
     DEFAULT_MAPPING,
@@ -26,6 +27,7 @@ __all__ = [
     "load_into",
     "load_triples",
     "normalize_name",
+    "rank_names",
     "open_store",
     "read_triples",
 ]

@@ -15,22 +15,14 @@ Example
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import networkx as nx
-from rapidfuzz import fuzz, process
 
 from kgcore.graph.loaders import read_triples
+from kgcore.graph.names import normalize_name, rank_names
 from kgcore.types import Triple, neighbor_sort_key
-
-_SPACES = re.compile(r"\s+")
-
-
-def normalize_name(name: str) -> str:
-    """Case- and spacing-insensitive form of a name (``"The  Matrix"`` -> ``"the matrix"``)."""
-    return _SPACES.sub(" ", name).strip().casefold()
 
 
 class InMemoryGraphStore:
@@ -93,22 +85,8 @@ class InMemoryGraphStore:
         return self._by_normal, self._names
 
     def search_nodes(self, text: str, limit: int = 5) -> list[str]:
-        if text in self.graph:
-            exact = [text]
-        else:
-            exact = []
         by_normal, names = self._name_index()
-        found = exact + [n for n in by_normal.get(normalize_name(text), []) if n not in exact]
-        if len(found) >= limit:
-            return found[:limit]
-        # rapidfuzz does the fuzzy ranking; WRatio copes with partial and reordered names.
-        for key, _score, _ in process.extract(
-            normalize_name(text), names, scorer=fuzz.WRatio, limit=limit + len(found)
-        ):
-            for node in by_normal[key]:
-                if node not in found:
-                    found.append(node)
-        return found[:limit]
+        return rank_names(text, by_normal, names, limit)
 
     def neighbors(self, node: str, limit: int | None = None) -> list[Triple]:
         cached = self._neighbors.get(node)

@@ -38,10 +38,8 @@ from functools import partial
 from types import ModuleType, TracebackType
 from typing import Any
 
-from rapidfuzz import fuzz, process
-
 from kgcore.exceptions import ConfigurationError, GraphStoreError, MissingDependencyError
-from kgcore.graph.memory import normalize_name
+from kgcore.graph.names import normalize_name, rank_names
 from kgcore.types import Triple, neighbor_sort_key
 
 __all__ = [
@@ -212,43 +210,6 @@ LLAMAINDEX_MAPPING = GraphMapping(
     extra_labels=("__Node__", "entity"),
     id_property="id",
 )
-
-
-def rank_names(
-    text: str, by_normal: Mapping[str, Sequence[str]], names: Sequence[str], limit: int
-) -> list[str]:
-    """Rank candidate node names against ``text`` the way the in-memory store does.
-
-    The exact name first, then names equal after :func:`~kgcore.graph.memory.normalize_name`,
-    then fuzzy matches by rapidfuzz's ``WRatio``.
-
-    Parameters
-    ----------
-    text : str
-        What to look for.
-    by_normal : mapping
-        Normalised name -> original names.
-    names : sequence of str
-        The normalised names, in tie-breaking order.
-    limit : int
-        How many names to return.
-
-    Example
-    -------
-    >>> rank_names("the matrix", {"the matrix": ["The Matrix"]}, ["the matrix"], 3)
-    ['The Matrix']
-    """
-    exact = [text] if text in by_normal.get(normalize_name(text), ()) else []
-    found = exact + [n for n in by_normal.get(normalize_name(text), []) if n not in exact]
-    if len(found) >= limit:
-        return found[:limit]
-    for key, _score, _ in process.extract(
-        normalize_name(text), names, scorer=fuzz.WRatio, limit=limit + len(found)
-    ):
-        for node in by_normal[key]:
-            if node not in found:
-                found.append(node)
-    return found[:limit]
 
 
 class Neo4jGraphStore:

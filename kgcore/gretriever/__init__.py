@@ -11,17 +11,20 @@ from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedde
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
 from kgcore.gretriever.pcst import PCSTProblem, PCSTSolution, build_pcst_problem, solve_pcst
 from kgcore.gretriever.prizes import edge_prizes, node_prizes
-from kgcore.gretriever.region import Region, expand_region, link_entities
+from kgcore.gretriever.region import Region, expand_region
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.retriever import (
     GRetriever,
     PCSTSettings,
     RegionSettings,
-    bracketed_entities,
     retrieve_in_graph,
 )
 from kgcore.gretriever.textgraph import TextualGraph
 from kgcore.gretriever.textualize import textualize_paper, textualize_triples
+from kgcore.linking import (
+    bracketed_entities,  # the default entity extractor
+    link_entities,
+)
 
 __all__ = [
     "EmbeddedTexts",

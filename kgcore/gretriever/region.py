@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgcore.exceptions import ConfigurationError, EntityNotFoundError
+from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
 from kgcore.types import Triple
 
@@ -38,31 +38,6 @@ class Region:
     triples: tuple[Triple, ...]
     seeds: tuple[str, ...]
     truncated: bool
-
-
-def link_entities(store: GraphStore, names: Sequence[str]) -> list[str]:
-    """Map entity names to graph nodes: exact names first, else the store's best match.
-
-    Raises :class:`~kgcore.exceptions.EntityNotFoundError` when a name matches nothing.
-
-    Example
-    -------
-    >>> from kgcore.graph import InMemoryGraphStore
-    >>> link_entities(InMemoryGraphStore.from_triples([("Cleopatra", "r", "x")]), ["cleopatra"])
-    ['Cleopatra']
-    """
-    linked: list[str] = []
-    for name in names:
-        if store.has_node(name):
-            node = name
-        else:
-            found = store.search_nodes(name, limit=1)
-            if not found:
-                raise EntityNotFoundError(name)
-            node = found[0]
-        if node not in linked:
-            linked.append(node)
-    return linked
 
 
 def expand_region(

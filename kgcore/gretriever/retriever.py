@@ -18,7 +18,6 @@ Example
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,22 +37,10 @@ from kgcore.gretriever.embedding import TextEmbedder
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex
 from kgcore.gretriever.pcst import solve_pcst
 from kgcore.gretriever.prizes import edge_prizes, node_prizes, top_k_indices
-from kgcore.gretriever.region import expand_region, link_entities
+from kgcore.gretriever.region import expand_region
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph
-
-_BRACKETED = re.compile(r"\[([^\[\]]+)\]")
-
-
-def bracketed_entities(question: str) -> list[str]:
-    """Entity names written in square brackets, as MetaQA marks its topic entity.
-
-    Example
-    -------
-    >>> bracketed_entities("what films did [Christina Ricci] act in")
-    ['Christina Ricci']
-    """
-    return [m.strip() for m in _BRACKETED.findall(question) if m.strip()]
+from kgcore.linking import link_entities
 
 
 @dataclass(frozen=True)
@@ -272,8 +259,10 @@ class GRetriever:
                     f"query_vector has {query.shape[0]} dimensions, "
                     f"the index {self.index.dimension}"
                 )
-        use_region = bool(topic_entities) or self.index is None or (
-            self.index.graph.num_nodes > self.region.whole_graph_max_nodes
+        use_region = (
+            bool(topic_entities)
+            or self.index is None
+            or (self.index.graph.num_nodes > self.region.whole_graph_max_nodes)
         )
         if not use_region:
             assert self.index is not None
@@ -355,8 +344,12 @@ def retrieve_in_graph(
     n_prizes = node_prizes(node_similarity, settings.k_nodes)
     e_prizes = edge_prizes(edge_similarity, settings.k_edges)
     solution = solve_pcst(
-        graph.edge_index, n_prizes, e_prizes, settings.edge_cost,
-        k_edges=settings.k_edges, num_clusters=settings.num_clusters,
+        graph.edge_index,
+        n_prizes,
+        e_prizes,
+        settings.edge_cost,
+        k_edges=settings.k_edges,
+        num_clusters=settings.num_clusters,
     )
     edge_ids = solution.edge_ids.tolist()
     endpoints = graph.edge_index[:, solution.edge_ids].T.tolist()

@@ -189,7 +189,8 @@ def test_gretriever_llamaindex_retriever_same_nodes(
     stores: tuple[InMemoryGraphStore, Neo4jGraphStore], embedder: Any
 ) -> None:
     pytest.importorskip("llama_index.core")
-    from kgcore.gretriever.retriever import GRetriever, RegionSettings, bracketed_entities
+    from kgcore.gretriever.retriever import GRetriever, RegionSettings
+    from kgcore.linking import bracketed_entities
     from llamaindex_gretriever.retriever import GRetrieverRetriever
 
     memory, server = stores

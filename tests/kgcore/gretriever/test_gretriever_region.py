@@ -64,3 +64,5 @@ def test_entities_link_exactly_or_fuzzily(star_store: CountingStore) -> None:
     assert link_entities(star_store, ["HUB", "far"]) == ["hub", "far"]
     with pytest.raises(EntityNotFoundError):
         link_entities(InMemoryGraphStore(), ["anything"])
+    with pytest.raises(EntityNotFoundError, match="'qqqq xxxx' is not in .*closest names"):
+        link_entities(star_store, ["qqqq xxxx"])  # refused, not linked to a poor fuzzy match

@@ -1,0 +1,59 @@
+"""Node-name matching shared by every graph store: normalisation and ranking.
+
+Example
+-------
+>>> normalize_name("The  Matrix ")
+'the matrix'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from rapidfuzz import fuzz, process
+
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_name(name: str) -> str:
+    """Case- and spacing-insensitive form of a name (``"The  Matrix"`` -> ``"the matrix"``)."""
+    return _SPACES.sub(" ", name).strip().casefold()
+
+
+def rank_names(
+    text: str, by_normal: Mapping[str, Sequence[str]], names: Sequence[str], limit: int
+) -> list[str]:
+    """Rank candidate node names against ``text`` (every store uses this order).
+
+    The exact name first, then names equal after :func:`normalize_name`,
+    then fuzzy matches by rapidfuzz's ``WRatio``.
+
+    Parameters
+    ----------
+    text : str
+        What to look for.
+    by_normal : mapping
+        Normalised name -> original names.
+    names : sequence of str
+        The normalised names, in tie-breaking order.
+    limit : int
+        How many names to return.
+
+    Example
+    -------
+    >>> rank_names("the matrix", {"the matrix": ["The Matrix"]}, ["the matrix"], 3)
+    ['The Matrix']
+    """
+    exact = [text] if text in by_normal.get(normalize_name(text), ()) else []
+    found = exact + [n for n in by_normal.get(normalize_name(text), []) if n not in exact]
+    if len(found) >= limit:
+        return found[:limit]
+    # rapidfuzz does the fuzzy ranking; WRatio copes with partial and reordered names.
+    for key, _score, _ in process.extract(
+        normalize_name(text), names, scorer=fuzz.WRatio, limit=limit + len(found)
+    ):
+        for node in by_normal[key]:
+            if node not in found:
+                found.append(node)
+    return found[:limit]
