@@ -10,8 +10,9 @@ At every depth ToG widens ``W`` kept paths by one hop, with the LLM as the judge
    seeded draw) and the LLM scores them; a lone candidate needs no call. A candidate's score is
    its relation's score times its own.
 3. The ``W`` best candidates over the whole frontier become the new paths.
-4. *Reasoning*: the LLM reads every kept triple and says whether they suffice; if so its
-   answer is final, otherwise ToG goes one hop deeper, up to ``max_depth``.
+4. *Reasoning*: the LLM reads every kept triple and says whether they suffice, by answering
+   from them (or ``{No}``, or the paper's ``Yes {answer}``/``No``); an answer is final,
+   otherwise ToG goes one hop deeper, up to ``max_depth``.
 
 When exploration dies out or ``max_depth`` passes without a sufficient set, ToG answers by CoT.
 An unparseable reply is asked again once with a format reminder; a relation list that still
@@ -53,6 +54,10 @@ from kgcore.types import Triple
 from kgcore.validation import check_question
 
 SYSTEM = "You help answer questions over a knowledge graph. Reply briefly in the asked format."
+REASON_SYSTEM = (
+    "You answer questions from knowledge-graph triplets. The answer is never the entity in "
+    "brackets."
+)
 _SCORE = re.compile(r"\b([A-Z])\b\s*[:=(\-]\s*(?:score\s*[:=]?\s*)?(\d*\.?\d+)", re.IGNORECASE)
 
 
@@ -243,13 +248,16 @@ class ToG:
         )
 
     def _reason_request(self, question: str, triples: list[Triple]) -> LLMRequest:
+        # Triplets first, then the question, and the answer itself as the "yes": on MetaQA dev
+        # questions the local 1.5B model answered a bare "No" (question first) or a bare "Yes"
+        # (no answer) to the paper's yes/no wording, even with the answer in the triplets.
         lines = "\n".join(triple_text(t) for t in triples)
         return LLMRequest.from_prompt(
-            f"Question: {question}\nKnowledge triplets:\n{lines}\n"
-            "Are these triplets enough to answer the question? If yes, reply Yes and the "
-            "answer in braces, like: Yes {answer}. If not, reply No.",
+            f"Knowledge triplets:\n{lines}\nQuestion: {question}\n"
+            "Are the triplets enough to answer? If yes, reply with the answer names from the "
+            "triplets in braces. If not, reply {No}.",
             purpose="tog_reason",
-            system=SYSTEM,
+            system=REASON_SYSTEM,
             max_tokens=self.max_tokens,
         )
 
@@ -351,7 +359,7 @@ class ToG:
             verdict = yield from ask_parsed(
                 self._reason_request(question, kept),
                 parse_sufficiency,
-                "Reply exactly: Yes {answer} or No.",
+                "Reply only with the answer names in braces, or {No}.",
                 usage,
             )
             if verdict is not None and verdict[0]:

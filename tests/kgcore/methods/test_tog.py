@@ -57,6 +57,9 @@ def test_two_hop_question_answers_at_depth_two_with_exact_calls(store: InMemoryG
     assert result.llm_calls == 4
     assert "(All About Eve, directed_by, Joseph L. Mankiewicz)" in result.context
     assert result.extra["entity_calls"] == 1
+    reason = llm.requests[1].messages[-1].content
+    assert reason.startswith("Knowledge triplets:\n(Cleopatra, directed_by, Joseph L. Mankiewicz)")
+    assert reason.index("Question:") > reason.index("(Cleopatra")
 
 
 def test_top_w_paths_are_kept_by_relation_times_entity_score(store: InMemoryGraphStore) -> None:
@@ -172,6 +175,7 @@ def test_parse_scores(text: str, expected: dict[int, float] | None) -> None:
         ("{Yes}. The answer is {Cobra}.", (True, "Cobra")),
         ("No, more is needed.", (False, None)),
         ("{No}", (False, None)),
+        ("{Red Sonja, Cobra}", (True, "Red Sonja, Cobra")),
         ("{Cobra}", (True, "Cobra")),
         ("{Unknown}", (False, None)),
         ("Yes", None),
