@@ -1,6 +1,10 @@
-"""LangChain adapters of kg-retrievers: FastToG retriever and Runnable chain, model adapters."""
+"""LangChain adapters of kg-retrievers: FastToG, ToG, CGPE and the prompt baselines as
+retrievers and Runnable chains, and the model adapters."""
 
 from kgcore.methods.fasttog import FastToGConfig
+from langchain_fasttog.base import KGMethodChain, KGMethodRetriever
+from langchain_fasttog.baselines import BaselineChain, ToGChain
+from langchain_fasttog.cgpe import CGPEChain, CGPERetriever, cgpe_documents
 from langchain_fasttog.chain import FastToGChain
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.local_llm import ChatLlamaCppLocal
@@ -8,11 +12,18 @@ from langchain_fasttog.models import resolve_chat_model
 from langchain_fasttog.retriever import FastToGRetriever, result_to_documents
 
 __all__ = [
+    "BaselineChain",
+    "CGPEChain",
+    "CGPERetriever",
     "ChatLlamaCppLocal",
     "FastToGChain",
     "FastToGConfig",
     "FastToGRetriever",
+    "KGMethodChain",
+    "KGMethodRetriever",
     "LangChainLLM",
+    "ToGChain",
+    "cgpe_documents",
     "resolve_chat_model",
     "result_to_documents",
 ]

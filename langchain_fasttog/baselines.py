@@ -16,74 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import ConfigDict
-
-from kgcore.graph.store import GraphStore
 from kgcore.methods.baselines import PromptBaseline
 from kgcore.methods.tog import ToG
-from kgcore.validation import check_question
-from langchain_fasttog.llm import LangChainLLM
-
-ChainInput = str | dict[str, Any]
-
-
-def unpack_input(value: ChainInput) -> tuple[str, list[str] | None]:
-    """The question and optional topic entities of a Runnable's input."""
-    topic = value.get("topic_entities") if isinstance(value, dict) else None
-    return check_question(value), (list(topic) if topic else None)
-
-
-def require_graph(graph: Any) -> GraphStore:
-    """``graph`` itself when it implements the kgcore GraphStore protocol."""
-    if not isinstance(graph, GraphStore):
-        raise TypeError(f"graph must implement kgcore GraphStore, got {type(graph).__name__}")
-    return graph
-
-
-class KGMethodChain(RunnableSerializable[ChainInput, dict[str, Any]]):
-    """Base of the method Runnables: a kgcore engine driven through a LangChain chat model.
-
-    Subclasses say how to build the engine (:meth:`engine`) and name their runs (``method``).
-    """
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    llm: BaseChatModel
-    method: str = "method"
-
-    def engine(self) -> Any:
-        raise NotImplementedError
-
-    def run_prefix(self) -> str:
-        """Prefix of the child runs' names (``tog.tog_reason``, ...)."""
-        return self.method
-
-    def _run(self, value: ChainInput, run_manager: CallbackManagerForChainRun) -> dict[str, Any]:
-        question, topic = unpack_input(value)
-        prefix = self.run_prefix()
-        llm = LangChainLLM(self.llm, callbacks=run_manager.get_child(), run_name_prefix=prefix)
-        return dict(self.engine().run(question, llm, topic).to_dict())
-
-    async def _arun(
-        self, value: ChainInput, run_manager: AsyncCallbackManagerForChainRun
-    ) -> dict[str, Any]:
-        question, topic = unpack_input(value)
-        prefix = self.run_prefix()
-        llm = LangChainLLM(self.llm, callbacks=run_manager.get_child(), run_name_prefix=prefix)
-        return dict((await self.engine().arun(question, llm, topic)).to_dict())
-
-    def invoke(
-        self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        return self._call_with_config(self._run, input, config, run_type="chain")
-
-    async def ainvoke(
-        self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        return await self._acall_with_config(self._arun, input, config, run_type="chain")
+from langchain_fasttog.base import KGMethodChain, require_graph
 
 
 class BaselineChain(KGMethodChain):

@@ -14,22 +14,13 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForRetrieverRun,
-    CallbackManagerForRetrieverRun,
-)
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseChatModel
-from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict
 
 from kgcore.methods.cgpe import CGPE
 from kgcore.methods.result import MethodResult
-from langchain_fasttog.baselines import KGMethodChain, require_graph
-from langchain_fasttog.llm import LangChainLLM
+from langchain_fasttog.base import KGMethodChain, KGMethodRetriever, require_graph
 
 
 def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]:
@@ -56,7 +47,7 @@ def _make_engine(graph: Any, options: dict[str, Any]) -> CGPE:
     return CGPE(require_graph(graph), **options)
 
 
-class CGPERetriever(BaseRetriever):
+class CGPERetriever(KGMethodRetriever):
     """Retrieve the knowledge paths CGPE explores for a question.
 
     Parameters
@@ -71,42 +62,15 @@ class CGPERetriever(BaseRetriever):
         :class:`~kgcore.methods.cgpe.CGPE` settings (``max_depth``, ``max_branches``, ...).
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     graph: Any
-    llm: BaseChatModel
-    k: int | None = None
+    method: str = "cgpe"
     options: dict[str, Any] = {}
 
-    def _k(self, k: int | None) -> int | None:
-        k = self.k if k is None else k
-        if k is not None and k < 1:
-            raise ValueError("k must be >= 1")
-        return k
+    def engine(self) -> CGPE:
+        return _make_engine(self.graph, self.options)
 
-    def _get_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: CallbackManagerForRetrieverRun,
-        k: int | None = None,
-        topic_entities: Sequence[str] | None = None,
-    ) -> list[Document]:
-        llm = LangChainLLM(self.llm, callbacks=run_manager.get_child(), run_name_prefix="cgpe")
-        result = _make_engine(self.graph, self.options).run(query, llm, topic_entities)
-        return cgpe_documents(result, self._k(k))
-
-    async def _aget_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: AsyncCallbackManagerForRetrieverRun,
-        k: int | None = None,
-        topic_entities: Sequence[str] | None = None,
-    ) -> list[Document]:
-        llm = LangChainLLM(self.llm, callbacks=run_manager.get_child(), run_name_prefix="cgpe")
-        result = await _make_engine(self.graph, self.options).arun(query, llm, topic_entities)
-        return cgpe_documents(result, self._k(k))
+    def to_documents(self, result: MethodResult, k: int | None) -> list[Document]:
+        return cgpe_documents(result, k)
 
 
 class CGPEChain(KGMethodChain):

@@ -17,22 +17,14 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForRetrieverRun,
-    CallbackManagerForRetrieverRun,
-)
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseChatModel
-from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from kgcore.graph.store import GraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
-from kgcore.text.triple2text import CommunityTextualizer
-from langchain_fasttog.llm import LangChainLLM
+from kgcore.methods.result import MethodResult
+from langchain_fasttog.base import KGMethodRetriever, require_graph
 
 
 def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Document]:
@@ -58,7 +50,7 @@ def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Doc
     return docs if k is None else docs[:k]
 
 
-class FastToGRetriever(BaseRetriever):
+class FastToGRetriever(KGMethodRetriever):
     """Retrieve the knowledge-graph communities FastToG reasons over.
 
     Parameters
@@ -75,48 +67,14 @@ class FastToGRetriever(BaseRetriever):
         Community-to-text conversion (Triple2Text by default).
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     graph: Any
-    llm: BaseChatModel
     config: FastToGConfig = Field(default_factory=FastToGConfig)
-    k: int | None = None
     textualizer: Any = None
+    method: str = "fasttog"
 
-    def _engine(self) -> FastToG:
-        if not isinstance(self.graph, GraphStore):
-            raise TypeError(
-                f"graph must implement kgcore GraphStore, got {type(self.graph).__name__}"
-            )
-        textualizer: CommunityTextualizer | None = self.textualizer
-        return FastToG(self.graph, self.config, textualizer)
+    def engine(self) -> FastToG:
+        return FastToG(require_graph(self.graph), self.config, self.textualizer)
 
-    def _k(self, k: int | None) -> int | None:
-        k = self.k if k is None else k
-        if k is not None and k < 1:
-            raise ValueError("k must be >= 1")
-        return k
-
-    def _get_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: CallbackManagerForRetrieverRun,
-        k: int | None = None,
-        topic_entities: Sequence[str] | None = None,
-    ) -> list[Document]:
-        llm = LangChainLLM(self.llm, callbacks=run_manager.get_child())
-        result = self._engine().run(query, llm, topic_entities)
-        return result_to_documents(result, self._k(k))
-
-    async def _aget_relevant_documents(
-        self,
-        query: str,
-        *,
-        run_manager: AsyncCallbackManagerForRetrieverRun,
-        k: int | None = None,
-        topic_entities: Sequence[str] | None = None,
-    ) -> list[Document]:
-        llm = LangChainLLM(self.llm, callbacks=run_manager.get_child())
-        result = await self._engine().arun(query, llm, topic_entities)
-        return result_to_documents(result, self._k(k))
+    def to_documents(self, result: MethodResult, k: int | None) -> list[Document]:
+        assert isinstance(result, FastToGResult)
+        return result_to_documents(result, k)

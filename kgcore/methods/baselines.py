@@ -37,9 +37,10 @@ from kgcore.validation import check_question
 T = TypeVar("T")
 
 UNKNOWN = "Unknown"
+# No literal example answer: the local model copied "{A | B}" from an earlier wording.
 ANSWER_SYSTEM = (
-    "You answer questions concisely. Put the final answer in braces, e.g. {Paris}. "
-    "Several answers: {A | B}."
+    "You answer questions concisely. Put the final answer in braces; "
+    "separate several answers with |."
 )
 
 
