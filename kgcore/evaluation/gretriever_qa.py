@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgcore.graph.store import GraphStore
-from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMRequest, Steps, UsageMeter
-from kgcore.llm.protocol import arun_steps as _arun
-from kgcore.llm.protocol import run_steps as _run
+from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.methods.base import StepMethod
 from kgcore.methods.baselines import ANSWER_SYSTEM, UNKNOWN, ask_parsed
 from kgcore.methods.result import MethodResult
 from kgcore.methods.tog import parse_graph_answer
@@ -39,7 +38,7 @@ def _all_triples(store: GraphStore) -> list[tuple[str, str, str]] | None:
     return [(h, str(r), t) for h, t, r in edges(keys=True)]
 
 
-class GRetrieverQA:
+class GRetrieverQA(StepMethod[MethodResult]):
     """Retrieve with G-Retriever's PCST, answer with one prompted LLM call.
 
     Parameters
@@ -83,18 +82,7 @@ class GRetrieverQA:
         self.text_format = text_format
         self.max_tokens = max_tokens
 
-    def run(
-        self, question: str, llm: ChatLLM, topic_entities: Sequence[str] | None = None
-    ) -> MethodResult:
-        return _run(self.steps(question, topic_entities), llm)
 
-    async def arun(
-        self,
-        question: str,
-        llm: AsyncChatLLM | ChatLLM,
-        topic_entities: Sequence[str] | None = None,
-    ) -> MethodResult:
-        return await _arun(self.steps(question, topic_entities), llm)
 
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None

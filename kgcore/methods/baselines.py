@@ -23,14 +23,11 @@ from typing import TypeVar
 from kgcore.evaluation.metrics import normalize_answer
 from kgcore.llm.parsing import parse_answer
 from kgcore.llm.protocol import (
-    AsyncChatLLM,
-    ChatLLM,
     LLMRequest,
     Steps,
     UsageMeter,
-    arun_steps,
-    run_steps,
 )
+from kgcore.methods.base import StepMethod
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
 
@@ -201,7 +198,7 @@ def answer_steps(
     return parse_answer(reply.text) or UNKNOWN
 
 
-class PromptBaseline:
+class PromptBaseline(StepMethod[MethodResult]):
     """IO, CoT or CoT-SC as an engine with the same shape as the graph methods.
 
     ``topic_entities`` is accepted and ignored, so the evaluation harness and the LangChain
@@ -238,12 +235,4 @@ class PromptBaseline:
             return cot_steps(question)
         return cot_sc_steps(question, n=self.n, temperature=self.temperature, seed=self.seed)
 
-    def run(self, question: str, llm: ChatLLM, topic_entities: object = None) -> MethodResult:
-        """Answer with a synchronous model."""
-        return run_steps(self.steps(question), llm)
 
-    async def arun(
-        self, question: str, llm: AsyncChatLLM | ChatLLM, topic_entities: object = None
-    ) -> MethodResult:
-        """Answer with an asynchronous model."""
-        return await arun_steps(self.steps(question), llm)

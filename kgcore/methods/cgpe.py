@@ -61,9 +61,8 @@ from kgcore.graph.memory import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.linking import link_entities
 from kgcore.llm.parsing import NONE_WORDS, parse_choices, parse_entities
-from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMRequest, Steps, UsageMeter
-from kgcore.llm.protocol import arun_steps as _arun
-from kgcore.llm.protocol import run_steps as _run
+from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.methods.base import StepMethod
 from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
 from kgcore.methods.result import MethodResult
 from kgcore.methods.tog import (
@@ -196,7 +195,7 @@ def graph_type_of(store: GraphStore, key: str = "type") -> Callable[[str], str |
     return type_of
 
 
-class CGPE:
+class CGPE(StepMethod[MethodResult]):
     """The CGPE engine, written once as a step generator.
 
     Parameters
@@ -259,20 +258,7 @@ class CGPE:
         self.answer_max_tokens = answer_max_tokens
 
     # -- drivers -----------------------------------------------------------------------
-    def run(
-        self, question: str, llm: ChatLLM, topic_entities: Sequence[str] | None = None
-    ) -> MethodResult:
-        """Answer ``question`` with a synchronous model."""
-        return _run(self.steps(question, topic_entities), llm)
 
-    async def arun(
-        self,
-        question: str,
-        llm: AsyncChatLLM | ChatLLM,
-        topic_entities: Sequence[str] | None = None,
-    ) -> MethodResult:
-        """Answer ``question`` with an asynchronous model."""
-        return await _arun(self.steps(question, topic_entities), llm)
 
     def label(self, node: str, relation: str) -> str:
         """The node's type label: its type property, else the relation that reached it."""

@@ -45,9 +45,8 @@ import numpy as np
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
 from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
-from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, LLMRequest, Steps, UsageMeter
-from kgcore.llm.protocol import arun_steps as _arun
-from kgcore.llm.protocol import run_steps as _run
+from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.methods.base import StepMethod
 from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
@@ -150,7 +149,7 @@ class _Candidate:
     score: float
 
 
-class ToG:
+class ToG(StepMethod[MethodResult]):
     """The ToG engine (n-d 1-w), written once as a step generator.
 
     Parameters
@@ -208,20 +207,7 @@ class ToG:
         self.answer_max_tokens = answer_max_tokens
 
     # -- drivers -----------------------------------------------------------------------
-    def run(
-        self, question: str, llm: ChatLLM, topic_entities: Sequence[str] | None = None
-    ) -> MethodResult:
-        """Answer ``question`` with a synchronous model."""
-        return _run(self.steps(question, topic_entities), llm)
 
-    async def arun(
-        self,
-        question: str,
-        llm: AsyncChatLLM | ChatLLM,
-        topic_entities: Sequence[str] | None = None,
-    ) -> MethodResult:
-        """Answer ``question`` with an asynchronous model."""
-        return await _arun(self.steps(question, topic_entities), llm)
 
     # -- prompts -----------------------------------------------------------------------
     def _relation_request(self, question: str, entity: str, relations: list[str]) -> LLMRequest:

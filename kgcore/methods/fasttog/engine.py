@@ -38,14 +38,11 @@ from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
 from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
 from kgcore.llm.protocol import (
-    AsyncChatLLM,
-    ChatLLM,
     LLMReply,
     LLMRequest,
     UsageMeter,
-    arun_steps,
-    run_steps,
 )
+from kgcore.methods.base import StepMethod
 from kgcore.methods.baselines import UNKNOWN, cot_request, io_request
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.prompts import (
@@ -61,7 +58,7 @@ from kgcore.validation import check_question
 Steps = Generator[LLMRequest, LLMReply, FastToGResult]
 
 
-class FastToG:
+class FastToG(StepMethod[FastToGResult]):
     """Fast Think-on-Graph over a :class:`~kgcore.graph.store.GraphStore`.
 
     Parameters
@@ -83,22 +80,6 @@ class FastToG:
         self.store = store
         self.config = config or FastToGConfig()
         self.textualizer = textualizer or Triple2Text()
-
-    # -- public entry points -----------------------------------------------------------
-    def run(
-        self, question: str, llm: ChatLLM, topic_entities: Sequence[str] | None = None
-    ) -> FastToGResult:
-        """Answer ``question`` with a synchronous model."""
-        return run_steps(self.steps(question, topic_entities), llm)
-
-    async def arun(
-        self,
-        question: str,
-        llm: AsyncChatLLM | ChatLLM,
-        topic_entities: Sequence[str] | None = None,
-    ) -> FastToGResult:
-        """Answer ``question`` with an asynchronous model."""
-        return await arun_steps(self.steps(question, topic_entities), llm)
 
     # -- the method ---------------------------------------------------------------------
     def _text(self, community: Community) -> str:
