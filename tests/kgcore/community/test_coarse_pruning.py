@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+from kgcore.community import LCSConfig, coarse_prune, community_modularity, local_community_search
+from kgcore.graph import InMemoryGraphStore
+from kgcore.types import Triple
+
+# The current community {q}; three candidate groups:
+#   dense triangle {a, b, c}, touching q through a;
+#   a pair {d, e}, touching q through d;
+#   a triangle {x, y, z} that does not touch q (two hops away, through c).
+TRIPLES = [
+    Triple("q", "r", "a"),
+    Triple("a", "r", "b"),
+    Triple("b", "r", "c"),
+    Triple("a", "r", "c"),
+    Triple("q", "r", "d"),
+    Triple("d", "r", "e"),
+    Triple("c", "r", "x"),
+    Triple("x", "r", "y"),
+    Triple("y", "r", "z"),
+    Triple("x", "r", "z"),
+]
+COMMUNITIES = [frozenset("abc"), frozenset("de"), frozenset("xyz")]
+
+
+def detection_graph() -> nx.Graph:
+    graph = nx.Graph()
+    graph.add_edges_from(
+        (t.head, t.tail, {"weight": 1.0}) for t in TRIPLES if "q" not in (t.head, t.tail)
+    )
+    return graph
+
+
+def test_only_adjacent_communities_ranked_by_modularity() -> None:
+    graph = detection_graph()
+    kept = coarse_prune(graph, COMMUNITIES, ["q"], TRIPLES, top_k=5)
+    assert [c.nodes for c in kept] == [("a", "b", "c"), ("d", "e")]  # xyz is not adjacent
+    assert kept[0].modularity == pytest.approx(community_modularity(graph, "abc"))
+    assert kept[0].modularity > kept[1].modularity
+    assert kept[0].links == (Triple("q", "r", "a"),)
+    assert kept[0].triples == (Triple("a", "r", "b"), Triple("a", "r", "c"), Triple("b", "r", "c"))
+
+
+def test_top_k_cuts_the_ranking() -> None:
+    kept = coarse_prune(detection_graph(), COMMUNITIES, ["q"], TRIPLES, top_k=1)
+    assert [c.nodes for c in kept] == [("a", "b", "c")]
+
+
+def test_search_never_offers_current_or_excluded_nodes() -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    step = local_community_search(
+        store, ["q"], LCSConfig(max_community_size=3, decay=1.0), exclude={"d"}, seed=0
+    )
+    offered = {n for c in step.candidates for n in c.nodes}
+    assert "q" not in offered and "d" not in offered
+    assert all(len(c.nodes) <= 3 and c.links for c in step.candidates)
