@@ -131,3 +131,15 @@ def test_adapter_sets_temperature_and_reads_usage() -> None:
     request = LLMRequest.from_prompt("x", purpose="io")
     reply = LangChainLLM(WithUsage(responses=["ok"])).generate(request)
     assert (reply.prompt_tokens, reply.completion_tokens) == (12, 3)
+
+
+def test_local_model_copies_share_one_loaded_llama() -> None:
+    from langchain_fasttog import ChatLlamaCppLocal
+
+    model = ChatLlamaCppLocal(model_path="unused.gguf")
+    model._state["llama"] = sentinel = object()  # stands in for a loaded llama_cpp.Llama
+    copy = LangChainLLM(model)._model_for(
+        LLMRequest.from_prompt("x", purpose="prune", temperature=0.4)
+    )
+    assert copy is not model and copy.temperature == 0.4
+    assert copy._client() is sentinel  # no second load of the GGUF
