@@ -109,7 +109,12 @@ def _hierarchical(graph: nx.Graph, seed: int, max_size: int) -> Iterator[Partiti
 
 
 def _spectral(graph: nx.Graph, seed: int, max_size: int) -> Iterator[Partition]:
-    from sklearn.cluster import KMeans
+    """Bisecting spectral clustering: from the connected components, split the largest
+    oversized cluster in two by 2-means on its spectral embedding, one split per partition.
+
+    (Bisecting, rather than k-means for every k, keeps each step a cheap 2-means fit.)
+    """
+    from scipy.cluster.vq import kmeans2
     from sklearn.manifold import spectral_embedding
 
     nodes = list(graph.nodes)
@@ -119,22 +124,37 @@ def _spectral(graph: nx.Graph, seed: int, max_size: int) -> Iterator[Partition]:
         return
     # Dense: LCS subgraphs have at most a few hundred nodes.
     adjacency = nx.to_numpy_array(graph, nodelist=nodes, weight="weight")
-    dims = min(n - 1, max(2, 2 * math.ceil(n / max_size)))
+    dims = min(n - 1, max(2, math.ceil(n / max_size)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "graph is not fully connected": components still split
         embedding = spectral_embedding(
             adjacency, n_components=dims, random_state=seed, drop_first=False
         )
-    smallest = math.ceil(n / max_size)
-    # k grows until every cluster fits; past 4x the smallest k, detect_communities splits the rest.
-    for k in range(smallest, min(n, 4 * smallest) + 1):
+    rng = np.random.default_rng(seed)
+    position = {node: i for i, node in enumerate(nodes)}
+    clusters = [sorted(position[v] for v in c) for c in nx.connected_components(graph)]
+    stuck: set[tuple[int, ...]] = set()  # clusters 2-means cannot divide (identical points)
+
+    def partition() -> Partition:
+        return _canonical([{nodes[i] for i in c} for c in clusters])
+
+    yield partition()
+    while True:
+        oversized = [c for c in clusters if len(c) > max_size and tuple(c) not in stuck]
+        if not oversized:
+            return
+        target = max(oversized, key=lambda c: (len(c), -c[0]))
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # duplicate points give fewer clusters than k
-            labels = KMeans(n_clusters=k, n_init=1, random_state=seed).fit_predict(embedding)
-        groups: dict[int, set[Any]] = {}
-        for node, label in zip(nodes, labels, strict=True):
-            groups.setdefault(int(label), set()).add(node)
-        yield _canonical(groups.values())
+            warnings.simplefilter("ignore")  # "one of the clusters is empty"
+            _, labels = kmeans2(embedding[target], 2, minit="++", rng=rng)
+        left = [i for i, label in zip(target, labels, strict=True) if label == 0]
+        right = [i for i, label in zip(target, labels, strict=True) if label != 0]
+        if not left or not right:
+            stuck.add(tuple(target))
+            continue
+        clusters.remove(target)
+        clusters += [left, right]
+        yield partition()
 
 
 def _random(graph: nx.Graph, seed: int, max_size: int) -> Iterator[Partition]:

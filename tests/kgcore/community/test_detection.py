@@ -70,3 +70,9 @@ def test_unknown_algorithm_and_bad_size() -> None:
 
 def test_empty_graph_has_no_communities() -> None:
     assert detect_communities(nx.Graph(), "louvain") == []
+
+
+@pytest.mark.parametrize("algorithm", ["louvain", "leiden", "spectral", "hierarchical"])
+def test_two_cliques_joined_by_one_edge_are_found(algorithm: str) -> None:
+    parts = detect_communities(nx.barbell_graph(5, 0), algorithm, max_size=5, seed=0)
+    assert sorted(sorted(c) for c in parts) == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
