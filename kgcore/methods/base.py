@@ -18,6 +18,7 @@ Example
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
@@ -26,12 +27,12 @@ from kgcore.llm.protocol import AsyncChatLLM, ChatLLM, Steps, arun_steps, run_st
 R = TypeVar("R")
 
 
-class StepMethod(Generic[R]):
+class StepMethod(ABC, Generic[R]):
     """Base of the QA methods (FastToG, ToG, CGPE, the prompt baselines, ...)."""
 
+    @abstractmethod
     def steps(self, question: str, topic_entities: Sequence[str] | None = None) -> Steps[R]:
         """The method as a step generator yielding LLM requests and returning its result."""
-        raise NotImplementedError
 
     def run(self, question: str, llm: ChatLLM, topic_entities: Sequence[str] | None = None) -> R:
         """Answer ``question`` with a synchronous model."""
