@@ -6,7 +6,7 @@ import networkx as nx
 import pytest
 
 from kgcore.graph import InMemoryGraphStore
-from kgcore.llm import LLMRequest, ScriptedLLM
+from kgcore.llm import ScriptedLLM
 from kgcore.methods.cgpe import CGPE, CluePath, parse_clue_matches
 from kgcore.types import Triple
 
@@ -25,17 +25,8 @@ def store() -> InMemoryGraphStore:
     return InMemoryGraphStore.from_triples(TRIPLES)
 
 
-def by_purpose(replies: dict[str, list[str]]) -> ScriptedLLM:
-    queues = {k: list(v) for k, v in replies.items()}
-
-    def reply(request: LLMRequest) -> str:
-        return queues[request.purpose].pop(0)
-
-    return ScriptedLLM(reply)
-
-
 def test_two_hop_exploration_with_three_steps_and_exact_calls(store: InMemoryGraphStore) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Jane Seymour", "films", "director"]'],
             # depth 1: two clues left -> steps 1, 2 and 3
@@ -77,7 +68,9 @@ def test_two_hop_exploration_with_three_steps_and_exact_calls(store: InMemoryGra
 def test_clue_matching_a_candidate_by_characters_needs_no_llm_call(
     store: InMemoryGraphStore,
 ) -> None:
-    llm = by_purpose({"cgpe_clues": ['["Jane Seymour", "Wake"]'], "cgpe_answer": ["{2009}"]})
+    llm = ScriptedLLM.by_purpose(
+        {"cgpe_clues": ['["Jane Seymour", "Wake"]'], "cgpe_answer": ["{2009}"]}
+    )
     result = CGPE(store).run("when was Wake with Jane Seymour released", llm)
     assert [r.purpose for r in llm.requests] == ["cgpe_clues", "cgpe_answer"]
     assert result.extra["char_matches"] == 1
@@ -95,7 +88,7 @@ def test_initial_point_comes_from_the_best_character_match(store: InMemoryGraphS
 
 
 def test_no_initial_point_falls_back_to_cot(store: InMemoryGraphStore) -> None:
-    llm = by_purpose({"cgpe_clues": ['["Atlantis"]'], "cot": ["{Unknown}"]})
+    llm = ScriptedLLM.by_purpose({"cgpe_clues": ['["Atlantis"]'], "cot": ["{Unknown}"]})
     result = CGPE(store).run("who founded Atlantis", llm)
     assert result.fell_back
     assert result.llm_calls == 2
@@ -105,7 +98,7 @@ def test_no_initial_point_falls_back_to_cot(store: InMemoryGraphStore) -> None:
 def test_topic_entities_are_the_initial_points_and_use_their_clue(
     store: InMemoryGraphStore,
 ) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Jane Seymour", "films"]'],
             "cgpe_step1": ["{A: films}"],
@@ -121,7 +114,7 @@ def test_topic_entities_are_the_initial_points_and_use_their_clue(
 def test_several_matches_branch_into_paths_capped_by_max_branches(
     store: InMemoryGraphStore,
 ) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Jane Seymour", "films"]'],
             "cgpe_step1": ["{A: films}"],
@@ -131,7 +124,7 @@ def test_several_matches_branch_into_paths_capped_by_max_branches(
     )
     result = CGPE(store, max_branches=1).run("films of Jane Seymour", llm)
     assert result.extra["paths"] == ["Jane Seymour <-starred_actors- Somewhere in Time"]
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Jane Seymour", "films"]'],
             "cgpe_step1": ["{A: films}"],
@@ -151,7 +144,7 @@ def test_a_used_clue_is_not_matched_again_and_depth_is_limited() -> None:
             ("Film Two", "next", "End"),
         ]
     )
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Start", "film one", "end"]'],
             "cgpe_step1": ["{none}"],
@@ -169,7 +162,7 @@ def test_a_used_clue_is_not_matched_again_and_depth_is_limited() -> None:
 def test_unparseable_step_replies_are_retried_once_then_count_as_no_match(
     store: InMemoryGraphStore,
 ) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Jane Seymour", "films"]'],
             "cgpe_step1": ["I think\nmaybe", "Hmm,\nnot sure"],
@@ -197,7 +190,7 @@ def test_type_property_of_the_graph_is_the_node_label() -> None:
     store = InMemoryGraphStore(graph)
     engine = CGPE(store)
     assert engine.label("Wake", "starred_actors") == "film"
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Jane Seymour", "movie"]'],
             "cgpe_step1": ["{A: movie}"],
@@ -248,7 +241,7 @@ def test_bad_settings_are_refused(store: InMemoryGraphStore) -> None:
 def test_copied_placeholder_in_step3_falls_back_to_the_step1_clue(
     store: InMemoryGraphStore,
 ) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Jane Seymour", "director", "films"]'],
             "cgpe_step1": ["{A: films}", "{none}"],

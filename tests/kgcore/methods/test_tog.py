@@ -6,7 +6,7 @@ import pytest
 
 from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph import InMemoryGraphStore
-from kgcore.llm import LLMRequest, ScriptedLLM
+from kgcore.llm import ScriptedLLM
 from kgcore.methods.tog import ToG, parse_scores, parse_sufficiency
 
 TRIPLES = [
@@ -23,17 +23,8 @@ def store() -> InMemoryGraphStore:
     return InMemoryGraphStore.from_triples(TRIPLES)
 
 
-def by_purpose(replies: dict[str, list[str]]) -> ScriptedLLM:
-    queues = {k: list(v) for k, v in replies.items()}
-
-    def reply(request: LLMRequest) -> str:
-        return queues[request.purpose].pop(0)
-
-    return ScriptedLLM(reply)
-
-
 def test_two_hop_question_answers_at_depth_two_with_exact_calls(store: InMemoryGraphStore) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             # depth 1: Cleopatra has two relations -> prune; one tail each -> no scoring
             "tog_relations": ["{A: 0.9, B: 0.1}", "{A: 1.0}"],
@@ -63,7 +54,7 @@ def test_two_hop_question_answers_at_depth_two_with_exact_calls(store: InMemoryG
 
 
 def test_top_w_paths_are_kept_by_relation_times_entity_score(store: InMemoryGraphStore) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {
             "tog_relations": ["{A: 0.9, B: 0.1}"],
             "tog_entities": ["{A: 0.1, B: 0.9}"],
@@ -83,7 +74,7 @@ def test_top_w_paths_are_kept_by_relation_times_entity_score(store: InMemoryGrap
 def test_unparseable_relation_reply_is_retried_once_then_dropped_and_cot_answers(
     store: InMemoryGraphStore,
 ) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {"tog_relations": ["I cannot\ndecide.", "Sorry\nreally."], "cot": ["so {1963}"]}
     )
     result = ToG(store).run("when was [Cleopatra] released", llm)
@@ -95,7 +86,7 @@ def test_unparseable_relation_reply_is_retried_once_then_dropped_and_cot_answers
 
 
 def test_max_depth_without_sufficient_paths_falls_back_to_cot(store: InMemoryGraphStore) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {"tog_relations": ["{A: 0.5, B: 0.5}"], "tog_reason": ["No"], "cot": ["{Unknown}"]}
     )
     result = ToG(store, max_depth=1).run("who directed [Cleopatra]", llm)
@@ -106,7 +97,7 @@ def test_max_depth_without_sufficient_paths_falls_back_to_cot(store: InMemoryGra
 
 
 def test_unclear_sufficiency_reply_counts_as_no_after_a_retry(store: InMemoryGraphStore) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {"tog_relations": ["{A: 1.0}"], "tog_reason": ["Maybe.", "Perhaps."], "cot": ["{X}"]}
     )
     result = ToG(store, max_depth=1).run("who directed [Cleopatra]", llm)
@@ -119,7 +110,7 @@ def test_large_neighbourhoods_are_sampled_with_the_seed() -> None:
     store = InMemoryGraphStore.from_triples(triples)
 
     def run(seed: int) -> str:
-        llm = by_purpose({"tog_entities": ["{A: 1.0}"], "tog_reason": ["Yes {Film}"]})
+        llm = ScriptedLLM.by_purpose({"tog_entities": ["{A: 1.0}"], "tog_reason": ["Yes {Film}"]})
         ToG(store, seed=seed, entity_sample_threshold=20, entity_sample_size=4).run(
             "films with [Star]", llm
         )
@@ -138,7 +129,7 @@ def test_topic_entities_that_do_not_link_raise_with_suggestions(store: InMemoryG
 
 
 def test_without_brackets_the_llm_extracts_the_topic_entity(store: InMemoryGraphStore) -> None:
-    llm = by_purpose(
+    llm = ScriptedLLM.by_purpose(
         {"extract_entities": ['["Guys and Dolls"]'], "tog_reason": ["Yes {Joseph L. Mankiewicz}"]}
     )
     result = ToG(store).run("who directed Guys and Dolls", llm)

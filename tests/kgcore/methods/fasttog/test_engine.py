@@ -8,21 +8,10 @@ import pytest
 from kgcore.community import local_community_search
 from kgcore.exceptions import EmptyGraphError, EntityNotFoundError, InvalidQuestionError
 from kgcore.graph import InMemoryGraphStore
-from kgcore.llm import LLMRequest, ScriptedLLM
+from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 
 QUESTION = "which films share the director of [Cleopatra]"
-
-
-def by_purpose(**replies: list[str]):
-    """A script answering each step from its own queue (the last reply repeats)."""
-    queues = {k: list(v) for k, v in replies.items()}
-
-    def reply(request: LLMRequest) -> str:
-        queue = queues[request.purpose]
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-    return reply
 
 
 def purposes(llm: ScriptedLLM) -> list[str]:
@@ -31,7 +20,9 @@ def purposes(llm: ScriptedLLM) -> list[str]:
 
 def test_initial_phase_starts_one_chain_per_choice(movie_store: InMemoryGraphStore) -> None:
     config = FastToGConfig(width=2, max_depth=1, max_community_size=2)
-    llm = ScriptedLLM(by_purpose(prune=["{2, 1}"], reason=["{All About Eve}"]))
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{2, 1}"], reason=["{All About Eve}"])
+    )
     result = FastToG(movie_store, config).run(QUESTION, llm)
     expected = local_community_search(
         movie_store, ["Cleopatra"], config.lcs_config(), exclude={"Cleopatra"}, seed=0
@@ -58,7 +49,9 @@ def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphS
 
 def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
     config = FastToGConfig(width=1, max_depth=4, max_community_size=2)
-    llm = ScriptedLLM(by_purpose(prune=["{1}"], reason=["{Unknown}", "{Shane}"]))
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}", "{Shane}"])
+    )
     result = FastToG(movie_store, config).run(QUESTION, llm)
     assert result.answer == "Shane"
     assert purposes(llm) == ["prune", "reason", "prune", "reason"]
@@ -68,7 +61,9 @@ def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
 
 def test_fallback_after_max_depth(movie_store: InMemoryGraphStore) -> None:
     config = FastToGConfig(width=1, max_depth=2, max_community_size=2, fallback="io")
-    llm = ScriptedLLM(by_purpose(prune=["{1}"], reason=["{Unknown}"], io=["{Giant}"]))
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}"], io=["{Giant}"])
+    )
     result = FastToG(movie_store, config).run(QUESTION, llm)
     assert purposes(llm) == ["prune", "reason", "prune", "reason", "io"]
     assert (result.answer, result.fell_back, result.depth) == ("Giant", True, 2)
@@ -76,8 +71,9 @@ def test_fallback_after_max_depth(movie_store: InMemoryGraphStore) -> None:
 
 def test_none_stops_only_that_chain(movie_store: InMemoryGraphStore) -> None:
     config = FastToGConfig(width=2, max_depth=2, max_community_size=2)
-    llm = ScriptedLLM(
-        by_purpose(prune=["{1, 2}", "{none}", "{1}"], reason=["{Unknown}"], cot=["{x}"])
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True,
+        replies=dict(prune=["{1, 2}", "{none}", "{1}"], reason=["{Unknown}"], cot=["{x}"]),
     )
     result = FastToG(movie_store, config).run(QUESTION, llm)
     assert [len(chain) for chain in result.chains] == [1, 2]
@@ -111,7 +107,10 @@ def test_valid_choices_in_a_sloppy_reply_are_kept(movie_store: InMemoryGraphStor
 def test_history_is_never_revisited(metaqa_store: InMemoryGraphStore) -> None:
     store = metaqa_store
     config = FastToGConfig(width=3, max_depth=4)
-    llm = ScriptedLLM(by_purpose(prune=["{1, 2, 3}", "{2}"], reason=["{Unknown}"], cot=["{x}"]))
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True,
+        replies=dict(prune=["{1, 2, 3}", "{2}"], reason=["{Unknown}"], cot=["{x}"]),
+    )
     result = FastToG(store, config).run("what films did the director of [Cleopatra] direct", llm)
     seen = list(result.start.nodes)
     for community in result.communities():
@@ -170,7 +169,10 @@ def test_same_seed_same_run_and_async_matches(metaqa_store: InMemoryGraphStore) 
     store = metaqa_store
 
     def script():
-        return ScriptedLLM(by_purpose(prune=["{1, 2}", "{1}"], reason=["{Unknown}"], cot=["{x}"]))
+        return ScriptedLLM.by_purpose(
+            repeat_last=True,
+            replies=dict(prune=["{1, 2}", "{1}"], reason=["{Unknown}"], cot=["{x}"]),
+        )
 
     engine = FastToG(store, FastToGConfig(max_depth=3, seed=5))
     q = "what genres are the movies written by [Sidney Buchman] in"
@@ -188,6 +190,8 @@ def test_same_seed_same_run_and_async_matches(metaqa_store: InMemoryGraphStore) 
 
 
 def test_node_level_preset_uses_single_node_communities(movie_store: InMemoryGraphStore) -> None:
-    llm = ScriptedLLM(by_purpose(prune=["{1, 2, 3}"], reason=["{x}"]))
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1, 2, 3}"], reason=["{x}"])
+    )
     result = FastToG(movie_store, FastToGConfig.node_level()).run(QUESTION, llm)
     assert result.chains and all(len(c.nodes) == 1 for c in result.communities())
