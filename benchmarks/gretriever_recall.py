@@ -22,20 +22,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA_DIR = Path(os.environ.get("KGQA_DATA_DIR", ROOT.parent / "shared" / "data"))
-sys.path.insert(0, str(ROOT))
-
-from kgcore.graph import InMemoryGraphStore, read_triples  # noqa: E402
-from kgcore.gretriever import (  # noqa: E402
+from kgcore.evaluation.datasets import default_data_dir
+from kgcore.graph import InMemoryGraphStore, read_triples
+from kgcore.gretriever import (
     EmbeddedTexts,
     GraphIndex,
     GRetriever,
@@ -158,7 +153,8 @@ def explagraphs(args: argparse.Namespace, count_tokens: Tokenizer) -> dict[str, 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA_DIR, help="the shared data folder")
+    parser.add_argument("--data", type=Path, default=default_data_dir(),
+                        help="the shared data folder (KGQA_DATA)")
     parser.add_argument("--limit", type=int, default=300, help="MetaQA dev questions per hop")
     parser.add_argument("--explagraphs-limit", type=int, default=None)
     parser.add_argument("--edge-text", choices=("relation", "triple"), default="relation")

@@ -30,22 +30,20 @@ import shutil
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from kgcore.community.lcs import LCSConfig, local_community_search
+from kgcore.community.sampling import sample_neighborhood
+from kgcore.evaluation.datasets import default_data_dir
+from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.neo4j_loader import load_triples
+from kgcore.graph.neo4j_store import Neo4jGraphStore
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from kgcore.community.lcs import LCSConfig, local_community_search  # noqa: E402
-from kgcore.community.sampling import sample_neighborhood  # noqa: E402
-from kgcore.graph.memory import InMemoryGraphStore  # noqa: E402
-from kgcore.graph.neo4j_loader import load_triples  # noqa: E402
-from kgcore.graph.neo4j_store import Neo4jGraphStore  # noqa: E402
-
-DATA = ROOT.parent / "shared" / "data" / "metaqa"
+DATA = default_data_dir() / "metaqa"
 
 
 def free_port() -> int:

@@ -20,20 +20,15 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import os
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA_DIR = Path(os.environ.get("KGQA_DATA_DIR", ROOT.parent / "shared" / "data"))
-sys.path.insert(0, str(ROOT))
-
-from kgcore.graph import InMemoryGraphStore  # noqa: E402
-from kgcore.gretriever import (  # noqa: E402
+from kgcore.evaluation.datasets import default_data_dir
+from kgcore.graph import InMemoryGraphStore
+from kgcore.gretriever import (
     EmbeddedTexts,
     GraphIndex,
     GRetriever,
@@ -212,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=20, help="MetaQA questions per hop")
     parser.add_argument("--repeats", type=int, default=3, help="best of N timings per graph")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data", type=Path, default=DATA_DIR, help="the shared data folder")
+    parser.add_argument("--data", type=Path, default=default_data_dir(),
+                        help="the shared data folder (KGQA_DATA)")
     args = parser.parse_args(argv)
     try:
         import torch_geometric  # noqa: F401

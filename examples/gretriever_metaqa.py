@@ -15,20 +15,15 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA_DIR = Path(os.environ.get("KGQA_DATA_DIR", ROOT.parent / "shared" / "data"))
-sys.path.insert(0, str(ROOT))
+from llama_index.core import PromptTemplate
+from llama_index.core.query_engine import RetrieverQueryEngine
 
-from llama_index.core import PromptTemplate  # noqa: E402
-from llama_index.core.query_engine import RetrieverQueryEngine  # noqa: E402
-
-from kgcore.graph import InMemoryGraphStore, read_triples  # noqa: E402
-from kgcore.gretriever import (  # noqa: E402
+from kgcore.evaluation.datasets import default_data_dir
+from kgcore.graph import InMemoryGraphStore, read_triples
+from kgcore.gretriever import (
     GraphIndex,
     GRetriever,
     PCSTSettings,
@@ -36,7 +31,7 @@ from kgcore.gretriever import (  # noqa: E402
     TextualGraph,
     bracketed_entities,
 )
-from llamaindex_gretriever import GRetrieverRetriever, build_llamacpp_llm  # noqa: E402
+from llamaindex_gretriever import GRetrieverRetriever, build_llamacpp_llm
 
 QA_PROMPT = PromptTemplate(
     "Here is a part of a movie knowledge graph, one (head, relation, tail) triple per line:\n"
@@ -55,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="ask the N-th question of dev_{HOP}hop.txt and show its gold answers")
     parser.add_argument("--hops", type=int, default=None,
                         help="size of the candidate region (default: 1, or HOP with --dev)")
-    parser.add_argument("--data", type=Path, default=DATA_DIR, help="the shared data folder")
+    parser.add_argument("--data", type=Path, default=default_data_dir(),
+                        help="the shared data folder (KGQA_DATA)")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     gold = None
