@@ -4,6 +4,7 @@ Example
 -------
 >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
 >>> from kgcore.graph import InMemoryGraphStore
+>>> from kgcore.methods.fasttog import FastToGConfig
 >>> store = InMemoryGraphStore.from_triples([
 ...     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
 ...     ("All About Eve", "directed_by", "Joseph L. Mankiewicz")])
@@ -15,15 +16,11 @@ Example
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import Field
-
-from kgcore.methods.fasttog import FastToG, FastToGConfig
-from langchain_fasttog.base import KGMethodChain, require_graph
+from langchain_fasttog.base import KGMethodChain
+from langchain_fasttog.fasttog_fields import FastToGFields
 
 
-class FastToGChain(KGMethodChain):
+class FastToGChain(FastToGFields, KGMethodChain):
     """FastToG question answering as a Runnable (``invoke``, ``batch``, ``ainvoke``, ``abatch``).
 
     The input is a question string or ``{"question": ..., "topic_entities": [...]}``; the output is
@@ -41,10 +38,3 @@ class FastToGChain(KGMethodChain):
         Community-to-text conversion (Triple2Text by default).
     """
 
-    graph: Any
-    config: FastToGConfig = Field(default_factory=FastToGConfig)
-    textualizer: Any = None
-    method: str = "fasttog"
-
-    def engine(self) -> FastToG:
-        return FastToG(require_graph(self.graph), self.config, self.textualizer)

@@ -4,6 +4,7 @@ Example
 -------
 >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
 >>> from kgcore.graph import InMemoryGraphStore
+>>> from kgcore.methods.fasttog import FastToGConfig
 >>> store = InMemoryGraphStore.from_triples([
 ...     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
 ...     ("All About Eve", "directed_by", "Joseph L. Mankiewicz")])
@@ -17,14 +18,12 @@ Example
 
 from __future__ import annotations
 
-from typing import Any
-
 from langchain_core.documents import Document
-from pydantic import Field
 
-from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
+from kgcore.methods.fasttog import FastToGResult
 from kgcore.methods.result import MethodResult
-from langchain_fasttog.base import KGMethodRetriever, require_graph
+from langchain_fasttog.base import KGMethodRetriever
+from langchain_fasttog.fasttog_fields import FastToGFields
 
 
 def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Document]:
@@ -50,7 +49,7 @@ def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Doc
     return docs if k is None else docs[:k]
 
 
-class FastToGRetriever(KGMethodRetriever):
+class FastToGRetriever(FastToGFields, KGMethodRetriever):
     """Retrieve the knowledge-graph communities FastToG reasons over.
 
     Parameters
@@ -66,14 +65,6 @@ class FastToGRetriever(KGMethodRetriever):
     textualizer : CommunityTextualizer, optional
         Community-to-text conversion (Triple2Text by default).
     """
-
-    graph: Any
-    config: FastToGConfig = Field(default_factory=FastToGConfig)
-    textualizer: Any = None
-    method: str = "fasttog"
-
-    def engine(self) -> FastToG:
-        return FastToG(require_graph(self.graph), self.config, self.textualizer)
 
     def to_documents(self, result: MethodResult, k: int | None) -> list[Document]:
         assert isinstance(result, FastToGResult)
