@@ -82,8 +82,6 @@ class GRetrieverQA(StepMethod[MethodResult]):
         self.text_format = text_format
         self.max_tokens = max_tokens
 
-
-
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
