@@ -62,8 +62,10 @@ def qwen_token_counter() -> Tokenizer:
 
 def graph_text(graph: TextualGraph) -> str:
     src, dst = graph.edge_index
-    return textualize_paper(enumerate(graph.node_texts), zip(src.tolist(), graph.edge_relations,
-                                                             dst.tolist(), strict=True))
+    return textualize_paper(
+        enumerate(graph.node_texts),
+        zip(src.tolist(), graph.edge_relations, dst.tolist(), strict=True),
+    )
 
 
 def metaqa(args: argparse.Namespace, count_tokens: Tokenizer) -> dict[int, dict[str, float]]:
@@ -72,12 +74,16 @@ def metaqa(args: argparse.Namespace, count_tokens: Tokenizer) -> dict[int, dict[
     store = InMemoryGraphStore.from_triples(triples)
     embedder = SentenceTransformerEmbedder(batch_size=args.batch_size)
     started = time.perf_counter()
-    index = GraphIndex.build(TextualGraph.from_triples(triples), embedder, args.edge_text,
-                             progress=args.progress)
-    print(f"metaqa index: {index.graph.num_nodes} nodes, {index.graph.num_edges} edges, "
-          f"{time.perf_counter() - started:.1f} s (cached after the first run)")
+    index = GraphIndex.build(
+        TextualGraph.from_triples(triples), embedder, args.edge_text, progress=args.progress
+    )
+    print(
+        f"metaqa index: {index.graph.num_nodes} nodes, {index.graph.num_edges} edges, "
+        f"{time.perf_counter() - started:.1f} s (cached after the first run)"
+    )
     retriever = GRetriever(
-        index, store=store,
+        index,
+        store=store,
         pcst=PCSTSettings(args.k_nodes, args.k_edges, args.edge_cost),
         region=RegionSettings(max_nodes=args.max_nodes, neighbor_limit=args.neighbor_limit),
     )
@@ -92,8 +98,12 @@ def metaqa(args: argparse.Namespace, count_tokens: Tokenizer) -> dict[int, dict[
             question, answers, _kind = line.split("\t")
             gold = {a.casefold() for a in answers.split("|")}
             start = time.perf_counter()
-            result = retriever.retrieve(question, topic_entities=bracketed_entities(question),
-                                        hops=hop, query_vector=query_vector)
+            result = retriever.retrieve(
+                question,
+                topic_entities=bracketed_entities(question),
+                hops=hop,
+                query_vector=query_vector,
+            )
             seconds.append(time.perf_counter() - start)
             hit += bool(gold & {n.casefold() for n in result.node_texts})
             sizes.append(result.num_nodes)
@@ -106,15 +116,21 @@ def metaqa(args: argparse.Namespace, count_tokens: Tokenizer) -> dict[int, dict[
             region_tokens.append(count_tokens(graph_text(region)))
         n = len(lines)
         scores[hop] = {
-            "recall": hit / n, "nodes": float(np.mean(sizes)), "tokens": float(np.mean(tokens)),
-            "region_recall": region_hit / n, "region_nodes": float(np.mean(region_sizes)),
-            "region_tokens": float(np.mean(region_tokens)), "ms": 1000 * float(np.mean(seconds)),
+            "recall": hit / n,
+            "nodes": float(np.mean(sizes)),
+            "tokens": float(np.mean(tokens)),
+            "region_recall": region_hit / n,
+            "region_nodes": float(np.mean(region_sizes)),
+            "region_tokens": float(np.mean(region_tokens)),
+            "ms": 1000 * float(np.mean(seconds)),
         }
         s = scores[hop]
-        print(f"metaqa {hop}-hop (n={n}): recall {s['recall']:.3f}, {s['nodes']:.1f} nodes, "
-              f"{s['tokens']:.0f} tokens | neighbourhood: recall {s['region_recall']:.3f}, "
-              f"{s['region_nodes']:.0f} nodes, {s['region_tokens']:.0f} tokens | "
-              f"{s['ms']:.0f} ms/question")
+        print(
+            f"metaqa {hop}-hop (n={n}): recall {s['recall']:.3f}, {s['nodes']:.1f} nodes, "
+            f"{s['tokens']:.0f} tokens | neighbourhood: recall {s['region_recall']:.3f}, "
+            f"{s['region_nodes']:.0f} nodes, {s['region_tokens']:.0f} tokens | "
+            f"{s['ms']:.0f} ms/question"
+        )
     return scores
 
 
@@ -142,19 +158,26 @@ def explagraphs(args: argparse.Namespace, count_tokens: Tokenizer) -> dict[str, 
         tokens.append(count_tokens(result.textualize("paper")))
         whole_sizes.append(graph.num_nodes)
         whole_tokens.append(count_tokens(graph_text(graph)))
-    score = {"recall": float(np.mean(kept)), "nodes": float(np.mean(sizes)),
-             "tokens": float(np.mean(tokens)), "whole_nodes": float(np.mean(whole_sizes)),
-             "whole_tokens": float(np.mean(whole_tokens))}
-    print(f"explagraphs test (n={len(tests)}): triple recall {score['recall']:.3f}, "
-          f"{score['nodes']:.1f} nodes, {score['tokens']:.0f} tokens | whole graph: "
-          f"{score['whole_nodes']:.1f} nodes, {score['whole_tokens']:.0f} tokens")
+    score = {
+        "recall": float(np.mean(kept)),
+        "nodes": float(np.mean(sizes)),
+        "tokens": float(np.mean(tokens)),
+        "whole_nodes": float(np.mean(whole_sizes)),
+        "whole_tokens": float(np.mean(whole_tokens)),
+    }
+    print(
+        f"explagraphs test (n={len(tests)}): triple recall {score['recall']:.3f}, "
+        f"{score['nodes']:.1f} nodes, {score['tokens']:.0f} tokens | whole graph: "
+        f"{score['whole_nodes']:.1f} nodes, {score['whole_tokens']:.0f} tokens"
+    )
     return score
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=default_data_dir(),
-                        help="the shared data folder (KGQA_DATA)")
+    parser.add_argument(
+        "--data", type=Path, default=default_data_dir(), help="the shared data folder (KGQA_DATA)"
+    )
     parser.add_argument("--limit", type=int, default=300, help="MetaQA dev questions per hop")
     parser.add_argument("--explagraphs-limit", type=int, default=None)
     parser.add_argument("--edge-text", choices=("relation", "triple"), default="relation")
@@ -166,13 +189,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--progress", action="store_true")
     args = parser.parse_args(argv)
-    print(f"settings: k_nodes={args.k_nodes} k_edges={args.k_edges} edge_cost={args.edge_cost} "
-          f"edge_text={args.edge_text} max_nodes={args.max_nodes}")
+    print(
+        f"settings: k_nodes={args.k_nodes} k_edges={args.k_edges} edge_cost={args.edge_cost} "
+        f"edge_text={args.edge_text} max_nodes={args.max_nodes}"
+    )
     count_tokens = qwen_token_counter()
     meta = metaqa(args, count_tokens)
     expla = explagraphs(args, count_tokens)
-    print(f"recall metaqa_1hop={meta[1]['recall']:.3f} metaqa_2hop={meta[2]['recall']:.3f} "
-          f"metaqa_3hop={meta[3]['recall']:.3f} explagraphs={expla['recall']:.3f}")
+    print(
+        f"recall metaqa_1hop={meta[1]['recall']:.3f} metaqa_2hop={meta[2]['recall']:.3f} "
+        f"metaqa_3hop={meta[3]['recall']:.3f} explagraphs={expla['recall']:.3f}"
+    )
     return 0
 
 

@@ -100,37 +100,63 @@ def best_of(repeats: int, fn: Callable[[], object]) -> tuple[float, object]:
     return min(times), out
 
 
-def compare(graph: TextualGraph, node_vecs: np.ndarray, edge_table: EmbeddedTexts,
-            query: np.ndarray, repeats: int) -> tuple[float, float, bool]:
+def compare(
+    graph: TextualGraph,
+    node_vecs: np.ndarray,
+    edge_table: EmbeddedTexts,
+    query: np.ndarray,
+    repeats: int,
+) -> tuple[float, float, bool]:
     """Time ours and PyG's on one graph; return (ours_s, pyg_s, identical)."""
     import torch
     from torch_geometric.data import Data
     from torch_geometric.llm.utils.backend_utils import retrieval_via_pcst
 
-    index = GraphIndex(graph, EmbeddedTexts(graph.node_texts, node_vecs,
-                                            np.arange(graph.num_nodes)),
-                       edge_table, embedder=FixedQuery(query))
+    index = GraphIndex(
+        graph,
+        EmbeddedTexts(graph.node_texts, node_vecs, np.arange(graph.num_nodes)),
+        edge_table,
+        embedder=FixedQuery(query),
+    )
     retriever = GRetriever(index, pcst=SETTINGS)
 
     def ours() -> object:
-        result = retriever.search(graph, index.node_similarity(query),
-                                  index.edge_similarity(query))
+        result = retriever.search(graph, index.node_similarity(query), index.edge_similarity(query))
         result.textualize("paper")
         return result
 
     edge_vectors = edge_table.vectors[edge_table.rows]
-    data = Data(x=torch.from_numpy(node_vecs), edge_index=torch.from_numpy(graph.edge_index),
-                edge_attr=torch.from_numpy(edge_vectors), node_idx=np.arange(graph.num_nodes),
-                edge_idx=np.arange(graph.num_edges))
+    data = Data(
+        x=torch.from_numpy(node_vecs),
+        edge_index=torch.from_numpy(graph.edge_index),
+        edge_attr=torch.from_numpy(edge_vectors),
+        node_idx=np.arange(graph.num_nodes),
+        edge_idx=np.arange(graph.num_edges),
+    )
     nodes = CsvTable(["node_id", "node_attr"], list(enumerate(graph.node_texts)))
-    edges = CsvTable(["src", "edge_attr", "dst"],
-                     list(zip(graph.edge_index[0].tolist(), graph.edge_relations,
-                              graph.edge_index[1].tolist(), strict=True)))
+    edges = CsvTable(
+        ["src", "edge_attr", "dst"],
+        list(
+            zip(
+                graph.edge_index[0].tolist(),
+                graph.edge_relations,
+                graph.edge_index[1].tolist(),
+                strict=True,
+            )
+        ),
+    )
     q = torch.from_numpy(query)
 
     def pyg() -> object:
-        return retrieval_via_pcst(data, q, nodes, edges, topk=SETTINGS.k_nodes,
-                                  topk_e=SETTINGS.k_edges, cost_e=SETTINGS.edge_cost)
+        return retrieval_via_pcst(
+            data,
+            q,
+            nodes,
+            edges,
+            topk=SETTINGS.k_nodes,
+            topk_e=SETTINGS.k_edges,
+            cost_e=SETTINGS.edge_cost,
+        )
 
     ours_s, result = best_of(repeats, ours)
     pyg_s, (sub, _desc) = best_of(repeats, pyg)  # type: ignore[misc]
@@ -160,19 +186,26 @@ def webqsp_sized(graphs: int, repeats: int, seed: int) -> tuple[float, float, bo
     identical = True
     for _ in range(graphs):
         relation_of_edge = rng.integers(0, WEBQSP_RELATIONS, WEBQSP_EDGES)
-        graph = TextualGraph(tuple(f"entity {i}" for i in range(WEBQSP_NODES)),
-                             rng.integers(0, WEBQSP_NODES, (2, WEBQSP_EDGES)),
-                             tuple(f"relation {r}" for r in relation_of_edge))
-        edge_table = EmbeddedTexts(tuple(f"relation {r}" for r in range(WEBQSP_RELATIONS)),
-                                   unit(rng, WEBQSP_RELATIONS, 384), relation_of_edge)
-        o, p, same = compare(graph, unit(rng, WEBQSP_NODES, 384), edge_table,
-                             unit(rng, 1, 384)[0], repeats)
+        graph = TextualGraph(
+            tuple(f"entity {i}" for i in range(WEBQSP_NODES)),
+            rng.integers(0, WEBQSP_NODES, (2, WEBQSP_EDGES)),
+            tuple(f"relation {r}" for r in relation_of_edge),
+        )
+        edge_table = EmbeddedTexts(
+            tuple(f"relation {r}" for r in range(WEBQSP_RELATIONS)),
+            unit(rng, WEBQSP_RELATIONS, 384),
+            relation_of_edge,
+        )
+        o, p, same = compare(
+            graph, unit(rng, WEBQSP_NODES, 384), edge_table, unit(rng, 1, 384)[0], repeats
+        )
         total_ours, total_pyg, identical = total_ours + o, total_pyg + p, identical and same
     return total_ours, total_pyg, identical
 
 
-def metaqa_regions(data_dir: Path, questions: int, repeats: int, seed: int
-                   ) -> tuple[float, float, bool, float, float]:
+def metaqa_regions(
+    data_dir: Path, questions: int, repeats: int, seed: int
+) -> tuple[float, float, bool, float, float]:
     store = InMemoryGraphStore.from_file(data_dir / "metaqa" / "kb.txt", progress=False)
     embedder = SentenceTransformerEmbedder()
     rng = np.random.default_rng(seed)
@@ -207,8 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=20, help="MetaQA questions per hop")
     parser.add_argument("--repeats", type=int, default=3, help="best of N timings per graph")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data", type=Path, default=default_data_dir(),
-                        help="the shared data folder (KGQA_DATA)")
+    parser.add_argument(
+        "--data", type=Path, default=default_data_dir(), help="the shared data folder (KGQA_DATA)"
+    )
     args = parser.parse_args(argv)
     try:
         import torch_geometric  # noqa: F401
@@ -218,16 +252,21 @@ def main(argv: list[str] | None = None) -> int:
 
     compare(*_warmup_inputs(), repeats=1)  # imports and first-call costs, on both sides
     ours_w, pyg_w, same_w = webqsp_sized(args.graphs, args.repeats, args.seed)
-    print(f"webqsp-sized graphs ({WEBQSP_NODES} nodes, {WEBQSP_EDGES} edges) x{args.graphs}: "
-          f"ours {1000 * ours_w / args.graphs:.2f} ms, pyg {1000 * pyg_w / args.graphs:.2f} ms "
-          f"per graph, ratio {ours_w / pyg_w:.3f}, identical={str(same_w).lower()}")
+    print(
+        f"webqsp-sized graphs ({WEBQSP_NODES} nodes, {WEBQSP_EDGES} edges) x{args.graphs}: "
+        f"ours {1000 * ours_w / args.graphs:.2f} ms, pyg {1000 * pyg_w / args.graphs:.2f} ms "
+        f"per graph, ratio {ours_w / pyg_w:.3f}, identical={str(same_w).lower()}"
+    )
     TIES.clear()
-    ours_m, pyg_m, same_m, mean_nodes, count = metaqa_regions(args.data, args.questions,
-                                                              args.repeats, args.seed)
-    print(f"metaqa 2-hop neighbourhoods x{int(count)} (mean {mean_nodes:.0f} nodes): "
-          f"ours {1000 * ours_m / count:.2f} ms, pyg {1000 * pyg_m / count:.2f} ms per graph, "
-          f"ratio {ours_m / pyg_m:.3f}, identical={str(same_m).lower()} "
-          f"({sum(TIES)} with a tie at the k-th node, compared with torch.topk's pick)")
+    ours_m, pyg_m, same_m, mean_nodes, count = metaqa_regions(
+        args.data, args.questions, args.repeats, args.seed
+    )
+    print(
+        f"metaqa 2-hop neighbourhoods x{int(count)} (mean {mean_nodes:.0f} nodes): "
+        f"ours {1000 * ours_m / count:.2f} ms, pyg {1000 * pyg_m / count:.2f} ms per graph, "
+        f"ratio {ours_m / pyg_m:.3f}, identical={str(same_m).lower()} "
+        f"({sum(TIES)} with a tie at the k-th node, compared with torch.topk's pick)"
+    )
     ratio = (ours_w + ours_m) / (pyg_w + pyg_m)
     print(f"pcst ratio_vs_pyg={ratio:.4f} identical={str(same_w and same_m).lower()}")
     return 0
@@ -236,8 +275,12 @@ def main(argv: list[str] | None = None) -> int:
 def _warmup_inputs() -> tuple[TextualGraph, np.ndarray, EmbeddedTexts, np.ndarray]:
     rng = np.random.default_rng(123)
     graph = TextualGraph(("a", "b", "c"), np.array([[0, 1], [1, 2]]), ("r", "r"))
-    return (graph, unit(rng, 3, 8),
-            EmbeddedTexts(("r",), unit(rng, 1, 8), np.array([0, 0])), unit(rng, 1, 8)[0])
+    return (
+        graph,
+        unit(rng, 3, 8),
+        EmbeddedTexts(("r",), unit(rng, 1, 8), np.array([0, 0])),
+        unit(rng, 1, 8)[0],
+    )
 
 
 if __name__ == "__main__":

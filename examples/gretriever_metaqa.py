@@ -44,14 +44,25 @@ DEFAULT_QUESTION = "what movies did [Joseph L. Mankiewicz] direct"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--question", default=DEFAULT_QUESTION,
-                        help="a question with its topic entity in [brackets]")
-    parser.add_argument("--dev", metavar="HOP:N",
-                        help="ask the N-th question of dev_{HOP}hop.txt and show its gold answers")
-    parser.add_argument("--hops", type=int, default=None,
-                        help="size of the candidate region (default: 1, or HOP with --dev)")
-    parser.add_argument("--data", type=Path, default=default_data_dir(),
-                        help="the shared data folder (KGQA_DATA)")
+    parser.add_argument(
+        "--question",
+        default=DEFAULT_QUESTION,
+        help="a question with its topic entity in [brackets]",
+    )
+    parser.add_argument(
+        "--dev",
+        metavar="HOP:N",
+        help="ask the N-th question of dev_{HOP}hop.txt and show its gold answers",
+    )
+    parser.add_argument(
+        "--hops",
+        type=int,
+        default=None,
+        help="size of the candidate region (default: 1, or HOP with --dev)",
+    )
+    parser.add_argument(
+        "--data", type=Path, default=default_data_dir(), help="the shared data folder (KGQA_DATA)"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     gold = None
@@ -65,12 +76,19 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     triples = list(read_triples(args.data / "metaqa" / "kb.txt", progress=False))
     index = GraphIndex.build(TextualGraph.from_triples(triples), progress=True)
-    core = GRetriever(index, store=InMemoryGraphStore.from_triples(triples),
-                      pcst=PCSTSettings(), region=RegionSettings(hops=args.hops))
-    retriever = GRetrieverRetriever(core, text_format="triples",
-                                    entity_extractor=bracketed_entities)
-    print(f"indexed {index.graph.num_nodes} nodes and {index.graph.num_edges} edges "
-          f"in {time.perf_counter() - started:.1f} s")
+    core = GRetriever(
+        index,
+        store=InMemoryGraphStore.from_triples(triples),
+        pcst=PCSTSettings(),
+        region=RegionSettings(hops=args.hops),
+    )
+    retriever = GRetrieverRetriever(
+        core, text_format="triples", entity_extractor=bracketed_entities
+    )
+    print(
+        f"indexed {index.graph.num_nodes} nodes and {index.graph.num_edges} edges "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
 
     llm = build_llamacpp_llm(max_new_tokens=64, context_window=4096, n_threads=args.threads)
     engine = RetrieverQueryEngine.from_args(retriever, llm=llm, text_qa_template=QA_PROMPT)
@@ -78,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     response = engine.query(args.question)
     meta = response.source_nodes[0].node.metadata
     print(f"question: {args.question}")
-    print(f"subgraph: {len(meta['nodes'])} of {meta['searched_nodes']} region nodes, "
-          f"{len(meta['triples'])} triples, PCST objective {meta['objective']:.2f}")
+    print(
+        f"subgraph: {len(meta['nodes'])} of {meta['searched_nodes']} region nodes, "
+        f"{len(meta['triples'])} triples, PCST objective {meta['objective']:.2f}"
+    )
     print(response.source_nodes[0].node.text)
     print(f"answer: {str(response).strip()}  ({time.perf_counter() - started:.1f} s)")
     if gold is not None:

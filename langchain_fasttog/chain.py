@@ -37,4 +37,3 @@ class FastToGChain(FastToGFields, KGMethodChain):
     textualizer : CommunityTextualizer, optional
         Community-to-text conversion (Triple2Text by default).
     """
-

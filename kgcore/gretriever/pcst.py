@@ -149,8 +149,13 @@ def _checked_pcst_fast() -> Any:
     except ImportError as err:  # pragma: no cover - depends on the install
         raise MissingDependencyError("pcst-fast2", "all") from err
     vertices, edges = pcst_fast(
-        np.array([[0, 1], [1, 2]], dtype=np.int64), np.array([3.0, 0.0, 2.0]),
-        np.array([0.5, 0.5]), -1, 1, "gw", 0,
+        np.array([[0, 1], [1, 2]], dtype=np.int64),
+        np.array([3.0, 0.0, 2.0]),
+        np.array([0.5, 0.5]),
+        -1,
+        1,
+        "gw",
+        0,
     )
     picked = (sorted(np.asarray(vertices).tolist()), sorted(np.asarray(edges).tolist()))
     if picked != ([0, 1, 2], [0, 1]):
@@ -218,7 +223,9 @@ def solve_pcst(
     edge_prizes = np.asarray(edge_prizes, dtype=np.float32)
     if edge_index.shape[1] == 0 or len(node_prizes) == 0:
         return PCSTSolution(
-            np.arange(len(node_prizes)), np.zeros(0, dtype=np.int64), float(node_prizes.sum()),
+            np.arange(len(node_prizes)),
+            np.zeros(0, dtype=np.int64),
+            float(node_prizes.sum()),
             float(edge_cost),
         )
     ranked = k_edges if k_edges is not None else int((edge_prizes > 0).any())

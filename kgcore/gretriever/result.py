@@ -86,10 +86,7 @@ class GRetrieverResult:
             return textualize_triples(self.edges)
         return textualize_paper(
             zip(self.node_ids, self.node_texts, strict=True),
-            (
-                (s, t.relation, d)
-                for (s, d), t in zip(self.edge_endpoints, self.edges, strict=True)
-            ),
+            ((s, t.relation, d) for (s, d), t in zip(self.edge_endpoints, self.edges, strict=True)),
         )
 
     def to_metadata(self) -> dict[str, object]:

@@ -189,9 +189,7 @@ def ask_parsed(
     return parsed
 
 
-def answer_steps(
-    question: str, usage: UsageMeter, max_tokens: int = 160
-) -> Steps[str]:
+def answer_steps(question: str, usage: UsageMeter, max_tokens: int = 160) -> Steps[str]:
     """The CoT fallback used by the graph methods: one CoT call, ``Unknown`` if unparseable."""
     reply = yield cot_request(question, max_tokens=max_tokens)
     usage.add(reply)
@@ -234,5 +232,3 @@ class PromptBaseline(StepMethod[MethodResult]):
         if self.name == "cot":
             return cot_steps(question)
         return cot_sc_steps(question, n=self.n, temperature=self.temperature, seed=self.seed)
-
-

@@ -257,9 +257,6 @@ class CGPE(StepMethod[MethodResult]):
         self.max_tokens = max_tokens
         self.answer_max_tokens = answer_max_tokens
 
-    # -- drivers -----------------------------------------------------------------------
-
-
     def label(self, node: str, relation: str) -> str:
         """The node's type label: its type property, else the relation that reached it."""
         if self.type_of is not None:

@@ -206,9 +206,6 @@ class ToG(StepMethod[MethodResult]):
         self.max_tokens = max_tokens
         self.answer_max_tokens = answer_max_tokens
 
-    # -- drivers -----------------------------------------------------------------------
-
-
     # -- prompts -----------------------------------------------------------------------
     def _relation_request(self, question: str, entity: str, relations: list[str]) -> LLMRequest:
         return LLMRequest.from_prompt(

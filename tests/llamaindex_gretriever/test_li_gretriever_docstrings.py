@@ -10,8 +10,11 @@ import pytest
 
 @pytest.mark.parametrize(
     "name",
-    ["llamaindex_gretriever.llm", "llamaindex_gretriever.retriever",
-     "llamaindex_gretriever.property_graph"],
+    [
+        "llamaindex_gretriever.llm",
+        "llamaindex_gretriever.retriever",
+        "llamaindex_gretriever.property_graph",
+    ],
 )
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)

@@ -15,10 +15,12 @@ from llamaindex_gretriever import (
 
 
 def test_chatml_prompt_of_a_conversation() -> None:
-    prompt = chatml_messages_to_prompt([
-        ChatMessage(role="system", content="Be brief."),
-        ChatMessage(role="user", content="Who directed Giant?"),
-    ])
+    prompt = chatml_messages_to_prompt(
+        [
+            ChatMessage(role="system", content="Be brief."),
+            ChatMessage(role="user", content="Who directed Giant?"),
+        ]
+    )
     assert prompt == (
         "<|im_start|>system\nBe brief.<|im_end|>\n"
         "<|im_start|>user\nWho directed Giant?<|im_end|>\n"
@@ -43,11 +45,11 @@ def test_query_engine_with_a_real_gguf(movie_triples, embedder, tmp_path: Path) 
 
     from kgcore.local_models import smollm_gguf_path
 
-    llm = build_llamacpp_llm(smollm_gguf_path(), max_new_tokens=8, context_window=1024,
-                             n_threads=1)
+    llm = build_llamacpp_llm(smollm_gguf_path(), max_new_tokens=8, context_window=1024, n_threads=1)
     assert llm.messages_to_prompt is chatml_messages_to_prompt
-    retriever = GRetrieverRetriever.from_triples(movie_triples, embedder, cache_dir=tmp_path,
-                                                 progress=False)
+    retriever = GRetrieverRetriever.from_triples(
+        movie_triples, embedder, cache_dir=tmp_path, progress=False
+    )
     response = RetrieverQueryEngine.from_args(retriever, llm=llm).query("who directed Cleopatra")
     assert isinstance(str(response), str)
     assert response.source_nodes[0].node.metadata["triples"]

@@ -32,12 +32,16 @@ def test_reads_entity_triplets_and_skips_text_chunks(movie_triples) -> None:
     assert read_property_graph(store) == sorted(Triple(*t) for t in movie_triples)
 
 
-def test_plugs_into_property_graph_index_as_a_sub_retriever(movie_triples, embedder,
-                                                            tmp_path: Path) -> None:
+def test_plugs_into_property_graph_index_as_a_sub_retriever(
+    movie_triples, embedder, tmp_path: Path
+) -> None:
     store = make_store(movie_triples)
     index = PropertyGraphIndex.from_existing(
-        property_graph_store=store, llm=MockLLM(), embed_model=MockEmbedding(embed_dim=8),
-        kg_extractors=[], embed_kg_nodes=False,
+        property_graph_store=store,
+        llm=MockLLM(),
+        embed_model=MockEmbedding(embed_dim=8),
+        kg_extractors=[],
+        embed_kg_nodes=False,
     )
     sub = GRetrieverPGRetriever(store, embedder=embedder, cache_dir=tmp_path)
     nodes = index.as_retriever(sub_retrievers=[sub]).retrieve("who directed Giant")
@@ -52,8 +56,9 @@ async def test_async_sub_retrieval(movie_triples, embedder, tmp_path: Path) -> N
     assert nodes[0].node.text.startswith("node_id,node_attr")
 
 
-def test_refresh_sees_new_triplets_and_reuses_cached_vectors(movie_triples, embedder,
-                                                             tmp_path: Path) -> None:
+def test_refresh_sees_new_triplets_and_reuses_cached_vectors(
+    movie_triples, embedder, tmp_path: Path
+) -> None:
     store = make_store(movie_triples)
     sub = GRetrieverPGRetriever(store, embedder=embedder, cache_dir=tmp_path)
     sub.retrieve("who directed Giant")

@@ -52,8 +52,13 @@ async def test_async_retrieval_matches_sync(retriever) -> None:
 
 def test_triples_format_and_entity_extractor(movie_triples, embedder, tmp_path: Path) -> None:
     retriever = GRetrieverRetriever.from_triples(
-        movie_triples, embedder, cache_dir=tmp_path, progress=False,
-        text_format="triples", entity_extractor=bracketed_entities, hops=1,
+        movie_triples,
+        embedder,
+        cache_dir=tmp_path,
+        progress=False,
+        text_format="triples",
+        entity_extractor=bracketed_entities,
+        hops=1,
     )
     node = retriever.retrieve("who directed [Shane]")[0].node
     assert node.metadata["seeds"] == ["Shane"]
@@ -81,5 +86,6 @@ def test_bad_input(retriever, movie_triples, embedder) -> None:
     with pytest.raises(ConfigurationError):
         GRetrieverRetriever(retriever.gretriever, text_format="xml")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError):
-        GRetrieverRetriever.from_triples(movie_triples, embedder, cache_dir=None,
-                                         pcst=PCSTSettings(k_edges=-2))
+        GRetrieverRetriever.from_triples(
+            movie_triples, embedder, cache_dir=None, pcst=PCSTSettings(k_edges=-2)
+        )

@@ -52,24 +52,41 @@ def test_cache_key_changes_with_graph_model_and_edge_text(movie_triples) -> None
 
 
 def test_changed_graph_is_embedded_again(movie_triples, tmp_path: Path) -> None:
-    GraphIndex.build(TextualGraph.from_triples(movie_triples), TableEmbedder(), cache_dir=tmp_path,
-                     progress=False)
+    GraphIndex.build(
+        TextualGraph.from_triples(movie_triples),
+        TableEmbedder(),
+        cache_dir=tmp_path,
+        progress=False,
+    )
     embedder = TableEmbedder()
-    GraphIndex.build(TextualGraph.from_triples(movie_triples + [("Shane", "release_year", "1953")]),
-                     embedder, cache_dir=tmp_path, progress=False)
+    GraphIndex.build(
+        TextualGraph.from_triples(movie_triples + [("Shane", "release_year", "1953")]),
+        embedder,
+        cache_dir=tmp_path,
+        progress=False,
+    )
     assert "1953" in embedder.embedded
 
 
 def test_triple_edge_texts(movie_triples, table_embedder) -> None:
-    index = GraphIndex.build(TextualGraph.from_triples(movie_triples), table_embedder,
-                             edge_text="triple", cache_dir=None, progress=False)
+    index = GraphIndex.build(
+        TextualGraph.from_triples(movie_triples),
+        table_embedder,
+        edge_text="triple",
+        cache_dir=None,
+        progress=False,
+    )
     assert "Cleopatra directed_by Joseph L. Mankiewicz" in index.edges.unique_texts
 
 
 def test_unknown_edge_text_mode_is_rejected(movie_triples, table_embedder) -> None:
     with pytest.raises(ConfigurationError):
-        GraphIndex.build(TextualGraph.from_triples(movie_triples), table_embedder,
-                         edge_text="sentence", cache_dir=None)  # type: ignore[arg-type]
+        GraphIndex.build(
+            TextualGraph.from_triples(movie_triples),
+            table_embedder,
+            edge_text="sentence",
+            cache_dir=None,
+        )  # type: ignore[arg-type]
 
 
 def test_embeddings_not_matching_the_graph_are_rejected(movie_triples) -> None:
@@ -77,8 +94,9 @@ def test_embeddings_not_matching_the_graph_are_rejected(movie_triples) -> None:
     with pytest.raises(EmbeddingError):
         GraphIndex.from_vectors(graph, np.ones((2, 4)), np.ones((graph.num_edges, 4)))
     with pytest.raises(EmbeddingError):
-        GraphIndex.from_vectors(graph, np.full((graph.num_nodes, 4), np.nan),
-                                np.ones((graph.num_edges, 4)))
+        GraphIndex.from_vectors(
+            graph, np.full((graph.num_nodes, 4), np.nan), np.ones((graph.num_edges, 4))
+        )
 
 
 def test_embedder_returning_the_wrong_number_of_rows_is_rejected() -> None:

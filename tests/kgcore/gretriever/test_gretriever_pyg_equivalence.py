@@ -77,8 +77,9 @@ def test_selected_subgraph_matches_pyg(seed: int) -> None:
     index = GraphIndex(
         graph,
         EmbeddedTexts(graph.node_texts, node_vectors, np.arange(num_nodes)),
-        EmbeddedTexts(tuple(f"r{j}" for j in range(num_relations)), relation_vectors,
-                      relation_of_edge),
+        EmbeddedTexts(
+            tuple(f"r{j}" for j in range(num_relations)), relation_vectors, relation_of_edge
+        ),
         embedder=_QueryEmbedder(query),
     )
     ours = GRetriever(index, pcst=settings).retrieve("question")
@@ -91,8 +92,13 @@ def test_selected_subgraph_matches_pyg(seed: int) -> None:
         edge_idx=np.arange(num_edges),
     )
     theirs, _ = retrieval_via_pcst(
-        data, torch.tensor(query), _Rows(num_nodes), _Rows(num_edges),
-        topk=settings.k_nodes, topk_e=settings.k_edges, cost_e=settings.edge_cost,
+        data,
+        torch.tensor(query),
+        _Rows(num_nodes),
+        _Rows(num_edges),
+        topk=settings.k_nodes,
+        topk_e=settings.k_edges,
+        cost_e=settings.edge_cost,
     )
     assert list(ours.node_ids) == sorted(np.asarray(theirs.node_idx).tolist())
     assert list(ours.edge_ids) == sorted(np.asarray(theirs.edge_idx).tolist())

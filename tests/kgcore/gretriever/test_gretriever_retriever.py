@@ -25,8 +25,9 @@ from kgcore.types import Triple
 
 
 def test_whole_graph_search_returns_a_connected_tree(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(movie_triples, table_embedder, cache_dir=None,
-                                        progress=False)
+    retriever = GRetriever.from_triples(
+        movie_triples, table_embedder, cache_dir=None, progress=False
+    )
     result = retriever.retrieve("who directed Cleopatra")
     assert result.searched_nodes == retriever.index.graph.num_nodes  # type: ignore[union-attr]
     assert result.seeds == ()
@@ -56,7 +57,10 @@ def test_node_and_edge_prizes_steer_the_tree() -> None:
         ("Giant", "directed_by", "George Stevens"),
     ]
     retriever = GRetriever.from_triples(
-        triples, TableEmbedder(vectors), cache_dir=None, progress=False,
+        triples,
+        TableEmbedder(vectors),
+        cache_dir=None,
+        progress=False,
         pcst=PCSTSettings(k_nodes=1, k_edges=1, edge_cost=0.5),
     )
     result = retriever.retrieve(question)
@@ -65,8 +69,9 @@ def test_node_and_edge_prizes_steer_the_tree() -> None:
 
 
 def test_topic_entities_restrict_the_search_to_their_region(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(movie_triples, table_embedder, cache_dir=None,
-                                        progress=False)
+    retriever = GRetriever.from_triples(
+        movie_triples, table_embedder, cache_dir=None, progress=False
+    )
     result = retriever.retrieve("what is Shane about", topic_entities=["shane"], hops=1)
     assert result.seeds == ("Shane",)
     assert result.searched_nodes == 3  # Shane, George Stevens, Western
@@ -75,7 +80,10 @@ def test_topic_entities_restrict_the_search_to_their_region(movie_triples, table
 
 def test_large_graph_uses_a_region_seeded_by_similarity(movie_triples, table_embedder) -> None:
     retriever = GRetriever.from_triples(
-        movie_triples, table_embedder, cache_dir=None, progress=False,
+        movie_triples,
+        table_embedder,
+        cache_dir=None,
+        progress=False,
         region=RegionSettings(hops=1, num_seeds=1, whole_graph_max_nodes=2),
     )
     result = retriever.retrieve("Cleopatra")
@@ -95,7 +103,10 @@ def test_store_only_retriever_embeds_regions_on_the_fly(movie_triples) -> None:
 
 def test_k_larger_than_the_graph_is_capped(movie_triples, table_embedder) -> None:
     retriever = GRetriever.from_triples(
-        movie_triples, table_embedder, cache_dir=None, progress=False,
+        movie_triples,
+        table_embedder,
+        cache_dir=None,
+        progress=False,
         pcst=PCSTSettings(k_nodes=1000, k_edges=1000),
     )
     result = retriever.retrieve("anything")
@@ -112,8 +123,9 @@ def test_bad_input_gets_clear_errors(movie_triples, table_embedder, tmp_path: Pa
     with pytest.raises(ConfigurationError):
         PCSTSettings(edge_cost=float("nan"))
     graph = TextualGraph.from_triples(movie_triples)
-    no_embedder = GraphIndex.from_vectors(graph, np.ones((graph.num_nodes, 4)),
-                                          np.ones((graph.num_edges, 4)))
+    no_embedder = GraphIndex.from_vectors(
+        graph, np.ones((graph.num_nodes, 4)), np.ones((graph.num_edges, 4))
+    )
     with pytest.raises(EmbeddingError):
         GRetriever(no_embedder)
     retriever = GRetriever(no_embedder, embedder=TableEmbedder(dim=8))
@@ -124,16 +136,18 @@ def test_bad_input_gets_clear_errors(movie_triples, table_embedder, tmp_path: Pa
 
 
 def test_search_checks_similarity_lengths(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(movie_triples, table_embedder, cache_dir=None,
-                                        progress=False)
+    retriever = GRetriever.from_triples(
+        movie_triples, table_embedder, cache_dir=None, progress=False
+    )
     graph = retriever.index.graph  # type: ignore[union-attr]
     with pytest.raises(EmbeddingError):
         retriever.search(graph, np.zeros(2), np.zeros(graph.num_edges))
 
 
 def test_result_text_and_metadata(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(movie_triples, table_embedder, cache_dir=None,
-                                        progress=False)
+    retriever = GRetriever.from_triples(
+        movie_triples, table_embedder, cache_dir=None, progress=False
+    )
     result = retriever.retrieve("who directed Cleopatra")
     paper = result.textualize("paper")
     assert paper.startswith("node_id,node_attr\n") and "\n\nsrc,edge_attr,dst\n" in paper
@@ -151,13 +165,16 @@ def test_real_embeddings_find_the_asked_relation(minilm, movie_triples, tmp_path
 
 def test_bracketed_entities() -> None:
     assert bracketed_entities("which films share actors with [Giant] and [Shane]") == [
-        "Giant", "Shane"]
+        "Giant",
+        "Shane",
+    ]
     assert bracketed_entities("no brackets") == []
 
 
 def test_a_precomputed_query_vector_gives_the_same_result(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(movie_triples, table_embedder, cache_dir=None,
-                                        progress=False)
+    retriever = GRetriever.from_triples(
+        movie_triples, table_embedder, cache_dir=None, progress=False
+    )
     question = "who directed Cleopatra"
     vector = retriever.embed_question(question)
     assert retriever.retrieve(question, query_vector=vector) == retriever.retrieve(question)
