@@ -30,7 +30,7 @@ def test_two_hop_question_answers_at_depth_two_with_exact_calls(store: InMemoryG
             "tog_relations": ["{A: 0.9, B: 0.1}", "{A: 1.0}"],
             # depth 2: Mankiewicz -> directed_by (reverse) has two new films -> one scoring call
             "tog_entities": ["{A: 0.8, B: 0.2}"],
-            "tog_reason": ["No", "Yes {All About Eve}"],
+            "tog_reason": ["{Unknown}", "{All About Eve}"],
         }
     )
     result = ToG(store).run("which films share the director of [Cleopatra]", llm)
@@ -51,6 +51,7 @@ def test_two_hop_question_answers_at_depth_two_with_exact_calls(store: InMemoryG
     reason = llm.requests[1].messages[-1].content
     assert reason.startswith("Knowledge triplets:\n(Cleopatra, directed_by, Joseph L. Mankiewicz)")
     assert reason.index("Question:") > reason.index("(Cleopatra")
+    assert reason.endswith("If the triplets lack them, reply {Unknown}.")
 
 
 def test_top_w_paths_are_kept_by_relation_times_entity_score(store: InMemoryGraphStore) -> None:
