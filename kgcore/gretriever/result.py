@@ -79,14 +79,56 @@ class GRetrieverResult:
         """Number of selected edges."""
         return len(self.edge_ids)
 
-    def textualize(self, fmt: TextFormat = "paper") -> str:
-        """The subgraph as text: the paper's node/edge tables, or one triple per line."""
+    def edge_relevance(self) -> list[float]:
+        """Each selected edge's prize plus the prizes of its two end nodes.
+
+        Connectors PCST bought to join prized parts score 0 unless an end node is prized.
+        """
+        node_prize = dict(zip(self.node_ids, self.node_prizes, strict=True))
+        return [
+            prize + node_prize.get(src, 0.0) + node_prize.get(dst, 0.0)
+            for prize, (src, dst) in zip(self.edge_prizes, self.edge_endpoints, strict=True)
+        ]
+
+    def textualize(self, fmt: TextFormat = "paper", max_edges: int | None = None) -> str:
+        """The subgraph as text: the paper's node/edge tables, or one triple per line.
+
+        ``max_edges`` keeps only that many edges, the most relevant first (see
+        :meth:`edge_relevance`; ties keep PCST's order), and the nodes they touch; this is how
+        a prompt is fitted to a model's context window (G-Retriever's code truncates the
+        graph text to ``max_txt_len`` tokens instead, wherever the cut falls).
+
+        Example
+        -------
+        >>> from kgcore.types import Triple
+        >>> result = GRetrieverResult(
+        ...     question="q", node_ids=(0, 1, 2), node_texts=("a", "b", "c"), edge_ids=(0, 1),
+        ...     edges=(Triple("a", "r", "b"), Triple("b", "s", "c")),
+        ...     edge_endpoints=((0, 1), (1, 2)), node_prizes=(0.0, 0.0, 2.0),
+        ...     edge_prizes=(0.0, 1.0), objective=2.5, edge_cost=0.5,
+        ...     searched_nodes=3, searched_edges=2)
+        >>> print(result.textualize("triples", max_edges=1))
+        (b, s, c)
+        """
         check_text_format(fmt)
+        edges = list(range(len(self.edges)))
+        cut = max_edges is not None and max_edges < len(edges)
+        if max_edges is not None and max_edges < 0:
+            raise ValueError(f"max_edges must be at least 0, got {max_edges}")
+        if cut:
+            relevance = self.edge_relevance()
+            # sorted() is stable: equal relevance keeps PCST's order, so the cut repeats.
+            edges = sorted(sorted(edges, key=lambda i: -relevance[i])[:max_edges])
         if fmt == "triples":
-            return textualize_triples(self.edges)
+            return textualize_triples(self.edges[i] for i in edges)
+        touched = {end for i in edges for end in self.edge_endpoints[i]}
+        nodes = zip(self.node_ids, self.node_texts, strict=True)
         return textualize_paper(
-            zip(self.node_ids, self.node_texts, strict=True),
-            ((s, t.relation, d) for (s, d), t in zip(self.edge_endpoints, self.edges, strict=True)),
+            ((node, text) for node, text in nodes if not cut or node in touched),
+            (
+                (self.edge_endpoints[i][0], self.edges[i].relation, self.edge_endpoints[i][1])
+                for i in edges
+            ),
         )
 
     def to_metadata(self) -> dict[str, object]:

@@ -63,3 +63,37 @@ def test_gretriever_runs_in_the_harness_with_per_question_graphs() -> None:
     )
     assert run.accuracy == 1.0
     assert run.records[0]["recall"] is None or run.records[0]["recall"] >= 0
+
+
+def test_a_subgraph_over_the_token_budget_is_cut_to_its_most_relevant_edges() -> None:
+    triples = [(f"Film {i:02d}", "starred_actors", "Star") for i in range(40)]
+    store = InMemoryGraphStore.from_triples(triples)
+    question = "which film starred Star"
+    full = GRetrieverQA(store, embedder=WordEmbedder(), max_graph_tokens=None)
+    whole = full.run(question, ScriptedLLM(["{Film 01}"]), topic_entities=["Star"])
+    engine = GRetrieverQA(store, embedder=WordEmbedder(), max_graph_tokens=20)
+    llm = ScriptedLLM(["{Film 01}"])
+    result = engine.run(question, llm, topic_entities=["Star"])
+    assert len(result.context) <= 20 * 3 < len(whole.context)
+    kept = result.extra["kept_edges"]
+    assert 0 < kept < result.extra["edges"] == whole.extra["edges"]
+    assert len(result.context.splitlines()) == kept
+    # the cut is the retrieval's own ranking: the kept edges are its most relevant ones
+    retrieved = engine.retriever.retrieve(question, topic_entities=["Star"])
+    relevance = retrieved.edge_relevance()
+    assert min(relevance) < max(relevance)
+    top = retrieved.edges[relevance.index(max(relevance))]
+    assert f"({top.head}, {top.relation}, {top.tail})" in result.context.splitlines()
+    assert retrieved.textualize("triples", max_edges=kept) == result.context
+    assert result.context in llm.requests[0].prompt_text
+
+
+def test_budget_settings_are_checked() -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    for bad in ({"max_graph_tokens": 0}, {"chars_per_token": 0.0}):
+        try:
+            GRetrieverQA(store, embedder=WordEmbedder(), **bad)
+        except ValueError as err:
+            assert next(iter(bad)) in str(err)
+        else:
+            raise AssertionError(f"{bad} was accepted")
