@@ -9,6 +9,7 @@
 #   benchmarks/run_metaqa.sh                      # everything
 #   METHODS="io cgpe" N=3 benchmarks/run_metaqa.sh  # a slice
 #   SIZES="" benchmarks/run_metaqa.sh             # skip the extra FastToG community sizes
+#   RETRY_ERRORS=1 benchmarks/run_metaqa.sh       # re-run questions whose trace is an error
 #   REPORT_ONLY=1 benchmarks/run_metaqa.sh        # only rewrite the table and plots
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,13 +21,14 @@ HOPS=${HOPS:-"1hop 2hop 3hop"}
 METHODS=${METHODS:-"io cot cot-sc cgpe fasttog fasttog-node tog gretriever"}
 # FastToG with these maximum community sizes too (M=1 is fasttog-node, M=4 the default):
 # the points of the depth/accuracy-against-community-size plot.
-SIZES=${SIZES:-"2"}
+SIZES=${SIZES:-"2 8"}
 KGQA=${KGQA:-.venv/bin/kgqa}
 TITLE="MetaQA dev: every method on the same ${N} questions per hop (${LLM} model)"
 
 data=()
 for hop in $HOPS; do data+=(--data "metaqa:${hop}:${N}"); done
 common=(--llm "$LLM" --out "$OUT" --summary metaqa_dev.md --title "$TITLE" --no-plots)
+if [[ -n "${RETRY_ERRORS:-}" ]]; then common+=(--retry-errors); fi
 
 if [[ -z "${REPORT_ONLY:-}" ]]; then
   for method in $METHODS; do
