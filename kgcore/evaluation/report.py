@@ -82,6 +82,43 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join([header, rule, *body])
 
 
+def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
+    """hit@1 per dataset and overall, and LLM calls per question, one line per run.
+
+    ``None`` unless some run spans several datasets (the detailed table says it all then).
+
+    Example
+    -------
+    >>> rows = [
+    ...     {"run": "io", "dataset": "a", "hit@1": 1.0, "llm_calls": 1.0},
+    ...     {"run": "io", "dataset": "b", "hit@1": 0.0, "llm_calls": 1.0},
+    ...     {"run": "io", "dataset": "all", "hit@1": 0.5, "llm_calls": 1.0, "n": 2},
+    ... ]
+    >>> print(overview_table(rows))
+    | method | n | hit@1 all | a | b | LLM calls |
+    |---|---|---|---|---|---|
+    | io | 2 | 0.50 | 1.00 | 0.00 | 1.0 |
+    """
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows if r["dataset"] != "all"))
+    if not any(r["dataset"] == "all" for r in rows):
+        return None
+    by_key = {(r["run"], r["dataset"]): r for r in rows}
+    overall = _overall(rows)
+    # Most accurate first: the table answers "which method wins" at a glance.
+    order = sorted(overall, key=lambda run: (-(overall[run].get("hit@1") or 0.0), run))
+    header = ["method", "n", "hit@1 all", *datasets, "LLM calls"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for run in order:
+        row = overall[run]
+        cells = [run, _cell("n", row.get("n")), _cell("hit@1", row.get("hit@1"))]
+        for dataset in datasets:
+            part = by_key.get((run, dataset))
+            cells.append(_cell("hit@1", part.get("hit@1") if part else None))
+        cells.append(_cell("llm_calls", row.get("llm_calls")))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def load_runs(folder: str | Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Records of every trace file (``<run>__<dataset>.jsonl``) in ``folder``, by (run, dataset)."""
     runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -187,7 +224,11 @@ def write_report(
     folder = Path(folder)
     rows = summary_rows(load_runs(folder))
     stem = Path(summary_name).stem
-    lines = [f"# {title or 'Evaluation summary'}", "", markdown_table(rows), ""]
+    lines = [f"# {title or 'Evaluation summary'}", ""]
+    overview = overview_table(rows)
+    if overview is not None:
+        lines += ["## Overview", "", overview, "", "## Details", ""]
+    lines += [markdown_table(rows), ""]
     if plots and rows:
         try:
             calls = plot_accuracy_vs_calls(rows, folder / f"{stem}_accuracy_vs_calls.png")

@@ -202,6 +202,28 @@ def test_report_table_and_community_size_plot(tmp_path: Path) -> None:
     assert "report_community_size.png" in text
 
 
+def test_report_overview_ranks_runs_with_hit_at_1_per_dataset(tmp_path: Path) -> None:
+    hits = {("io", "one"): [False, False], ("io", "two"): [True, False], ("cgpe", "one"): [True]}
+    for (run, dataset), values in hits.items():
+        with (tmp_path / f"{run}__{dataset}.jsonl").open("w") as handle:
+            for i, hit in enumerate(values):
+                record = {"id": f"q{i}", "run": run, "dataset": dataset, "hit": hit}
+                handle.write(json.dumps(record | {"llm_calls": 1 if run == "io" else 3}) + "\n")
+    text = write_report(tmp_path, plots=False).read_text()
+    overview = text[text.index("## Overview") : text.index("## Details")]
+    assert overview.splitlines()[2:5] == [
+        "| method | n | hit@1 all | one | two | LLM calls |",
+        "|---|---|---|---|---|---|",
+        "| cgpe | 1 | 1.00 | 1.00 | – | 3.0 |",
+    ]
+    assert "| io | 4 | 0.25 | 0.00 | 0.50 | 1.0 |" in overview
+
+
+def test_a_report_on_one_dataset_has_no_overview(tmp_path: Path) -> None:
+    (tmp_path / "io__d.jsonl").write_text(json.dumps({"id": "1", "run": "io", "dataset": "d"}))
+    assert "## Overview" not in write_report(tmp_path, plots=False).read_text()
+
+
 def test_summarize_averages_and_counts() -> None:
     records = [
         {"hit": True, "llm_calls": 2, "depth": 1, "recall": 1.0, "fell_back": True},
