@@ -161,17 +161,21 @@ def plot_accuracy_vs_calls(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     overall = _overall(rows)
-    fig, ax = plt.subplots(figsize=(6, 4))
-    seen: dict[tuple[float, float], int] = {}
-    for run, row in sorted(overall.items()):
-        if row["hit@1"] is None or row["llm_calls"] is None:
-            continue
-        point = (row["llm_calls"], row["hit@1"])
-        stacked = seen.get((round(point[0], 1), round(point[1], 2)), 0)
-        seen[(round(point[0], 1), round(point[1], 2))] = stacked + 1
-        ax.scatter(*point, s=40)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    points = sorted(
+        (row["llm_calls"], row["hit@1"], run)
+        for run, row in overall.items()
+        if row["hit@1"] is not None and row["llm_calls"] is not None
+    )
+    # A legend, not labels beside the points: runs often sit close together (FastToG at
+    # several community sizes), where labels overlap. Colour and marker together stay unique.
+    markers = "osD^v<>ph*"
+    for index, (x, y, run) in enumerate(points):
         label = run.replace("max_community_size=", "M=")
-        ax.annotate(label, point, textcoords="offset points", xytext=(4, 4 - 11 * stacked))
+        ax.scatter(x, y, s=45, marker=markers[index // 10 % len(markers)],
+                   color=f"C{index % 10}", label=label)  # fmt: skip
+    if points:
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
     ax.set_xlabel("average LLM calls per question")
     ax.set_ylabel("hit@1")
     ax.set_ylim(-0.05, 1.05)
@@ -202,6 +206,7 @@ def plot_community_size(rows: Sequence[dict[str, Any]], path: Path) -> Path | No
     left.plot(sizes, [points[s]["depth"] for s in sizes], "o-", color="tab:blue")
     left.set_xlabel("maximum community size M")
     left.set_ylabel("average depth", color="tab:blue")
+    left.set_ylim(0, max(points[s]["depth"] or 0 for s in sizes) + 0.5)
     right = left.twinx()
     right.plot(sizes, [points[s]["hit@1"] for s in sizes], "s--", color="tab:red")
     right.set_ylabel("hit@1", color="tab:red")
