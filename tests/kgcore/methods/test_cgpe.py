@@ -253,3 +253,20 @@ def test_copied_placeholder_in_step3_falls_back_to_the_step1_clue(
     result = CGPE(store).run("films of Jane Seymour and their director", llm)
     assert result.extra["paths"] == ["Jane Seymour <-starred_actors- Somewhere in Time"]
     assert "films" in result.extra["used_clues"]
+
+
+def test_step3_example_offers_no_none_to_copy(store: InMemoryGraphStore) -> None:
+    llm = ScriptedLLM.by_purpose(
+        {
+            "cgpe_clues": ['["Jane Seymour", "director", "films"]'],
+            "cgpe_step1": ["{A: films}", "{none}"],
+            "cgpe_step2": ["{A, B}"],
+            "cgpe_step3": ["{A: clue, B: clue}"],
+            "cgpe_answer": ["{Somewhere in Time}"],
+        }
+    )
+    result = CGPE(store).run("films of Jane Seymour and their director", llm)
+    step3 = next(r for r in llm.requests if r.purpose == "cgpe_step3").prompt_text
+    assert "{A: clue, B: clue}" in step3 and "B: none" not in step3
+    # a verbatim copy of the example keeps both entities, each on the step-1 clue
+    assert len(result.extra["paths"]) == 2
