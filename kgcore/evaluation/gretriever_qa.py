@@ -31,6 +31,7 @@ from kgcore.validation import check_question
 
 if TYPE_CHECKING:  # kgcore.gretriever is imported when an engine is built, not before
     from kgcore.gretriever.result import GRetrieverResult
+    from kgcore.gretriever.textualize import TextFormat
 
 
 def _all_triples(store: GraphStore) -> list[tuple[str, str, str]] | None:
@@ -84,6 +85,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
             raise ValueError(f"chars_per_token must be positive, got {chars_per_token}")
         from kgcore.gretriever import GRetriever, PCSTSettings, RegionSettings
         from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+        from kgcore.gretriever.textualize import check_text_format
 
         pcst_keys = {"k_nodes", "k_edges", "edge_cost", "num_clusters"}
         pcst = PCSTSettings(**{k: v for k, v in settings.items() if k in pcst_keys})
@@ -96,7 +98,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
             )
         else:
             self.retriever = GRetriever(store=store, embedder=embedder, pcst=pcst, region=region)
-        self.text_format = text_format
+        self.text_format: TextFormat = check_text_format(text_format)
         self.max_tokens = max_tokens
         self.max_graph_tokens = max_graph_tokens
         self.chars_per_token = chars_per_token
@@ -108,7 +110,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
         with every edge kept).
         """
         fmt = self.text_format
-        text = retrieved.textualize(fmt)  # type: ignore[arg-type]
+        text = retrieved.textualize(fmt)
         if self.max_graph_tokens is None:
             return text, retrieved.num_edges
         budget = int(self.max_graph_tokens * self.chars_per_token)
@@ -117,11 +119,11 @@ class GRetrieverQA(StepMethod[MethodResult]):
         low, high = 0, retrieved.num_edges - 1  # low always fits (or is 0), high + 1 does not
         while low < high:
             middle = (low + high + 1) // 2
-            if len(retrieved.textualize(fmt, max_edges=middle)) <= budget:  # type: ignore[arg-type]
+            if len(retrieved.textualize(fmt, max_edges=middle)) <= budget:
                 low = middle
             else:
                 high = middle - 1
-        return retrieved.textualize(fmt, max_edges=low), low  # type: ignore[arg-type]
+        return retrieved.textualize(fmt, max_edges=low), low
 
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None

@@ -6,10 +6,12 @@ import hashlib
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
 from kgcore.evaluation import evaluate
 from kgcore.evaluation.datasets import Dataset, EvalExample
 from kgcore.evaluation.gretriever_qa import GRetrieverQA
+from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.types import Triple
@@ -91,9 +93,11 @@ def test_a_subgraph_over_the_token_budget_is_cut_to_its_most_relevant_edges() ->
 def test_budget_settings_are_checked() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
     for bad in ({"max_graph_tokens": 0}, {"chars_per_token": 0.0}):
-        try:
+        with pytest.raises(ValueError, match=next(iter(bad))):
             GRetrieverQA(store, embedder=WordEmbedder(), **bad)
-        except ValueError as err:
-            assert next(iter(bad)) in str(err)
-        else:
-            raise AssertionError(f"{bad} was accepted")
+
+
+def test_an_unknown_text_format_is_refused_when_the_engine_is_built() -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    with pytest.raises(ConfigurationError, match="json"):
+        GRetrieverQA(store, embedder=WordEmbedder(), text_format="json")
