@@ -41,8 +41,8 @@ test-fast: setup
 	$(PY) -m pytest -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check kgcore langchain_fasttog llamaindex_gretriever tests benchmarks examples
-	$(BIN)/ruff format --check kgcore langchain_fasttog llamaindex_gretriever tests benchmarks examples
+	$(BIN)/ruff check kgcore kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
+	$(BIN)/ruff format --check kgcore kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
 	$(BIN)/mypy kgcore
 
 bench: setup

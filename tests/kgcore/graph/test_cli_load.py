@@ -9,7 +9,7 @@ import pytest
 from neo4j_testserver import BoltServer
 
 from kgcore.graph.open import open_store
-from langchain_fasttog.cli import main
+from kgqa.cli import main
 
 
 def test_kgqa_load_is_idempotent_and_readable(

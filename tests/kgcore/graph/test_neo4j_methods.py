@@ -141,7 +141,7 @@ def test_fasttog_langchain_retriever_same_documents(
 def test_cli_open_graph_accepts_a_neo4j_uri(bolt_server: BoltServer) -> None:
     """The ``kgqa ask --kg neo4j://...`` path: the CLI's ``open_graph`` hands URIs to open_store."""
     pytest.importorskip("langchain_core")
-    from langchain_fasttog.cli import open_graph
+    from kgqa.cli import open_graph
 
     scheme, rest = bolt_server.uri.split("://", 1)
     auth = f"{bolt_server.username}:{bolt_server.password}"

@@ -6,7 +6,7 @@ import pytest
 
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
-from langchain_fasttog.cli import build_parser, format_result, main
+from kgqa.cli import build_parser, format_result, main
 
 
 def test_ask_options_map_onto_the_config() -> None:
@@ -28,7 +28,7 @@ def test_ask_options_map_onto_the_config() -> None:
             "9",
         ]
     )
-    from langchain_fasttog.cli import _config_from
+    from kgqa.cli import _config_from
 
     config = _config_from(args)
     assert (config.width, config.max_depth, config.max_community_size) == (2, 3, 5)

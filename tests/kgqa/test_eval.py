@@ -11,7 +11,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 import langchain_fasttog.models as models
 from kgcore.exceptions import ConfigurationError
-from langchain_fasttog.eval_cli import add_eval_subcommand, parse_option, run_eval_command
+from kgqa.eval import add_eval_subcommand, parse_option, run_eval_command
 
 
 @pytest.fixture()
@@ -169,7 +169,7 @@ def test_bad_input_fails_before_the_model_loads(
 def test_kgqa_main_knows_the_eval_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langchain_fasttog.cli import main
+    from kgqa.cli import main
 
     assert main(["eval", "--method", "tot", "--data", "metaqa:1hop:1", "--out", str(tmp_path)]) == 2
     assert "unknown method 'tot'" in capsys.readouterr().err

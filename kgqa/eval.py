@@ -86,7 +86,7 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-#: The name ``langchain_fasttog.cli`` looks for when it collects optional subcommands.
+#: The name ``kgqa.cli`` looks for when it collects optional subcommands.
 add_subcommand = add_eval_subcommand
 
 
@@ -97,7 +97,7 @@ def _graph_for(
     if key is None:
         return None
     if key not in cache:
-        from langchain_fasttog.cli import open_graph
+        from kgqa.cli import open_graph
 
         cache[key] = open_graph(key, progress=progress)
     return cache[key]

@@ -25,8 +25,8 @@ from kgcore.exceptions import KGRetrieverError
 from kgcore.graph.store import GraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS
-from langchain_fasttog.eval_cli import add_eval_subcommand
-from langchain_fasttog.load_cli import add_subcommand as add_load_subcommand
+from kgqa.eval import add_eval_subcommand
+from kgqa.load import add_subcommand as add_load_subcommand
 
 
 def open_graph(spec: str | None, progress: bool = True) -> GraphStore:
