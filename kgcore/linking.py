@@ -2,9 +2,12 @@
 
 A bracketed topic entity (MetaQA style, ``what films did [Ridley Scott] direct``) or entities
 given by the caller are used as they are; otherwise the LLM extracts entities (FastToG's first
-step) and each is matched to a node exactly, then ignoring case and spacing, then fuzzily
-(rapidfuzz). No match raises :class:`~kgcore.exceptions.EntityNotFoundError` listing the
-closest names.
+step) and each is matched to a node exactly, then ignoring case and spacing, then ignoring
+punctuation, then fuzzily. A fuzzy link needs a strict similarity (:data:`FUZZY_THRESHOLD`,
+rapidfuzz's plain ``ratio``, which does not reward substrings the way ``WRatio`` does: ``asdf``
+is not ``f``) and a clear margin (:data:`FUZZY_MARGIN`) over the runner-up; otherwise
+:class:`~kgcore.exceptions.EntityNotFoundError` is raised listing the closest names.
+:func:`link_entity_details` says how a name was linked (:class:`EntityLink`).
 
 Example
 -------
@@ -14,12 +17,16 @@ Example
 ['the  matrix']
 >>> link_entity(store, "the  matrix")
 'The Matrix'
+>>> link_entity_details(store, "The Matrix.").method
+'punctuation'
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
 from rapidfuzz import fuzz
 
@@ -29,8 +36,38 @@ from kgcore.graph.store import GraphStore
 from kgcore.llm.protocol import LLMRequest
 
 _BRACKETED = re.compile(r"\[([^\[\]]+)\]")
-#: Fuzzy matches below this rapidfuzz WRatio score (0-100) are refused.
-FUZZY_THRESHOLD = 88.0
+_PUNCTUATION = re.compile(r"[^\w\s]")
+#: Fuzzy links need at least this rapidfuzz ``ratio`` (0-100) between normalised names.
+FUZZY_THRESHOLD = 90.0
+#: ... and this many points more than the second-best candidate.
+FUZZY_MARGIN = 5.0
+#: Candidates the store is asked for before rescoring.
+CANDIDATES = 10
+
+LinkMethod = Literal["exact", "normalized", "punctuation", "fuzzy"]
+
+
+@dataclass(frozen=True)
+class EntityLink:
+    """How a mention was linked: the node, the rule that matched and its score (0-100).
+
+    Example
+    -------
+    >>> EntityLink("the matrix", "The Matrix", "normalized", 100.0).to_dict()["node"]
+    'The Matrix'
+    """
+
+    mention: str
+    node: str
+    method: LinkMethod
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _loose(name: str) -> str:
+    return " ".join(_PUNCTUATION.sub(" ", normalize_name(name)).split())
 
 
 def bracketed_entities(question: str) -> list[str]:
@@ -38,21 +75,46 @@ def bracketed_entities(question: str) -> list[str]:
     return [m.strip() for m in _BRACKETED.findall(question) if m.strip()]
 
 
-def link_entity(store: GraphStore, name: str, threshold: float = FUZZY_THRESHOLD) -> str:
-    """The node ``name`` refers to: exact, then case/spacing-insensitive, then fuzzy."""
+def link_entity_details(
+    store: GraphStore,
+    name: str,
+    threshold: float = FUZZY_THRESHOLD,
+    margin: float = FUZZY_MARGIN,
+) -> EntityLink:
+    """Link ``name`` and say how: exact, normalised, without punctuation, or strictly fuzzy.
+
+    Raises
+    ------
+    EntityNotFoundError
+        When no node matches exactly and no fuzzy candidate reaches ``threshold`` with
+        ``margin`` points over the runner-up; the error lists the closest names.
+    """
     if store.has_node(name):
-        return name
-    candidates = store.search_nodes(name, limit=5)
+        return EntityLink(name, name, "exact", 100.0)
+    candidates = store.search_nodes(name, limit=CANDIDATES)
     key = normalize_name(name)
     for candidate in candidates:
         if normalize_name(candidate) == key:
-            return candidate
+            return EntityLink(name, candidate, "normalized", 100.0)
+    loose = _loose(name)
+    for candidate in candidates:
+        if loose and _loose(candidate) == loose:
+            return EntityLink(name, candidate, "punctuation", 100.0)
+    # Best score first; ties keep the store's ranking (a stable sort), never set order.
     scored = sorted(
-        ((fuzz.WRatio(key, normalize_name(c)), c) for c in candidates), key=lambda s: -s[0]
+        ((fuzz.ratio(loose, _loose(c)), c) for c in candidates), key=lambda item: -item[0]
     )
-    if scored and scored[0][0] >= threshold:
-        return scored[0][1]
-    raise EntityNotFoundError(name, candidates)
+    if scored:
+        best, node = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else 0.0
+        if best >= threshold and best - runner_up >= margin:
+            return EntityLink(name, node, "fuzzy", round(float(best), 1))
+    raise EntityNotFoundError(name, [c for _, c in scored[:5]] or candidates[:5])
+
+
+def link_entity(store: GraphStore, name: str, threshold: float = FUZZY_THRESHOLD) -> str:
+    """The node ``name`` refers to (see :func:`link_entity_details`)."""
+    return link_entity_details(store, name, threshold).node
 
 
 def link_entities(store: GraphStore, names: Iterable[str], strict: bool = True) -> list[str]:

@@ -4,16 +4,27 @@ A method adapter names how to build its kgcore engine (:meth:`engine`); the base
 through :class:`~langchain_fasttog.llm.LangChainLLM`, so every LLM step is a child run named
 ``<method>.<step>``, on the sync and the async path alike.
 
+The ``llm`` field takes any LangChain chat model or Runnable messages -> message
+(``.with_retry()``, ``.bind(stop=...)``, ``.with_fallbacks([...])``, configurable models). The
+model keeps its own temperature and token limit: a method's per-step temperatures are applied
+only where the user asked for them (a config field set to another value than its default, or
+``sampling="paper"``), and token caps only through a :class:`~langchain_fasttog.llm.SamplingPolicy`
+(or the config's ``*_max_tokens`` fields) that the user sets. Unknown keyword arguments are
+refused, and ``graph`` is checked (and adapted, see :mod:`langchain_fasttog.graphs`) when the
+object is built.
+
 Example
 -------
 >>> unpack_input({"question": " who directed [Giant]? ", "topic_entities": ["Giant"]})
 ('who directed [Giant]?', ['Giant'])
+>>> unpack_input({"query": "who directed [Giant]?"})
+('who directed [Giant]?', None)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
@@ -22,55 +33,146 @@ from langchain_core.callbacks import (
     CallbackManagerForRetrieverRun,
 )
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import ConfigDict
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
+from pydantic import BaseModel, ConfigDict, field_validator
 
+from kgcore.exceptions import EntityNotFoundError, InvalidQuestionError
 from kgcore.graph.store import GraphStore
+from kgcore.linking import bracketed_entities, link_entity_details
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
-from langchain_fasttog.llm import LangChainLLM
+from langchain_fasttog.graphs import as_graph_store
+from langchain_fasttog.llm import LangChainLLM, SamplingPolicy, require_chat_runnable
 
 ChainInput = str | dict[str, Any]
+#: Keys a chain's input dict may carry the question under, in order of preference.
+QUESTION_KEYS = ("question", "query", "input")
+#: What a retriever does when a topic entity is not in the graph.
+OnUnknownEntity = Literal["raise", "empty", "message"]
+Sampling = SamplingPolicy | Literal["paper"] | None
 
 
 def unpack_input(value: ChainInput) -> tuple[str, list[str] | None]:
-    """The question and optional topic entities of a Runnable's input."""
-    topic = value.get("topic_entities") if isinstance(value, dict) else None
-    return check_question(value), (list(topic) if topic else None)
+    """The question and optional topic entities of a Runnable's input.
+
+    A dict carries the question under ``question``, ``query`` or ``input``.
+    """
+    if isinstance(value, dict):
+        key = next((k for k in QUESTION_KEYS if k in value), None)
+        if key is None:
+            raise InvalidQuestionError(
+                f"the input dict needs a {' / '.join(repr(k) for k in QUESTION_KEYS)} key "
+                f"(and optionally 'topic_entities'), got keys {sorted(map(str, value))}"
+            )
+        topic = value.get("topic_entities")
+        return check_question(value[key]), (list(topic) if topic else None)
+    return check_question(value), None
 
 
 def require_graph(graph: Any) -> GraphStore:
-    """``graph`` itself when it implements the kgcore GraphStore protocol."""
+    """``graph`` as a kgcore GraphStore (LangChain and LlamaIndex graphs are adapted)."""
+    return as_graph_store(graph)
+
+
+def entity_links(
+    graph: Any, question: str, topic_entities: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """How each given or bracketed mention was linked (see :class:`kgcore.linking.EntityLink`).
+
+    Mentions extracted by the LLM are not listed (the engine links them itself).
+    """
     if not isinstance(graph, GraphStore):
-        raise TypeError(f"graph must implement kgcore GraphStore, got {type(graph).__name__}")
-    return graph
+        return []
+    links = []
+    for mention in topic_entities or bracketed_entities(question):
+        try:
+            links.append(link_entity_details(graph, mention).to_dict())
+        except EntityNotFoundError:
+            continue
+    return links
 
 
-class KGMethodChain(RunnableSerializable[ChainInput, dict[str, Any]]):
+def not_found_document(err: EntityNotFoundError) -> Document:
+    """A Document telling an agent which entity is unknown and which names are close."""
+    names = ", ".join(f"[{s}]" for s in err.suggestions)
+    hint = f" Closest names in the graph: {names}. Ask again with one of them." if names else ""
+    return Document(
+        page_content=f"No entity named {err.name!r} is in the knowledge graph.{hint}",
+        metadata={"error": "entity_not_found", "entity": err.name, "suggestions": err.suggestions},
+    )
+
+
+class GraphField(BaseModel):
+    """A ``graph`` field checked at construction: a GraphStore, or a graph adapted to one."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    graph: Any
+
+    @field_validator("graph", mode="before")
+    @classmethod
+    def _check_graph(cls, value: Any) -> GraphStore:
+        return as_graph_store(value)
+
+
+class _LLMFields(BaseModel):
+    """Validation of ``llm`` and the sampling policy the methods share."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    llm: Runnable
+    sampling: Sampling = None
+
+    @field_validator("llm", mode="before")
+    @classmethod
+    def _check_llm(cls, value: Any) -> Runnable:
+        return require_chat_runnable(value)
+
+    def requested_sampling(self) -> SamplingPolicy:
+        """The policy implied by the settings the user gave (none: the model's own)."""
+        return SamplingPolicy()
+
+    def sampling_policy(self) -> SamplingPolicy:
+        """``sampling`` when set (``"paper"``: the method's temperatures), else as requested."""
+        if self.sampling == "paper":
+            return SamplingPolicy.paper(max_tokens=False)
+        if isinstance(self.sampling, SamplingPolicy):
+            return self.sampling
+        return self.requested_sampling()
+
+
+class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]):
     """Base of the method Runnables: a kgcore engine driven through a LangChain chat model.
 
-    The input is a question string or ``{"question": ..., "topic_entities": [...]}``; the
-    output is the engine's result as a dict. Subclasses build the engine (:meth:`engine`) and
-    name their runs (``method``).
+    The input is a question string or ``{"question": ..., "topic_entities": [...]}`` (the
+    question may also be under ``query`` or ``input``); the output is the engine's result as a
+    dict. Subclasses build the engine (:meth:`engine`) and name their runs (``method``).
+
+    ``sampling``: ``None`` (the model's own settings, except config fields the user changed),
+    ``"paper"`` (the method's temperatures at every step) or a
+    :class:`~langchain_fasttog.llm.SamplingPolicy`.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    llm: BaseChatModel
+    llm: Runnable
     method: str = "method"
+    sampling: Sampling = None
 
     def engine(self) -> Any:
         raise NotImplementedError
 
     def run_prefix(self) -> str:
-        """Prefix of the child runs' names (``fasttog.prune``, ``tog.tog_reason``, ...)."""
+        """Prefix of the child runs' names (``fasttog.prune``, ``tog.reason``, ...)."""
         return self.method
 
     def _llm(self, run_manager: Any) -> LangChainLLM:
         return LangChainLLM(
-            self.llm, callbacks=run_manager.get_child(), run_name_prefix=self.run_prefix()
+            self.llm,
+            callbacks=run_manager.get_child(),
+            run_name_prefix=self.run_prefix(),
+            sampling=self.sampling_policy(),
         )
 
     def _run(self, value: ChainInput, run_manager: CallbackManagerForChainRun) -> dict[str, Any]:
@@ -95,19 +197,26 @@ class KGMethodChain(RunnableSerializable[ChainInput, dict[str, Any]]):
         return await self._acall_with_config(self._arun, input, config, run_type="chain")
 
 
-class KGMethodRetriever(BaseRetriever):
+class KGMethodRetriever(_LLMFields, BaseRetriever):
     """Base of the method retrievers: the knowledge a kgcore engine reasoned over, as Documents.
 
     ``k`` caps the documents, at construction or per call (``invoke(question, k=1)``);
     ``topic_entities`` may be passed per call. Subclasses build the engine (:meth:`engine`) and
     turn its result into Documents (:meth:`to_documents`).
+
+    ``on_unknown_entity``: when a topic entity is not in the graph, ``"raise"``
+    :class:`~kgcore.exceptions.EntityNotFoundError` (the default), return ``[]`` (``"empty"``),
+    or return one Document naming the closest entities (``"message"``: what an agent using the
+    retriever as a tool can act on). ``sampling`` as in :class:`KGMethodChain`.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    llm: BaseChatModel
+    llm: Runnable
     k: int | None = None
     method: str = "method"
+    sampling: Sampling = None
+    on_unknown_entity: OnUnknownEntity = "raise"
 
     def engine(self) -> Any:
         raise NotImplementedError
@@ -123,8 +232,30 @@ class KGMethodRetriever(BaseRetriever):
 
     def _llm(self, run_manager: Any) -> LangChainLLM:
         return LangChainLLM(
-            self.llm, callbacks=run_manager.get_child(), run_name_prefix=self.method
+            self.llm,
+            callbacks=run_manager.get_child(),
+            run_name_prefix=self.run_prefix(),
+            sampling=self.sampling_policy(),
         )
+
+    def run_prefix(self) -> str:
+        """Prefix of the child runs' names (``cgpe.clues``, ``fasttog.prune``, ...)."""
+        return self.method
+
+    def _with_links(
+        self, docs: list[Document], query: str, topic_entities: Sequence[str] | None
+    ) -> list[Document]:
+        links = entity_links(getattr(self, "graph", None), query, topic_entities)
+        for doc in docs:
+            doc.metadata["entity_links"] = links
+        return docs
+
+    def _unknown_entity(self, err: EntityNotFoundError) -> list[Document]:
+        if self.on_unknown_entity == "empty":
+            return []
+        if self.on_unknown_entity == "message":
+            return [not_found_document(err)]
+        raise err
 
     def _get_relevant_documents(
         self,
@@ -135,8 +266,11 @@ class KGMethodRetriever(BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
-        result = self.engine().run(query, self._llm(run_manager), topic_entities)
-        return self.to_documents(result, k)
+        try:
+            result = self.engine().run(query, self._llm(run_manager), topic_entities)
+        except EntityNotFoundError as err:
+            return self._unknown_entity(err)
+        return self._with_links(self.to_documents(result, k), query, topic_entities)
 
     async def _aget_relevant_documents(
         self,
@@ -147,5 +281,8 @@ class KGMethodRetriever(BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
-        result = await self.engine().arun(query, self._llm(run_manager), topic_entities)
-        return self.to_documents(result, k)
+        try:
+            result = await self.engine().arun(query, self._llm(run_manager), topic_entities)
+        except EntityNotFoundError as err:
+            return self._unknown_entity(err)
+        return self._with_links(self.to_documents(result, k), query, topic_entities)

@@ -18,7 +18,8 @@ from typing import Any
 
 from kgcore.methods.baselines import PromptBaseline
 from kgcore.methods.tog import ToG
-from langchain_fasttog.base import KGMethodChain, require_graph
+from langchain_fasttog.base import GraphField, KGMethodChain
+from langchain_fasttog.llm import SamplingPolicy
 
 
 class BaselineChain(KGMethodChain):
@@ -31,7 +32,9 @@ class BaselineChain(KGMethodChain):
     kind : str
         ``"io"``, ``"cot"`` or ``"cot-sc"``.
     n, temperature, seed :
-        CoT-SC's samples, their temperature, and the seed breaking vote ties.
+        CoT-SC's samples, their temperature, and the seed breaking vote ties. The temperature
+        reaches the model only when given (or with ``sampling="paper"``); otherwise the model's
+        own applies, and it must sample (temperature > 0) for the votes to differ.
     """
 
     kind: str = "cot"
@@ -42,11 +45,14 @@ class BaselineChain(KGMethodChain):
     def engine(self) -> PromptBaseline:
         return PromptBaseline(self.kind, n=self.n, temperature=self.temperature, seed=self.seed)
 
+    def requested_sampling(self) -> SamplingPolicy:
+        return SamplingPolicy(temperature="temperature" in self.model_fields_set)
+
     def run_prefix(self) -> str:
         return self.kind
 
 
-class ToGChain(KGMethodChain):
+class ToGChain(GraphField, KGMethodChain):
     """Think-on-Graph (n-d 1-w) as a Runnable.
 
     Parameters
@@ -70,7 +76,6 @@ class ToGChain(KGMethodChain):
     1
     """
 
-    graph: Any
     method: str = "tog"
     width: int = 3
     max_depth: int = 3
@@ -79,7 +84,7 @@ class ToGChain(KGMethodChain):
 
     def engine(self) -> ToG:
         return ToG(
-            require_graph(self.graph),
+            self.graph,
             width=self.width,
             max_depth=self.max_depth,
             seed=self.seed,

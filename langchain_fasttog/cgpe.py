@@ -20,7 +20,7 @@ from langchain_core.documents import Document
 
 from kgcore.methods.cgpe import CGPE
 from kgcore.methods.result import MethodResult
-from langchain_fasttog.base import KGMethodChain, KGMethodRetriever, require_graph
+from langchain_fasttog.base import GraphField, KGMethodChain, KGMethodRetriever
 
 
 def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]:
@@ -44,10 +44,10 @@ def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]
 
 
 def _make_engine(graph: Any, options: dict[str, Any]) -> CGPE:
-    return CGPE(require_graph(graph), **options)
+    return CGPE(graph, **options)
 
 
-class CGPERetriever(KGMethodRetriever):
+class CGPERetriever(GraphField, KGMethodRetriever):
     """Retrieve the knowledge paths CGPE explores for a question.
 
     Parameters
@@ -62,7 +62,6 @@ class CGPERetriever(KGMethodRetriever):
         :class:`~kgcore.methods.cgpe.CGPE` settings (``max_depth``, ``max_branches``, ...).
     """
 
-    graph: Any
     method: str = "cgpe"
     options: dict[str, Any] = {}
 
@@ -73,7 +72,7 @@ class CGPERetriever(KGMethodRetriever):
         return cgpe_documents(result, k)
 
 
-class CGPEChain(KGMethodChain):
+class CGPEChain(GraphField, KGMethodChain):
     """CGPE question answering as a Runnable; the output is the result dict (paths in ``extra``).
 
     Example
@@ -87,7 +86,6 @@ class CGPEChain(KGMethodChain):
     'J. Mankiewicz'
     """
 
-    graph: Any
     method: str = "cgpe"
     options: dict[str, Any] = {}
 

@@ -10,23 +10,62 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from kgcore.methods.fasttog import FastToG, FastToGConfig
-from langchain_fasttog.base import require_graph
+from langchain_fasttog.base import GraphField
+from langchain_fasttog.llm import SamplingPolicy
+
+CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(FastToGConfig))
+#: Config fields and the step purposes they set when the user changes them.
+_TEMPERATURE_FIELDS = {"prune_temperature": "prune", "reason_temperature": "reason"}
+_MAX_TOKEN_FIELDS = {"prune_max_tokens": "prune", "reason_max_tokens": "reason"}
 
 
-class FastToGFields(BaseModel):
-    """``graph``, ``config`` and ``textualizer``, and :meth:`engine` built from them."""
+class FastToGFields(GraphField):
+    """``graph``, ``config`` and ``textualizer``, and :meth:`engine` built from them.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    :class:`~kgcore.methods.fasttog.FastToGConfig` fields may be given directly
+    (``FastToGRetriever(graph=g, llm=m, width=1, max_depth=1)``); they override ``config``'s.
+    Any other unknown keyword is refused.
+    """
 
-    graph: Any
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
     config: FastToGConfig = Field(default_factory=FastToGConfig)
     textualizer: Any = None
     method: str = "fasttog"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _fold_config_fields(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not any(k in data for k in CONFIG_FIELDS):
+            return data
+        data = dict(data)
+        overrides = {k: data.pop(k) for k in CONFIG_FIELDS if k in data}
+        config = data.get("config") or FastToGConfig()
+        if not isinstance(config, FastToGConfig):
+            raise TypeError(f"config must be a FastToGConfig, got {type(config).__name__}")
+        data["config"] = dataclasses.replace(config, **overrides)
+        return data
+
+    def requested_sampling(self) -> SamplingPolicy:
+        """Temperatures and token caps of the config fields the user changed from the defaults."""
+        default = FastToGConfig()
+
+        def changed(fields: dict[str, str]) -> frozenset[str]:
+            return frozenset(
+                purpose
+                for name, purpose in fields.items()
+                if getattr(self.config, name) != getattr(default, name)
+            )
+
+        return SamplingPolicy(
+            temperature=changed(_TEMPERATURE_FIELDS), max_tokens=changed(_MAX_TOKEN_FIELDS)
+        )
+
     def engine(self) -> FastToG:
-        return FastToG(require_graph(self.graph), self.config, self.textualizer)
+        return FastToG(self.graph, self.config, self.textualizer)

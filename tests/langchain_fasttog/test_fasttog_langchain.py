@@ -10,9 +10,11 @@ from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import AIMessage
 
+from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest
 from langchain_fasttog import FastToGChain, FastToGConfig, FastToGRetriever, LangChainLLM
+from langchain_fasttog.llm import SamplingPolicy
 
 QUESTION = "which films share the director of [Cleopatra]"
 CONFIG = FastToGConfig(width=2, max_community_size=2)
@@ -103,25 +105,34 @@ def test_chain_topic_entities_and_bad_input(movie_store: InMemoryGraphStore) -> 
     assert out["topic_entities"] == ["Giant"]
     with pytest.raises(ValueError, match="empty"):
         chain.invoke({"question": " "})
-    with pytest.raises(TypeError, match="GraphStore"):
-        FastToGChain(graph=object(), llm=fake("{1}")).invoke(QUESTION)
+    with pytest.raises(ConfigurationError, match="GraphStore.*got object"):
+        FastToGChain(graph=object(), llm=fake("{1}"))  # refused at construction
 
 
-def test_adapter_sets_temperature_and_reads_usage() -> None:
+class Recording(FakeListChatModel):
+    """A chat model with sampling fields that records the settings of every call."""
+
+    temperature: float = 0.0
+    max_tokens: int = 1000
     seen: list[tuple[float, int]] = []
 
-    class Recording(FakeListChatModel):
-        temperature: float = 0.7
-        max_tokens: int = 10
+    def _call(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[override]
+        self.seen.append(
+            (kwargs.get("temperature", self.temperature), kwargs.get("max_tokens", self.max_tokens))
+        )
+        return super()._call(messages, stop, run_manager, **kwargs)
 
-        def _call(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[override]
-            seen.append((self.temperature, self.max_tokens))
-            return super()._call(messages, stop, run_manager, **kwargs)
 
-    llm = LangChainLLM(Recording(responses=["ok"]))
+def test_adapter_applies_request_settings_only_by_policy_and_reads_usage() -> None:
     request = LLMRequest.from_prompt("hi", purpose="reason", temperature=0.1, max_tokens=64)
-    assert llm.generate(request).text == "ok"
-    assert seen == [(0.1, 64)]
+    model = Recording(responses=["ok"])
+    assert LangChainLLM(model).generate(request).text == "ok"
+    assert model.seen == [(0.0, 1000)]  # the user's settings, on the user's instance
+    LangChainLLM(model, sampling=SamplingPolicy.paper()).generate(request)
+    LangChainLLM(model, sampling=SamplingPolicy(max_tokens=True, min_max_tokens=512)).generate(
+        request
+    )
+    assert model.seen[1:] == [(0.1, 64), (0.0, 512)]
 
     class WithUsage(FakeListChatModel):
         def invoke(self, *args: Any, **kwargs: Any) -> AIMessage:  # type: ignore[override]
@@ -133,13 +144,11 @@ def test_adapter_sets_temperature_and_reads_usage() -> None:
     assert (reply.prompt_tokens, reply.completion_tokens) == (12, 3)
 
 
-def test_local_model_copies_share_one_loaded_llama() -> None:
+def test_local_model_takes_call_settings_without_a_copy() -> None:
     from langchain_fasttog import ChatLlamaCppLocal
 
     model = ChatLlamaCppLocal(model_path="unused.gguf")
-    model._state["llama"] = sentinel = object()  # stands in for a loaded llama_cpp.Llama
-    copy = LangChainLLM(model)._model_for(
-        LLMRequest.from_prompt("x", purpose="prune", temperature=0.4)
-    )
-    assert copy is not model and copy.temperature == 0.4
-    assert copy._client() is sentinel  # no second load of the GGUF
+    llm = LangChainLLM(model, sampling=SamplingPolicy.paper())
+    assert llm.model is model
+    kwargs = llm.call_kwargs(LLMRequest.from_prompt("x", purpose="prune", temperature=0.4))
+    assert kwargs == {"temperature": 0.4, "max_tokens": 256}

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from kgcore.exceptions import InvalidQuestionError
+from kgcore.exceptions import ConfigurationError, InvalidQuestionError
 from kgcore.graph import InMemoryGraphStore
 from langchain_fasttog.baselines import BaselineChain, ToGChain
 from langchain_fasttog.cgpe import CGPEChain, CGPERetriever
@@ -67,8 +67,8 @@ async def test_baseline_chain_async_and_batch() -> None:
 def test_chains_refuse_empty_questions_and_non_graphs() -> None:
     with pytest.raises(InvalidQuestionError):
         BaselineChain(llm=FakeListChatModel(responses=["{x}"])).invoke("  ")
-    with pytest.raises(TypeError, match="GraphStore"):
-        ToGChain(graph={"not": "a graph"}, llm=FakeListChatModel(responses=["x"])).invoke("q [a]")
+    with pytest.raises(ConfigurationError, match="GraphStore.*got dict"):
+        ToGChain(graph={"not": "a graph"}, llm=FakeListChatModel(responses=["x"]))
 
 
 def test_tog_chain_passes_topic_entities_and_settings(store: InMemoryGraphStore) -> None:

@@ -1,0 +1,83 @@
+"""Graphs from LangChain and LlamaIndex as kgcore :class:`~kgcore.graph.store.GraphStore` objects.
+
+:func:`as_graph_store` takes what users of either framework already hold:
+
+- a kgcore ``GraphStore`` (returned as is);
+- LangChain's ``NetworkxEntityGraph`` (its triples, in memory);
+- a ``Neo4jGraph`` (langchain-neo4j) or LlamaIndex's ``Neo4jPropertyGraphStore``: a
+  :class:`~kgcore.graph.Neo4jGraphStore` over the same driver and database (LlamaIndex's layout
+  through :data:`~kgcore.graph.LLAMAINDEX_MAPPING`), so retrieval stays in read transactions;
+- any other LlamaIndex ``PropertyGraphStore`` (its entity triplets, in memory).
+
+Anything else raises :class:`~kgcore.exceptions.ConfigurationError` naming what is accepted.
+The objects are recognised by their class names, so neither framework is imported here.
+
+Example
+-------
+>>> from langchain_community.graphs import NetworkxEntityGraph
+>>> from langchain_community.graphs.networkx_graph import KnowledgeTriple
+>>> lc_graph = NetworkxEntityGraph()
+>>> lc_graph.add_triple(KnowledgeTriple("Cleopatra", "directed_by", "J. Mankiewicz"))
+>>> store = as_graph_store(lc_graph)
+>>> store.neighbors("Cleopatra")[0].relation
+'directed_by'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgcore.exceptions import ConfigurationError, EmptyGraphError
+from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.store import GraphStore
+
+ACCEPTED = (
+    "a kgcore GraphStore (InMemoryGraphStore, Neo4jGraphStore), LangChain's NetworkxEntityGraph, "
+    "langchain-neo4j's Neo4jGraph, or a LlamaIndex PropertyGraphStore"
+)
+
+
+def _class_names(value: Any) -> set[str]:
+    return {cls.__name__ for cls in type(value).__mro__}
+
+
+def _neo4j_over(driver: Any, database: str | None, llamaindex_layout: bool) -> GraphStore:
+    from kgcore.graph.neo4j_store import DEFAULT_MAPPING, LLAMAINDEX_MAPPING, Neo4jGraphStore
+
+    # Neo4jGraphStore opens its own driver from a URI; these objects hold a connected driver and
+    # no URI or password, so the store is built unconnected and takes their driver over.
+    store = Neo4jGraphStore(
+        "neo4j://adapted-driver",
+        database=database,
+        mapping=LLAMAINDEX_MAPPING if llamaindex_layout else DEFAULT_MAPPING,
+        verify=False,
+    )
+    store._driver.close()
+    store._driver = driver
+    return store
+
+
+def _from_triples(triples: list[tuple[str, str, str]], source: str) -> GraphStore:
+    if not triples:
+        raise EmptyGraphError(f"the {source} holds no triples")
+    return InMemoryGraphStore.from_triples(sorted(triples))
+
+
+def as_graph_store(graph: Any) -> GraphStore:
+    """``graph`` as a kgcore GraphStore (see the module's list of accepted objects)."""
+    if isinstance(graph, GraphStore):
+        return graph
+    names = _class_names(graph)
+    if "NetworkxEntityGraph" in names:
+        triples = [(str(h), str(r), str(t)) for h, t, r in graph.get_triples()]
+        return _from_triples(triples, "NetworkxEntityGraph")
+    if "Neo4jGraph" in names and hasattr(graph, "_driver"):
+        return _neo4j_over(graph._driver, getattr(graph, "_database", None), False)
+    if "Neo4jPropertyGraphStore" in names and hasattr(graph, "_driver"):
+        return _neo4j_over(graph._driver, getattr(graph, "_database", None), True)
+    if "PropertyGraphStore" in names:
+        from llamaindex_gretriever.property_graph import read_property_graph
+
+        triples = [tuple(t) for t in read_property_graph(graph)]
+        return _from_triples(triples, type(graph).__name__)  # type: ignore[arg-type]
+    raise ConfigurationError(f"graph must be {ACCEPTED}; got {type(graph).__name__}")
