@@ -24,7 +24,7 @@ from kgcore.graph import InMemoryGraphStore
 from kgcore.methods.baselines import UNKNOWN
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from langchain_fasttog.llm import LangChainLLM
-from langchain_fasttog.models import resolve_chat_model
+from langchain_fasttog.models import paper_sampling, resolve_chat_model
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     dataset = load_metaqa(args.hop, limit=args.n)
     store = InMemoryGraphStore.from_file(dataset.graph_path, progress=False)
     engine = FastToG(store, FastToGConfig(seed=args.seed))
-    llm = LangChainLLM(resolve_chat_model(args.llm))
+    llm = LangChainLLM(resolve_chat_model(args.llm), sampling=paper_sampling(args.llm))
     rows = []
     for example in dataset.examples:
         started = time.perf_counter()

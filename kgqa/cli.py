@@ -19,6 +19,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from kgcore.community.detection import ALGORITHMS
 from kgcore.exceptions import KGRetrieverError
@@ -78,15 +79,50 @@ def _config_from(args: argparse.Namespace) -> FastToGConfig:
     )
 
 
-def _ask(args: argparse.Namespace) -> int:
-    from langchain_fasttog.llm import LangChainLLM
-    from langchain_fasttog.models import resolve_chat_model
+#: Optional modules and the extra that installs each.
+EXTRA_OF_MODULE = {
+    "langchain": "langchain",
+    "langchain_core": "langchain",
+    "langchain_community": "local",
+    "llama_index": "llamaindex",
+    "llama_cpp": "local",
+    "sentence_transformers": "embeddings",
+    "torch": "embeddings",
+    "neo4j": "neo4j",
+    "matplotlib": "eval",
+}
 
+
+def missing_extra_message(err: ImportError) -> str:
+    """What to install for a missing optional module.
+
+    Example
+    -------
+    >>> missing_extra_message(ModuleNotFoundError("x", name="langchain_core.messages"))
+    "this command needs 'langchain_core.messages': pip install 'kg-retrievers[langchain]'"
+    """
+    name = getattr(err, "name", None) or ""
+    extra = EXTRA_OF_MODULE.get(name.split(".")[0])
+    if extra is None:
+        return f"a module is missing: {err}"
+    return f"this command needs {name!r}: pip install 'kg-retrievers[{extra}]'"
+
+
+def llm_for(spec: str, sampling: str, run_name_prefix: str = "fasttog") -> Any:
+    """The kgcore LLM of ``--llm`` with the ``--sampling`` preset applied."""
+    from langchain_fasttog.llm import LangChainLLM, SamplingPolicy
+    from langchain_fasttog.models import paper_sampling, resolve_chat_model
+
+    policy = paper_sampling(spec) if sampling == "paper" else SamplingPolicy()
+    return LangChainLLM(resolve_chat_model(spec), run_name_prefix=run_name_prefix, sampling=policy)
+
+
+def _ask(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     store = open_graph(args.kg, progress=not args.quiet)
     loaded = time.perf_counter() - started
     engine = FastToG(store, _config_from(args))
-    llm = LangChainLLM(resolve_chat_model(args.llm))
+    llm = llm_for(args.llm, args.sampling)
     result = engine.run(args.question, llm, args.entity or None)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=list))
@@ -100,14 +136,24 @@ def _ask(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kgqa", description="Knowledge-graph question answering")
     commands = parser.add_subparsers(dest="command", required=True)
-    ask = commands.add_parser("ask", help="answer a question with FastToG")
-    ask.add_argument("question")
-    ask.add_argument("--kg", help="triple file (h|r|t, .tsv, .csv, .jsonl) or KGQA_KG")
-    ask.add_argument("--llm", default="local", help="local | local-small | provider:model")
+    ask = commands.add_parser(
+        "ask",
+        help="answer a question with FastToG",
+        description="Answer a question with FastToG; settings left out take the paper's defaults.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    ask.add_argument("question", help="the question; write topic entities in [brackets]")
+    ask.add_argument(
+        "--kg",
+        help="a triple file (h|r|t .txt, .tsv, .csv, .jsonl), a Neo4j URI "
+        "(bolt://user@host:7687/db, neo4j+s://...) or 'neo4j' (NEO4J_* variables); "
+        "default: $KGQA_KG",
+    )
+    add_llm_arguments(ask)
     ask.add_argument("--entity", action="append", help="topic entity (repeatable)")
-    ask.add_argument("--width", type=int, help="W, reasoning chains (3)")
-    ask.add_argument("--depth", type=int, help="D_max, maximum depth (5)")
-    ask.add_argument("--max-community-size", type=int, help="M (4)")
+    ask.add_argument("--width", type=int, help="W, reasoning chains (paper: 3)")
+    ask.add_argument("--depth", type=int, help="D_max, maximum depth (paper: 5)")
+    ask.add_argument("--max-community-size", type=int, help="M (paper: 4)")
     ask.add_argument("--algorithm", choices=ALGORITHMS, help="community detection (louvain)")
     ask.add_argument("--fallback", choices=FALLBACKS, help="after D_max (cot)")
     ask.add_argument("--seed", type=int, help="random seed (0)")
@@ -119,12 +165,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--llm`` and ``--sampling``, shared by the subcommands that run a model."""
+    parser.add_argument(
+        "--llm",
+        default="local",
+        help="local (Qwen2.5-Coder-1.5B) | local-small (SmolLM2-135M) | provider:model "
+        "(LangChain's init_chat_model, e.g. openai:gpt-4o-mini)",
+    )
+    parser.add_argument(
+        "--sampling",
+        choices=("paper", "model"),
+        default="paper",
+        help="paper: each step at the method's temperature (and, for local models, its token "
+        "cap); model: the model's own settings",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
     except KGRetrieverError as err:
         print(f"kgqa: error: {err}", file=sys.stderr)
+        return 2
+    except ImportError as err:
+        print(f"kgqa: error: {missing_extra_message(err)}", file=sys.stderr)
         return 2
 
 

@@ -68,8 +68,10 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
         default=[],
         help="metaqa:1hop|2hop|3hop|all[:N], explagraphs:SPLIT[:N] or jsonl:PATH[:N] (repeatable)",
     )
-    parser.add_argument("--llm", default="local", help="local | local-small | provider:model")
-    parser.add_argument("--kg", help="triple file for the graph (default: the dataset's own)")
+    from kgqa.cli import add_llm_arguments
+
+    add_llm_arguments(parser)
+    parser.add_argument("--kg", help="triple file or Neo4j URI (default: the dataset's graph)")
     parser.add_argument("--workers", type=int, default=1, help="questions answered at once (1)")
     parser.add_argument("--out", required=True, help="folder for traces, table and plots")
     parser.add_argument(
@@ -123,19 +125,18 @@ def run_eval_command(args: argparse.Namespace) -> int:
     options = dict(parse_option(o) for o in args.set)
     datasets = [load_dataset(d) for d in args.data]
 
-    from langchain_fasttog.llm import LangChainLLM
-    from langchain_fasttog.models import resolve_chat_model
+    from kgqa.cli import llm_for
 
-    model = resolve_chat_model(args.llm)
+    llm0 = llm_for(args.llm, args.sampling)
     if args.llm.startswith("local"):
         # Load the weights before the clock runs: the first question's LLM time would include it.
         from kgcore.llm.protocol import LLMRequest
 
-        LangChainLLM(model).generate(LLMRequest.from_prompt("Say OK.", "warmup", max_tokens=1))
+        llm0.generate(LLMRequest.from_prompt("Say OK.", "warmup", max_tokens=1))
     graphs: dict[str, GraphStore] = {}
     progress = not args.quiet
     for spec in specs:
-        llm = LangChainLLM(model, run_name_prefix=spec.name)
+        llm = type(llm0)(llm0.model, run_name_prefix=spec.name, sampling=llm0.sampling)
         for dataset in datasets:
             needs_shared = spec.needs_graph and any(e.triples is None for e in dataset.examples)
             store = (

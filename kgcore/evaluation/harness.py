@@ -14,6 +14,7 @@ Example
 
 from __future__ import annotations
 
+import importlib
 import threading
 import time
 from collections.abc import Mapping
@@ -36,6 +37,55 @@ from kgcore.llm.protocol import ChatLLM, LLMReply, LLMRequest, run_steps
 
 #: Retrieved context kept in a trace record (characters).
 MAX_TRACE_CONTEXT = 4000
+#: When this many first questions all fail with the same error, the run stops.
+FAIL_FAST = 3
+
+
+def _is_langchain_object(value: Any) -> bool:
+    return any(c.__module__.startswith("langchain_core.") for c in type(value).__mro__)
+
+
+def as_chat_llm(llm: Any, run_name_prefix: str = "") -> ChatLLM:
+    """``llm`` as a kgcore :class:`~kgcore.llm.ChatLLM`.
+
+    A LangChain chat model (or Runnable messages -> message) is wrapped in
+    :class:`langchain_fasttog.llm.LangChainLLM` (imported only then: the core does not depend on
+    LangChain). It has to be recognised before the protocol check, because LangChain chat models
+    have a ``generate`` method of their own that takes lists of messages.
+
+    Example
+    -------
+    >>> from kgcore.llm import ScriptedLLM
+    >>> llm = ScriptedLLM(["{Paris}"])
+    >>> as_chat_llm(llm) is llm
+    True
+    """
+    if _is_langchain_object(llm):
+        adapter = importlib.import_module("langchain_fasttog.llm").LangChainLLM
+        return adapter(llm, run_name_prefix=run_name_prefix)  # type: ignore[no-any-return]
+    if isinstance(llm, ChatLLM):
+        return llm
+    raise ConfigurationError(
+        "llm must be a kgcore ChatLLM (generate(LLMRequest) -> LLMReply) or a LangChain chat "
+        f"model, got {type(llm).__name__}"
+    )
+
+
+def check_not_all_failing(records: list[dict[str, Any]], label: str) -> None:
+    """Raise when every one of ``records`` failed with the same error.
+
+    Example
+    -------
+    >>> check_not_all_failing([{"error": "TypeError: x"}] * 3, "io")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.ConfigurationError: io: the first 3 questions all failed with: TypeError: x
+    """
+    errors = {r.get("error") for r in records}
+    if records and len(errors) == 1 and None not in errors:
+        raise ConfigurationError(
+            f"{label}: the first {len(records)} questions all failed with: {errors.pop()}"
+        )
 
 
 class SerializedLLM:
@@ -177,6 +227,7 @@ def evaluate(
     progress: bool = True,
     plots: bool = True,
     summary_name: str = "summary.md",
+    fail_fast: int = FAIL_FAST,
 ) -> EvalRun:
     """Run ``method`` on every question of ``data`` and score it.
 
@@ -186,9 +237,9 @@ def evaluate(
         A registered name: fasttog, fasttog-node, tog, cgpe, gretriever, io, cot or cot-sc.
     data : str or Dataset
         A dataset or a spec such as ``"metaqa:2hop:10"`` (see :mod:`kgcore.evaluation.datasets`).
-    llm : ChatLLM
-        The model; with ``workers > 1`` it must accept concurrent calls, or pass
-        ``serialize_llm=True``.
+    llm : ChatLLM or LangChain chat model
+        The model (a LangChain chat model or Runnable is adapted, see :func:`as_chat_llm`);
+        with ``workers > 1`` it must accept concurrent calls, or pass ``serialize_llm=True``.
     store : GraphStore, optional
         The shared graph; by default the dataset's triple file is loaded. Questions carrying
         their own triples get a graph of their own.
@@ -209,6 +260,15 @@ def evaluate(
         Show a progress bar with the running hit@1.
     plots, summary_name :
         Whether to draw the PNG plots, and the summary file's name in ``out_dir``.
+    fail_fast : int
+        When the first ``fail_fast`` questions of the run all fail with the same error, raise
+        :class:`~kgcore.exceptions.ConfigurationError` naming it, and write none of their
+        traces (a rerun after the fix starts afresh). 0 disables the check.
+
+    Raises
+    ------
+    ConfigurationError
+        For an unusable ``llm``, a bad option, or the same error on the first questions.
     """
     if workers < 1:
         raise ConfigurationError("workers must be at least 1")
@@ -216,6 +276,7 @@ def evaluate(
     dataset = load_dataset(data) if isinstance(data, str) else data
     options = dict(options or {})
     label = run_label(method, options)
+    llm = as_chat_llm(llm, run_name_prefix=method)
     if serialize_llm:
         llm = SerializedLLM(llm)
 
@@ -261,16 +322,32 @@ def evaluate(
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):
         futures = [pool.submit(task, example) for example in todo]
+        # The first records wait until they show the run is not failing on every question.
+        first_n = min(fail_fast, len(todo)) if fail_fast > 0 and len(todo) > 1 else 0
+        held: list[dict[str, Any]] = []
+
+        def accept(record: dict[str, Any]) -> None:
+            nonlocal hits, count
+            if trace_path is not None:
+                append_trace(trace_path, record)
+            done[record["id"]] = record
+            hits += bool(record.get("hit"))
+            count += 1
+            bar.update(1)
+            bar.set_postfix(hit1=f"{hits / count:.2f}")
+
         try:
             for future in as_completed(futures):
                 record = future.result()
-                if trace_path is not None:
-                    append_trace(trace_path, record)
-                done[record["id"]] = record
-                hits += bool(record.get("hit"))
-                count += 1
-                bar.update(1)
-                bar.set_postfix(hit1=f"{hits / count:.2f}")
+                if len(held) < first_n:
+                    held.append(record)
+                    if len(held) < first_n:
+                        continue
+                    check_not_all_failing(held, label)
+                    for kept in held:
+                        accept(kept)
+                    continue
+                accept(record)
         except BaseException:
             for future in futures:
                 future.cancel()

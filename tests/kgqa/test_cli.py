@@ -61,3 +61,45 @@ def test_errors_are_reported_without_a_traceback(
     )
     assert code == 2
     assert "closest names: 'Giant'" in capsys.readouterr().err
+
+
+def test_sampling_preset_and_help_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    from kgqa.cli import llm_for
+
+    args = build_parser().parse_args(["ask", "q", "--llm", "local-small"])
+    assert args.sampling == "paper"
+    paper = llm_for("local-small", "paper").sampling
+    assert paper.temperature is True and paper.max_tokens is True
+    assert llm_for("local-small", "model").sampling.applies_nothing
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["ask", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Neo4j URI" in out and "(default: local)" in out and "(default: paper)" in out
+
+
+def test_a_provider_without_its_package_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_openai(name: str, *args: object, **kwargs: object) -> object:
+        if name.startswith("langchain_openai"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_openai)
+    kb = tmp_path / "kb.txt"
+    kb.write_text("Giant|directed_by|George Stevens\n")
+    code = main(["ask", "who directed [Giant]", "--kg", str(kb), "--llm", "openai:x", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("kgqa: error:") and "langchain-openai" in err
+    assert "Traceback" not in err
+
+
+def test_a_missing_extra_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    from kgqa.cli import missing_extra_message
+
+    err = ModuleNotFoundError("No module named 'llama_index'", name="llama_index")
+    assert missing_extra_message(err).endswith("pip install 'kg-retrievers[llamaindex]'")

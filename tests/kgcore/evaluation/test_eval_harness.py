@@ -250,3 +250,25 @@ def test_lazy_package_exports() -> None:
     assert evaluation.hit_at_1("{Paris}", ["paris"])
     with pytest.raises(AttributeError):
         _ = evaluation.not_there  # type: ignore[attr-defined]
+
+
+def test_a_langchain_chat_model_is_adapted(tmp_path: Path) -> None:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    model = FakeListChatModel(responses=["{Joseph L. Mankiewicz}", "{Cobra}", "{Nobody}"])
+    run = evaluate("io", toy_dataset(), model, out_dir=tmp_path, progress=False, plots=False)
+    assert [r["error"] for r in run.records] == [None, None, None]
+    assert run.accuracy == pytest.approx(2 / 3)
+
+
+def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path: Path) -> None:
+    def broken(request: LLMRequest) -> str:
+        raise TypeError("'LLMRequest' object is not iterable")
+
+    with pytest.raises(ConfigurationError, match="first 3 questions all failed with: TypeError"):
+        evaluate("io", toy_dataset(), ScriptedLLM(broken), out_dir=tmp_path, progress=False)
+    assert read_traces(tmp_path / "io__toy.jsonl") == []  # nothing kept to resume from
+    run = evaluate("io", toy_dataset(), ScriptedLLM(oracle), out_dir=tmp_path, progress=False)
+    assert run.skipped == 0 and run.accuracy == pytest.approx(2 / 3)
+    with pytest.raises(ConfigurationError, match="llm must be a kgcore ChatLLM.*got str"):
+        evaluate("io", toy_dataset(), "gpt-4o", progress=False)
