@@ -62,7 +62,7 @@ def as_chat_llm(llm: Any, run_name_prefix: str = "") -> ChatLLM:
     """
     if _is_langchain_object(llm):
         adapter = importlib.import_module("langchain_fasttog.llm").LangChainLLM
-        return adapter(llm, run_name_prefix=run_name_prefix)  # type: ignore[no-any-return]
+        return adapter(llm, run_name_prefix=run_name_prefix)
     if isinstance(llm, ChatLLM):
         return llm
     raise ConfigurationError(
