@@ -19,6 +19,7 @@ import hashlib
 import json
 import logging
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,8 +32,8 @@ from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_t
 
 logger = logging.getLogger(__name__)
 
-#: Bump when the cache file layout changes.
-CACHE_VERSION = 1
+#: Bump when the cache file layout changes (2: a checksum of the vectors in the metadata).
+CACHE_VERSION = 2
 
 
 def default_cache_dir() -> Path:
@@ -275,19 +276,31 @@ def cache_key(graph: TextualGraph, model_id: str, edge_text: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
+def _vectors_checksum(arrays: Sequence[np.ndarray]) -> str:
+    digest = hashlib.sha256()
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
 def _save_cache(path: Path, index: GraphIndex, model_id: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + f".{os.getpid()}.tmp.npz")
-    meta = {"version": CACHE_VERSION, "model_id": model_id, "edge_text": index.edge_text}
-    np.savez(
-        tmp,
-        meta=np.array(json.dumps(meta)),
-        node_vectors=index.nodes.vectors,
-        node_rows=index.nodes.rows,
-        edge_vectors=index.edges.vectors,
-        edge_rows=index.edges.rows,
-    )
-    tmp.replace(path)  # atomic: a concurrent reader never sees half a file
+    from kgcore.gretriever.text_cache import write_atomically
+
+    arrays = {
+        "node_vectors": index.nodes.vectors,
+        "node_rows": index.nodes.rows,
+        "edge_vectors": index.edges.vectors,
+        "edge_rows": index.edges.rows,
+    }
+    meta = {
+        "version": CACHE_VERSION,
+        "model_id": model_id,
+        "edge_text": index.edge_text,
+        "checksum": _vectors_checksum(list(arrays.values())),
+    }
+    # A unique temporary file renamed into place: readers never see half a file, and two
+    # processes writing the same cache both succeed, the last rename leaving one whole file.
+    write_atomically(path, {"meta": np.array(json.dumps(meta)), **arrays})
 
 
 def _load_cache(
@@ -302,9 +315,13 @@ def _load_cache(
                 return None
             node_unique, _ = EmbeddedTexts.dedupe(graph.node_texts)
             edge_unique, _ = EmbeddedTexts.dedupe(graph.edge_texts(edge_text))
-            nodes = EmbeddedTexts(node_unique, data["node_vectors"], data["node_rows"])
-            edges = EmbeddedTexts(edge_unique, data["edge_vectors"], data["edge_rows"])
+            arrays = [data[k] for k in ("node_vectors", "node_rows", "edge_vectors", "edge_rows")]
+            if meta.get("checksum") != _vectors_checksum(arrays):
+                raise EmbeddingError("checksum mismatch")
+            nodes = EmbeddedTexts(node_unique, arrays[0], arrays[1])
+            edges = EmbeddedTexts(edge_unique, arrays[2], arrays[3])
         return GraphIndex(graph, nodes, edges, edge_text, embedder)
-    except (OSError, ValueError, KeyError, EmbeddingError) as err:
-        logger.warning("ignoring unreadable embedding cache %s: %s", path, err)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, EmbeddingError) as err:
+        logger.warning("embedding cache %s is damaged (%s): rebuilding it", path, err)
+        path.unlink(missing_ok=True)
         return None

@@ -18,12 +18,15 @@ Example
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from kgcore.exceptions import (
     ConfigurationError,
@@ -33,14 +36,23 @@ from kgcore.exceptions import (
 )
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
-from kgcore.gretriever.embedding import TextEmbedder
-from kgcore.gretriever.index import EmbeddedTexts, GraphIndex
+from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedder
+from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
 from kgcore.gretriever.pcst import solve_pcst
 from kgcore.gretriever.prizes import edge_prizes, node_prizes, top_k_indices
 from kgcore.gretriever.region import expand_region
 from kgcore.gretriever.result import GRetrieverResult
-from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph
+from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
+from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 from kgcore.linking import link_entities
+
+#: Texts embedded per step of :meth:`GRetriever.build_index` (the first one times the estimate).
+BUILD_CHUNK = 512
+
+
+def text_cache_dir(cache_dir: str | Path) -> Path:
+    """Folder of the per-text embedding cache (``"default"``: ``.kgcache/gretriever/texts``)."""
+    return (default_cache_dir() if cache_dir == "default" else Path(cache_dir)) / "texts"
 
 
 @dataclass(frozen=True)
@@ -158,6 +170,7 @@ class GRetriever:
         self.edge_text: EdgeTextMode = index.edge_text if index is not None else edge_text
         self._fresh: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
+        self._triples: list[tuple[str, str, str]] | None = None
 
     @classmethod
     def from_triples(
@@ -177,6 +190,113 @@ class GRetriever:
         index = GraphIndex.build(graph, embedder, edge_text, cache_dir, progress)
         return cls(index, pcst=pcst, region=region)
 
+    @classmethod
+    def lazy(
+        cls,
+        graph: GraphStore | Iterable[Sequence[str]],
+        embedder: TextEmbedder | None = None,
+        edge_text: EdgeTextMode = "relation",
+        cache_dir: str | Path | None = "default",
+        pcst: PCSTSettings | None = None,
+        region: RegionSettings | None = None,
+    ) -> GRetriever:
+        """A retriever that embeds only what questions reach, cached by text as it goes.
+
+        Each question embeds the texts of its candidate region (its topic entities'
+        neighbourhood) that no earlier question embedded; the vectors are kept in a
+        :class:`~kgcore.gretriever.text_cache.TextVectorCache` under ``cache_dir``, so the cache
+        grows with use and later runs reuse it. :meth:`build_index` embeds everything up front.
+
+        Parameters
+        ----------
+        graph : GraphStore or iterable of triples
+            The knowledge graph.
+        embedder : TextEmbedder, optional
+            Default: the offline all-MiniLM-L6-v2.
+        edge_text, pcst, region :
+            As for :class:`GRetriever`.
+        cache_dir : path, "default" or None
+            Root of the embedding cache (``None``: memory only).
+
+        Example
+        -------
+        >>> retriever = GRetriever.lazy([("Cleopatra", "directed_by", "J. Mankiewicz")])
+        ... # doctest: +SKIP
+        >>> retriever.retrieve("who directed Cleopatra", topic_entities=["Cleopatra"])
+        ... # doctest: +SKIP
+        """
+        check_edge_text_mode(edge_text)
+        triples: list[tuple[str, str, str]] | None = None
+        if isinstance(graph, GraphStore):
+            store = graph
+        else:
+            triples = [(str(h), str(r), str(t)) for h, r, t in graph]
+            if not triples:
+                raise EmptyGraphError("no triples were given: nothing to retrieve from")
+            store = InMemoryGraphStore.from_triples(triples)
+        base = embedder if embedder is not None else SentenceTransformerEmbedder()
+        if cache_dir is not None:
+            base = CachedEmbedder(base, TextVectorCache(text_cache_dir(cache_dir), base.model_id))
+        retriever = cls(store=store, embedder=base, pcst=pcst, region=region, edge_text=edge_text)
+        retriever._triples = triples
+        return retriever
+
+    def _all_triples(self) -> list[tuple[str, str, str]]:
+        if self._triples is not None:
+            return self._triples
+        if self.index is not None:
+            return [tuple(t) for t in self.index.graph.triples()]  # type: ignore[misc]
+        store = self.store
+        if isinstance(store, InMemoryGraphStore):
+            return [(h, r, t) for h, t, r in store.graph.edges(keys=True)]
+        raise ConfigurationError(
+            f"build_index needs every triple; a {type(store).__name__} does not list them: "
+            "build the retriever from triples, or give questions topic entities"
+        )
+
+    def build_index(self, progress: bool = True) -> GraphIndex:
+        """Embed every node and edge text of the graph now (cached), and search with the index.
+
+        Texts already in the cache are not embedded again. With ``progress``, the number of
+        texts to embed and an estimate of the time (from the first chunk) are printed to
+        stderr, then a progress bar with the rate and the time left.
+        """
+        if self.index is not None:
+            return self.index
+        assert self.embedder is not None
+        graph = TextualGraph.from_triples(self._all_triples())
+        graph.require_nonempty()
+        node_unique, node_rows = EmbeddedTexts.dedupe(graph.node_texts)
+        edge_unique, edge_rows = EmbeddedTexts.dedupe(graph.edge_texts(self.edge_text))
+        texts = list(dict.fromkeys((*node_unique, *edge_unique)))
+        cache = getattr(self.embedder, "cache", None)
+        missing = texts
+        if isinstance(cache, TextVectorCache):
+            missing = [texts[i] for i in cache.lookup(texts)[1]]
+        with tqdm(
+            total=len(missing), unit="text", desc="embedding", disable=not progress or not missing
+        ) as bar:
+            for start in range(0, len(missing), BUILD_CHUNK):
+                chunk = missing[start : start + BUILD_CHUNK]
+                began = time.perf_counter()
+                self.embedder.embed(chunk)
+                if start == 0 and progress and len(missing) > len(chunk):
+                    rate = len(chunk) / max(time.perf_counter() - began, 1e-6)
+                    bar.write(
+                        f"embedding {len(missing):,} of {len(texts):,} texts "
+                        f"(the rest are cached): about {len(missing) / rate / 60:.1f} min "
+                        f"at {rate:.0f} texts/s",
+                        file=sys.stderr,
+                    )
+                bar.update(len(chunk))
+        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        row_of = {t: i for i, t in enumerate(texts)}
+        nodes = EmbeddedTexts(node_unique, vectors[[row_of[t] for t in node_unique]], node_rows)
+        edges = EmbeddedTexts(edge_unique, vectors[[row_of[t] for t in edge_unique]], edge_rows)
+        with self._lock:
+            self.index = GraphIndex(graph, nodes, edges, self.edge_text, self.embedder)
+        return self.index
+
     @property
     def store(self) -> GraphStore:
         """The store regions are read from (built from the index on first use)."""
@@ -191,7 +311,9 @@ class GRetriever:
         if not isinstance(question, str) or not question.strip():
             raise InvalidQuestionError("the question must be a non-empty string")
         assert self.embedder is not None
-        vector = np.asarray(self.embedder.embed([question]), dtype=np.float32)
+        # A cached embedder's inner model: questions are one-off texts, kept out of the cache.
+        embedder = getattr(self.embedder, "uncached", self.embedder)
+        vector = np.asarray(embedder.embed([question]), dtype=np.float32)
         if vector.ndim != 2 or vector.shape[0] != 1:
             raise EmbeddingError(f"the embedder returned shape {vector.shape} for one question")
         if self.index is not None and vector.shape[1] != self.index.dimension:
@@ -259,6 +381,8 @@ class GRetriever:
                     f"query_vector has {query.shape[0]} dimensions, "
                     f"the index {self.index.dimension}"
                 )
+        if not topic_entities and self.index is None and self._small_listable_graph():
+            self.build_index(progress=False)  # a small graph: embedding all of it is cheap
         use_region = (
             bool(topic_entities)
             or self.index is None
@@ -292,12 +416,18 @@ class GRetriever:
             seeds=region.seeds,
         )
 
+    def _small_listable_graph(self) -> bool:
+        listable = self._triples is not None or isinstance(self._store, InMemoryGraphStore)
+        return listable and self.store.num_nodes() <= self.region.whole_graph_max_nodes
+
     def _seeds(self, query: np.ndarray, topic_entities: Sequence[str] | None) -> list[str]:
         if topic_entities:
             return link_entities(self.store, list(topic_entities))
         if self.index is None:
             raise ConfigurationError(
-                "a retriever without a GraphIndex needs topic entities to seed its region"
+                "this retriever embeds lazily and needs topic entities to seed a question's "
+                "region (write them in [brackets] with an entity extractor, or pass "
+                "topic_entities=...); call build_index() to embed the whole graph instead"
             )
         best = top_k_indices(self.index.node_similarity(query), self.region.num_seeds)
         return [self.index.graph.node_texts[i] for i in best]

@@ -97,8 +97,12 @@ def test_store_only_retriever_embeds_regions_on_the_fly(movie_triples) -> None:
     result = retriever.retrieve("films of George Stevens", topic_entities=["George Stevens"])
     assert "George Stevens" in result.node_texts
     assert "directed_by" in embedder.embedded
-    with pytest.raises(ConfigurationError):
-        retriever.retrieve("films of George Stevens")  # no index, no topic entity
+    retriever.region = RegionSettings(whole_graph_max_nodes=3)
+    with pytest.raises(ConfigurationError, match="topic entities"):
+        retriever.retrieve("films of George Stevens")  # no index, no topic entity, large graph
+    retriever.region = RegionSettings()
+    small = retriever.retrieve("films of George Stevens")  # a small graph is embedded whole
+    assert retriever.index is not None and small.searched_nodes == retriever.store.num_nodes()
 
 
 def test_k_larger_than_the_graph_is_capped(movie_triples, table_embedder) -> None:
