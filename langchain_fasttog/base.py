@@ -10,7 +10,7 @@ model keeps its own temperature and token limit: a method's per-step temperature
 only where the user asked for them (a config field set to another value than its default, or
 ``sampling="paper"``), and token caps only through a :class:`~langchain_fasttog.llm.SamplingPolicy`
 (or the config's ``*_max_tokens`` fields) that the user sets. Unknown keyword arguments are
-refused, and ``graph`` is checked (and adapted, see :mod:`langchain_fasttog.graphs`) when the
+refused, and ``graph`` is checked (and adapted, see :mod:`kgcore.foreign_graphs`) when the
 object is built.
 
 Example
@@ -42,7 +42,7 @@ from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, link_entity_details
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
-from langchain_fasttog.graphs import as_graph_store
+from kgcore.foreign_graphs import as_graph_store
 from langchain_fasttog.llm import LangChainLLM, SamplingPolicy, require_chat_runnable
 
 ChainInput = str | dict[str, Any]

@@ -2,7 +2,16 @@
 
 It returns one :class:`~llama_index.core.schema.NodeWithScore` per question whose
 :class:`~llama_index.core.schema.TextNode` holds the textualized PCST subgraph; the node ids,
-triples, prizes and PCST objective are in its metadata (hidden from the LLM and the embedder).
+triples, prizes, PCST objective and how each topic entity was linked (``entity_links``) are in
+its metadata (hidden from the LLM and the embedder).
+
+:meth:`GRetrieverRetriever.from_triples` and :meth:`~GRetrieverRetriever.from_graph` embed
+lazily: a question embeds only its candidate region (the topic entities' neighbourhood), cached
+by text under ``.kgcache/``, so the first question on MetaQA answers in seconds and the cache
+grows with use. :meth:`~GRetrieverRetriever.build_index` embeds the whole graph up front.
+LlamaIndex's names are accepted where they mean the same thing: ``embed_model`` (a
+``BaseEmbedding``), ``similarity_top_k`` (the ``k`` nodes given prizes by similarity) and
+``path_depth`` (the region's hops).
 
 Example
 -------
@@ -26,17 +35,24 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from kgcore.exceptions import ConfigurationError, EntityNotFoundError
+from kgcore.foreign_graphs import as_graph_store
 from kgcore.gretriever.embedding import TextEmbedder
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
+from kgcore.linking import bracketed_entities, link_entity_details
 
 #: Extracts topic entities from a question (e.g. :func:`kgcore.gretriever.bracketed_entities`).
 EntityExtractor = Callable[[str], Sequence[str]]
 
 
-def result_to_node(result: GRetrieverResult, text_format: TextFormat = "paper") -> NodeWithScore:
+def result_to_node(
+    result: GRetrieverResult,
+    text_format: TextFormat = "paper",
+    entity_links: Sequence[dict[str, Any]] = (),
+) -> NodeWithScore:
     """Wrap a :class:`~kgcore.gretriever.GRetrieverResult` as a scored ``TextNode``.
 
     The score is the PCST objective (net prize of the tree). Every metadata key is excluded
@@ -44,6 +60,7 @@ def result_to_node(result: GRetrieverResult, text_format: TextFormat = "paper") 
     """
     metadata: dict[str, Any] = {"retriever": "g-retriever", "text_format": text_format}
     metadata.update(result.to_metadata())
+    metadata["entity_links"] = list(entity_links)
     text = result.textualize(text_format)
     digest = hashlib.sha256(f"{result.question}\x00{text}".encode()).hexdigest()[:32]
     node = TextNode(
@@ -54,6 +71,32 @@ def result_to_node(result: GRetrieverResult, text_format: TextFormat = "paper") 
         excluded_embed_metadata_keys=list(metadata),
     )
     return NodeWithScore(node=node, score=result.objective)
+
+
+def _embedder(embedder: TextEmbedder | None, embed_model: Any) -> TextEmbedder | None:
+    if embed_model is None:
+        return embedder
+    if embedder is not None:
+        raise ConfigurationError("give embedder or embed_model, not both")
+    from llamaindex_gretriever.embeddings import LlamaIndexEmbedder
+
+    return LlamaIndexEmbedder(embed_model)
+
+
+def _top_k(pcst: PCSTSettings | None, similarity_top_k: int | None) -> PCSTSettings | None:
+    if similarity_top_k is None:
+        return pcst
+    if pcst is not None and pcst != PCSTSettings():
+        raise ConfigurationError("give pcst=PCSTSettings(k_nodes=...) or similarity_top_k")
+    return PCSTSettings(k_nodes=similarity_top_k)
+
+
+def _depth(kwargs: dict[str, Any], path_depth: int | None) -> dict[str, Any]:
+    if path_depth is None:
+        return kwargs
+    if kwargs.get("hops") is not None:
+        raise ConfigurationError("give hops or path_depth, not both")
+    return {**kwargs, "hops": path_depth}
 
 
 class GRetrieverRetriever(BaseRetriever):
@@ -87,6 +130,11 @@ class GRetrieverRetriever(BaseRetriever):
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
+        if not isinstance(retriever, GRetriever):
+            raise ConfigurationError(
+                f"retriever must be a kgcore GRetriever, got {type(retriever).__name__}: build "
+                "one with GRetrieverRetriever.from_triples(...) or .from_graph(...)"
+            )
         self.gretriever = retriever
         self.text_format: TextFormat = check_text_format(text_format)
         self.entity_extractor = entity_extractor
@@ -103,24 +151,108 @@ class GRetrieverRetriever(BaseRetriever):
         pcst: PCSTSettings | None = None,
         region: RegionSettings | None = None,
         progress: bool = True,
+        *,
+        lazy: bool = True,
+        embed_model: Any = None,
+        similarity_top_k: int | None = None,
+        path_depth: int | None = None,
         **kwargs: Any,
     ) -> GRetrieverRetriever:
-        """Index triples (embeddings cached on disk) and wrap them.
+        """A retriever over ``(head, relation, tail)`` triples.
 
-        ``kwargs`` go to ``__init__`` (``text_format``, ``entity_extractor``, ``hops``).
+        Parameters
+        ----------
+        triples : iterable of (head, relation, tail)
+            The knowledge graph.
+        embedder : TextEmbedder, optional
+            Default: the offline all-MiniLM-L6-v2 (or ``embed_model``).
+        edge_text, cache_dir, pcst, region :
+            See :class:`~kgcore.gretriever.GRetriever`; the cache is kept under ``cache_dir``.
+        progress : bool
+            Progress bar when the whole graph is embedded (``lazy=False`` or :meth:`build_index`).
+        lazy : bool
+            Embed each question's region on demand (default) instead of the whole graph now.
+        embed_model : BaseEmbedding, optional
+            A LlamaIndex embedding model, instead of ``embedder``.
+        similarity_top_k : int, optional
+            LlamaIndex's name for ``PCSTSettings.k_nodes``.
+        path_depth : int, optional
+            LlamaIndex's name for ``hops``.
+        kwargs :
+            ``__init__``'s ``text_format``, ``entity_extractor`` (default: names in
+            ``[brackets]``), ``hops``, ``callback_manager``.
         """
-        core = GRetriever.from_triples(
-            triples, embedder, edge_text, cache_dir, progress, pcst=pcst, region=region
-        )
+        embedder = _embedder(embedder, embed_model)
+        pcst = _top_k(pcst, similarity_top_k)
+        kwargs = _depth(kwargs, path_depth)
+        kwargs.setdefault("entity_extractor", bracketed_entities)
+        if lazy:
+            core = GRetriever.lazy(
+                triples, embedder, edge_text, cache_dir, pcst=pcst, region=region
+            )
+        else:
+            core = GRetriever.from_triples(
+                triples, embedder, edge_text, cache_dir, progress, pcst=pcst, region=region
+            )
         return cls(core, **kwargs)
+
+    @classmethod
+    def from_graph(
+        cls,
+        graph: Any,
+        embedder: TextEmbedder | None = None,
+        edge_text: EdgeTextMode = "relation",
+        cache_dir: str | Path | None = "default",
+        pcst: PCSTSettings | None = None,
+        region: RegionSettings | None = None,
+        *,
+        embed_model: Any = None,
+        similarity_top_k: int | None = None,
+        path_depth: int | None = None,
+        **kwargs: Any,
+    ) -> GRetrieverRetriever:
+        """A lazy retriever over a graph object: a kgcore ``GraphStore``, a LlamaIndex
+        ``PropertyGraphStore`` (``Neo4jPropertyGraphStore`` is read in place), LangChain's
+        ``NetworkxEntityGraph`` or langchain-neo4j's ``Neo4jGraph``
+        (see :func:`kgcore.foreign_graphs.as_graph_store`). Other parameters as
+        :meth:`from_triples`.
+        """
+        core = GRetriever.lazy(
+            as_graph_store(graph),
+            _embedder(embedder, embed_model),
+            edge_text,
+            cache_dir,
+            pcst=_top_k(pcst, similarity_top_k),
+            region=region,
+        )
+        kwargs.setdefault("entity_extractor", bracketed_entities)
+        return cls(core, **_depth(kwargs, path_depth))
+
+    def build_index(self, progress: bool = True) -> GRetrieverRetriever:
+        """Embed the whole graph now (cached), printing an estimate of the time and a progress
+        bar; on MetaQA (43k nodes) this takes minutes, against seconds for a lazy question."""
+        self.gretriever.build_index(progress=progress)
+        return self
 
     def retrieve_result(self, question: str) -> GRetrieverResult:
         """The core result for ``question`` (topic entities from the extractor, if any)."""
         entities = list(self.entity_extractor(question)) if self.entity_extractor else None
         return self.gretriever.retrieve(question, topic_entities=entities or None, hops=self.hops)
 
+    def entity_links(self, question: str) -> list[dict[str, Any]]:
+        """How each mention the extractor finds in ``question`` links to a node."""
+        links = []
+        for mention in self.entity_extractor(question) if self.entity_extractor else ():
+            try:
+                links.append(link_entity_details(self.gretriever.store, mention).to_dict())
+            except EntityNotFoundError:
+                continue
+        return links
+
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return [result_to_node(self.retrieve_result(query_bundle.query_str), self.text_format)]
+        question = query_bundle.query_str
+        result = self.retrieve_result(question)
+        return [result_to_node(result, self.text_format, self.entity_links(question))]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # Embedding and PCST are CPU-bound: run them in a thread so the event loop stays free.

