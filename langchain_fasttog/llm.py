@@ -131,10 +131,8 @@ def message_text(message: Any) -> str:
             f"{type(message).__name__}: pass a chat model or a Runnable messages -> message"
         )
     text = getattr(message, "text", None)
-    if callable(text):  # langchain-core < 1.0: a method
-        text = text()
-    if not isinstance(text, str):
-        text = str(message.content)
+    if not isinstance(text, str):  # langchain-core >= 1.0: a property (a str)
+        text = text() if callable(text) else str(message.content)  # < 1.0: a method
     return text[:MAX_REPLY_CHARS]
 
 

