@@ -7,6 +7,7 @@ the extra it lacks, and no CUDA package is installed. Slow (minutes): it builds 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,8 @@ TRIPLES = """[("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
 LANGCHAIN_CHECK = textwrap.dedent(
     f"""
     import importlib.util
+    import kgcore
+    assert "/venv/" in kgcore.__file__, kgcore.__file__  # the installed wheel, not the checkout
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
     from kgcore.graph import InMemoryGraphStore
     from langchain_fasttog import FastToGRetriever
@@ -41,6 +44,8 @@ LANGCHAIN_CHECK = textwrap.dedent(
 LLAMAINDEX_CHECK = textwrap.dedent(
     f"""
     import importlib.util
+    import kgcore
+    assert "/venv/" in kgcore.__file__, kgcore.__file__  # the installed wheel, not the checkout
     from llama_index.core.llms import MockLLM
     from llamaindex_gretriever import GRetrieverRetriever, graph_query_engine
     retriever = GRetrieverRetriever.from_triples({TRIPLES}, text_format="triples",
@@ -54,9 +59,23 @@ LLAMAINDEX_CHECK = textwrap.dedent(
 )
 
 
+def clean_env(models_dir: Path | None = None) -> dict[str, str]:
+    """The environment without this checkout on the path and without model locations."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("KGQA_")}
+    if models_dir is not None:
+        env["KGQA_MODELS_DIR"] = str(models_dir)
+    return env
+
+
 def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    cwd = cwd or Path(args[0]).parent  # never the checkout: its packages must not be imported
     return subprocess.run(
-        [str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=1200
+        [str(a) for a in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=clean_env(cwd / "no-models"),
     )
 
 
@@ -69,7 +88,7 @@ def checked(*args: str | Path, cwd: Path | None = None) -> str:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    checked(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", out, REPO)
+    checked(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", out, REPO, cwd=out)
     (built,) = out.glob("kg_retrievers-*.whl")
     return built
 
@@ -84,16 +103,17 @@ def test_the_wheel_holds_the_types_marker_and_the_licence(wheel: Path) -> None:
 
 def fresh_venv(root: Path, extras: str, wheel: Path, torch: bool) -> Path:
     venv = root / "venv"
-    checked(sys.executable, "-m", "venv", venv)
+    checked(sys.executable, "-m", "venv", venv, cwd=root)
     pip = [venv / "bin" / "python", "-m", "pip", "install", "-q"]
     if torch:  # the CPU wheel first, as `make setup` does
-        checked(*pip, "torch==2.13.0")
-    checked(*pip, f"{wheel}[{extras}]")
+        checked(*pip, "torch==2.13.0", cwd=root)
+    checked(*pip, f"{wheel}[{extras}]", cwd=root)
     return venv
 
 
 def assert_no_cuda(venv: Path) -> None:
-    frozen = checked(venv / "bin" / "python", "-m", "pip", "list", "--format=freeze").lower()
+    frozen = checked(venv / "bin" / "python", "-m", "pip", "list", "--format=freeze", cwd=venv)
+    frozen = frozen.lower()
     cuda = [line for line in frozen.splitlines() if line.startswith(("nvidia-", "triton", "cuda"))]
     assert cuda == []
     for line in frozen.splitlines():
@@ -104,7 +124,9 @@ def assert_no_cuda(venv: Path) -> None:
 def kgqa_error(venv: Path, tmp_path: Path) -> str:
     kb = tmp_path / "kb.txt"
     kb.write_text("Giant|directed_by|George Stevens\n")
-    done = run(venv / "bin" / "kgqa", "ask", "who directed [Giant]", "--kg", kb, "--quiet")
+    done = run(
+        venv / "bin" / "kgqa", "ask", "who directed [Giant]", "--kg", kb, "--quiet", cwd=tmp_path
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     return done.stderr
 
