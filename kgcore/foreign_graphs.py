@@ -10,8 +10,11 @@ one is given).
 - a kgcore ``GraphStore`` (returned as is);
 - LangChain's ``NetworkxEntityGraph`` (its triples, in memory);
 - a ``Neo4jGraph`` (langchain-neo4j) or LlamaIndex's ``Neo4jPropertyGraphStore``: a
-  :class:`~kgcore.graph.Neo4jGraphStore` over the same driver and database (LlamaIndex's layout
-  through :data:`~kgcore.graph.LLAMAINDEX_MAPPING`), so retrieval stays in read transactions;
+  :class:`~kgcore.graph.Neo4jGraphStore` over the same driver and database, so retrieval stays
+  in read transactions. The layout is LangChain's ``add_graph_documents`` one
+  (:data:`LANGCHAIN_NEO4J_LAYOUT`: ``__Entity__`` nodes named by ``id``, the relationship type
+  as the relation) or LlamaIndex's (:data:`~kgcore.graph.LLAMAINDEX_MAPPING`); pass ``mapping``
+  for another;
 - any other LlamaIndex ``PropertyGraphStore`` (its entity triplets, in memory).
 
 Anything else raises :class:`~kgcore.exceptions.ConfigurationError` naming what is accepted.
@@ -40,16 +43,24 @@ def _class_names(value: Any) -> set[str]:
     return {cls.__name__ for cls in type(value).__mro__}
 
 
-def _neo4j_over(driver: Any, database: str | None, llamaindex_layout: bool) -> GraphStore:
-    from kgcore.graph.neo4j_store import DEFAULT_MAPPING, LLAMAINDEX_MAPPING, Neo4jGraphStore
+#: ``(node_label, name_property)`` of LangChain's ``Neo4jGraph.add_graph_documents`` layout
+#: with ``baseEntityLabel=True``; the relationship type is the relation.
+LANGCHAIN_NEO4J_LAYOUT = ("__Entity__", "id")
 
+
+def _neo4j_over(
+    driver: Any, database: str | None, llamaindex_layout: bool, mapping: Any = None
+) -> GraphStore:
+    from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, GraphMapping, Neo4jGraphStore
+
+    if mapping is None:
+        label, name = LANGCHAIN_NEO4J_LAYOUT
+        langchain = GraphMapping(label, name, relationship_type=None, relation_property=None)
+        mapping = LLAMAINDEX_MAPPING if llamaindex_layout else langchain
     # Neo4jGraphStore opens its own driver from a URI; these objects hold a connected driver and
     # no URI or password, so the store is built unconnected and takes their driver over.
     store = Neo4jGraphStore(
-        "neo4j://adapted-driver",
-        database=database,
-        mapping=LLAMAINDEX_MAPPING if llamaindex_layout else DEFAULT_MAPPING,
-        verify=False,
+        "neo4j://adapted-driver", database=database, mapping=mapping, verify=False
     )
     store._driver.close()
     store._driver = driver
@@ -62,8 +73,12 @@ def _from_triples(triples: list[tuple[str, str, str]], source: str) -> GraphStor
     return InMemoryGraphStore.from_triples(sorted(triples))
 
 
-def as_graph_store(graph: Any) -> GraphStore:
-    """``graph`` as a kgcore GraphStore (see the module's list of accepted objects)."""
+def as_graph_store(graph: Any, mapping: Any = None) -> GraphStore:
+    """``graph`` as a kgcore GraphStore (see the module's list of accepted objects).
+
+    ``mapping`` (a :class:`~kgcore.graph.GraphMapping`) overrides the layout read from a Neo4j
+    graph object.
+    """
     if isinstance(graph, GraphStore):
         return graph
     names = _class_names(graph)
@@ -71,9 +86,9 @@ def as_graph_store(graph: Any) -> GraphStore:
         triples = [(str(h), str(r), str(t)) for h, t, r in graph.get_triples()]
         return _from_triples(triples, "NetworkxEntityGraph")
     if "Neo4jGraph" in names and hasattr(graph, "_driver"):
-        return _neo4j_over(graph._driver, getattr(graph, "_database", None), False)
+        return _neo4j_over(graph._driver, getattr(graph, "_database", None), False, mapping)
     if "Neo4jPropertyGraphStore" in names and hasattr(graph, "_driver"):
-        return _neo4j_over(graph._driver, getattr(graph, "_database", None), True)
+        return _neo4j_over(graph._driver, getattr(graph, "_database", None), True, mapping)
     if "PropertyGraphStore" in names:
         import importlib
 
