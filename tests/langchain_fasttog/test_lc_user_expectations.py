@@ -194,3 +194,20 @@ def test_documents_record_how_entities_were_linked(movie_store: InMemoryGraphSto
     assert docs[0].metadata["entity_links"] == [
         {"mention": "cleopatra", "node": "Cleopatra", "method": "normalized", "score": 100.0}
     ]
+
+
+def test_a_configurable_init_chat_model_is_accepted(movie_store: InMemoryGraphStore) -> None:
+    from langchain.chat_models import init_chat_model
+
+    model = init_chat_model(configurable_fields="any")  # no provider needed until it is called
+    retriever = FastToGRetriever(graph=movie_store, llm=model)
+    assert retriever.llm is model
+
+
+def test_as_tool_gets_the_unknown_entity_message(movie_store: InMemoryGraphStore) -> None:
+    retriever = FastToGRetriever(
+        graph=movie_store, llm=FakeListChatModel(responses=["{1}"]), on_unknown_entity="message"
+    )
+    tool = retriever.as_tool(name="kg", description="search the movie knowledge graph")
+    docs = tool.invoke({"input": "who starred in [Gaint]"})
+    assert docs[0].metadata["suggestions"][0] == "Giant"
