@@ -27,6 +27,7 @@ from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.names import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.llm.protocol import LLMRequest
+from kgcore.validation import MAX_TOPIC_ENTITIES, cap_names
 
 _BRACKETED = re.compile(r"\[([^\[\]]+)\]")
 #: Fuzzy matches below this rapidfuzz WRatio score (0-100) are refused.
@@ -34,8 +35,8 @@ FUZZY_THRESHOLD = 88.0
 
 
 def bracketed_entities(question: str) -> list[str]:
-    """Names written in square brackets in the question."""
-    return [m.strip() for m in _BRACKETED.findall(question) if m.strip()]
+    """Names written in square brackets in the question (at most ``MAX_TOPIC_ENTITIES``)."""
+    return cap_names((m.strip() for m in _BRACKETED.findall(question)), MAX_TOPIC_ENTITIES)
 
 
 def link_entity(store: GraphStore, name: str, threshold: float = FUZZY_THRESHOLD) -> str:

@@ -50,7 +50,7 @@ from kgcore.methods.base import StepMethod
 from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
-from kgcore.validation import check_question
+from kgcore.validation import TOG_LIMITS, check_question, check_settings
 
 SYSTEM = "You help answer questions over a knowledge graph. Reply briefly in the asked format."
 REASON_SYSTEM = (
@@ -196,6 +196,7 @@ class ToG(StepMethod[MethodResult]):
             raise ValueError("width and max_depth must be at least 1")
         if not 1 <= entity_sample_size <= entity_sample_threshold:
             raise ValueError("need 1 <= entity_sample_size <= entity_sample_threshold")
+        check_settings("ToG", locals(), TOG_LIMITS)  # documented maxima bound the cost
         self.store = store
         self.width = width
         self.max_depth = max_depth
