@@ -110,7 +110,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from kgcore.evaluation.registry import get_method
     from kgcore.evaluation.report import write_report
 
-    out = Path(args.out)
+    from kgcore.evaluation.lock import check_output_folder
+
+    out = check_output_folder(args.out)  # a file is refused before the model loads
     if args.report_only:
         out.mkdir(parents=True, exist_ok=True)
         path = write_report(out, args.summary, plots=not args.no_plots, title=args.title)

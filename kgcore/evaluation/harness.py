@@ -28,6 +28,7 @@ from kgcore.evaluation.datasets import Dataset, EvalExample, load_dataset
 from kgcore.evaluation.metrics import answer_recall, hit_at_1
 from kgcore.evaluation.registry import get_method, make_method
 from kgcore.evaluation.report import summarize, write_report
+from kgcore.evaluation.lock import locks_output_folder
 from kgcore.evaluation.traces import append_trace, read_traces, trace_file_name
 from kgcore.exceptions import ConfigurationError, KGRetrieverError
 from kgcore.graph.memory import InMemoryGraphStore
@@ -162,6 +163,7 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+@locks_output_folder  # one process per output folder (issue 12)
 def evaluate(
     method: str,
     data: str | Dataset,
