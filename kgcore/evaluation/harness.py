@@ -25,10 +25,10 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from kgcore.evaluation.datasets import Dataset, EvalExample, load_dataset
+from kgcore.evaluation.lock import locks_output_folder
 from kgcore.evaluation.metrics import answer_recall, hit_at_1
 from kgcore.evaluation.registry import get_method, make_method
 from kgcore.evaluation.report import summarize, write_report
-from kgcore.evaluation.lock import locks_output_folder
 from kgcore.evaluation.traces import append_trace, read_traces, trace_file_name
 from kgcore.exceptions import ConfigurationError, KGRetrieverError
 from kgcore.graph.memory import InMemoryGraphStore
