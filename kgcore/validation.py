@@ -37,7 +37,7 @@ MAX_TOPIC_ENTITIES = 16
 #: Longest entity name taken from a caller or a model reply (characters).
 MAX_NAME_CHARS = 200
 #: Most names taken from one model reply (entities, clues).
-MAX_REPLY_NAMES = 16
+MAX_REPLY_NAMES = 8
 #: Longest answer kept (characters); a longer one is not a phrase and counts as Unknown.
 MAX_ANSWER_CHARS = 300
 #: Characters of a model reply read at least; see :func:`kgcore.llm.protocol.reply_char_cap`.
