@@ -22,6 +22,10 @@ class ConfigurationError(KGRetrieverError):
     """A setting, file or optional dependency is missing or wrong."""
 
 
+class InvalidSettingError(ConfigurationError, ValueError):
+    """A setting is outside its documented range (every cost-scaling setting has a maximum)."""
+
+
 class GraphLoadError(KGRetrieverError):
     """A triple file could not be read."""
 
@@ -31,7 +35,7 @@ class EmptyGraphError(KGRetrieverError):
 
 
 class InvalidQuestionError(KGRetrieverError, ValueError):
-    """The question is empty or not a string."""
+    """The question (or its topic entities) is empty, not a string, or over a limit."""
 
 
 class EntityNotFoundError(KGRetrieverError, LookupError):
@@ -52,11 +56,22 @@ class EntityNotFoundError(KGRetrieverError, LookupError):
 
 
 class LLMResponseError(KGRetrieverError):
-    """An LLM reply could not be used even after a retry."""
+    """An LLM call failed (after its retries) or its reply could not be used.
+
+    ``step`` names the method's step (the request's ``purpose``) when known.
+    """
+
+    def __init__(self, message: str, step: str | None = None) -> None:
+        super().__init__(message)
+        self.step = step
 
 
 class GraphStoreError(KGRetrieverError):
-    """A graph store (for example a Neo4j server) failed or could not be reached."""
+    """A graph store (for example a Neo4j server) failed, timed out or could not be reached."""
+
+
+class RunLockedError(ConfigurationError):
+    """Another evaluation process holds the output folder's lock."""
 
 
 class EmbeddingError(KGRetrieverError):

@@ -34,6 +34,7 @@ from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.names import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.llm.protocol import LLMRequest
+from kgcore.validation import MAX_TOPIC_ENTITIES, cap_names
 
 _BRACKETED = re.compile(r"\[([^\[\]]+)\]")
 _PUNCTUATION = re.compile(r"[^\w\s]")
@@ -71,8 +72,8 @@ def _loose(name: str) -> str:
 
 
 def bracketed_entities(question: str) -> list[str]:
-    """Names written in square brackets in the question."""
-    return [m.strip() for m in _BRACKETED.findall(question) if m.strip()]
+    """Names written in square brackets in the question (at most ``MAX_TOPIC_ENTITIES``)."""
+    return cap_names((m.strip() for m in _BRACKETED.findall(question)), MAX_TOPIC_ENTITIES)
 
 
 def link_entity_details(

@@ -1,20 +1,112 @@
-"""Checks on user input shared by every method.
+"""Checks on user input and on model output, shared by every method.
+
+Every limit a user or a model can push against is a named constant here, so the README's
+"Limits" table and the code agree:
+
+* a question is at most :data:`MAX_QUESTION_CHARS` characters and comes with at most
+  :data:`MAX_TOPIC_ENTITIES` topic entities of at most :data:`MAX_NAME_CHARS` characters;
+* at most :data:`MAX_REPLY_NAMES` names are taken from one model reply (longer names dropped);
+* an answer is a short printable phrase (:func:`answer_phrase`), otherwise it is ``Unknown``;
+* every setting whose cost grows with its value has a documented range
+  (:data:`FASTTOG_LIMITS`, :data:`TOG_LIMITS`, :data:`CGPE_LIMITS`, :data:`COT_SC_LIMITS`),
+  checked by :func:`check_settings`.
 
 Example
 -------
 >>> check_question("  who directed [Cleopatra]? ")
 'who directed [Cleopatra]?'
+>>> answer_phrase("Joseph L. Mankiewicz"), answer_phrase("<|im_end|>")
+('Joseph L. Mankiewicz', None)
+>>> cap_names(["Titanic", "x" * 500, "Titanic", "Heat"])
+['Titanic', 'Heat']
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kgcore.exceptions import InvalidQuestionError
+from kgcore.exceptions import InvalidQuestionError, InvalidSettingError
+
+#: Longest question accepted (characters).
+MAX_QUESTION_CHARS = 2000
+#: Most topic entities a caller may give (or a question may bracket) for one question.
+MAX_TOPIC_ENTITIES = 16
+#: Longest entity name taken from a caller or a model reply (characters).
+MAX_NAME_CHARS = 200
+#: Most names taken from one model reply (entities, clues).
+MAX_REPLY_NAMES = 8
+#: Longest answer kept (characters); a longer one is not a phrase and counts as Unknown.
+MAX_ANSWER_CHARS = 300
+#: Characters of a model reply read at least; see :func:`kgcore.llm.protocol.reply_char_cap`.
+MAX_REPLY_CHARS = 4000
+#: Largest ``max_tokens`` setting of any step.
+MAX_TOKENS = 4096
+
+UNKNOWN = "Unknown"
+
+# Chat-template and tokenizer control tokens a model may leak into its text (ChatML
+# ``<|im_end|>``, Llama ``</s>`` / ``[INST]`` / ``<<SYS>>``, Gemma ``<end_of_turn>``, BERT-style
+# ``<pad>``): an answer containing one is a template fault, not a phrase.
+_SPECIAL_TOKEN = re.compile(
+    r"<\|[^<>|]{0,40}\|>|</?s>|<(?:eos|bos|pad|unk|mask|sep|cls)>|\[/?INST\]|<</?SYS>>"
+    r"|<(?:start|end)_of_turn>",
+    re.IGNORECASE,
+)
+# Control, format (bidi overrides, zero-width), surrogate, private-use and unassigned code
+# points, and the line/paragraph separators: none belongs in a printable one-line answer.
+_BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+#: name -> (minimum, maximum) of FastToG's settings (:class:`FastToGConfig`). The maxima
+#: bound the LLM calls (at most ``2*W*D + D + 2``: 172 at the maxima) and the graph work
+#: of one Local Community Search step.
+FASTTOG_LIMITS: dict[str, tuple[float, float]] = {
+    "width": (1, 8),
+    "max_depth": (1, 10),
+    "max_community_size": (1, 64),
+    "radius": (0, 4),
+    "max_subgraph_nodes": (1, 2000),
+    "max_neighbors_per_node": (1, 512),
+    "coarse_top_k": (1, 26),
+    "max_option_triples": (1, 64),
+    "prune_max_tokens": (1, MAX_TOKENS),
+    "reason_max_tokens": (1, MAX_TOKENS),
+}
+#: name -> (minimum, maximum) of ToG's settings.
+TOG_LIMITS: dict[str, tuple[float, float]] = {
+    "width": (1, 8),
+    "max_depth": (1, 8),
+    "entity_sample_threshold": (1, 1000),
+    "entity_sample_size": (1, 26),
+    "max_relations": (1, 1000),
+    "max_tokens": (1, MAX_TOKENS),
+    "answer_max_tokens": (1, MAX_TOKENS),
+}
+#: name -> (minimum, maximum) of CGPE's settings.
+CGPE_LIMITS: dict[str, tuple[float, float]] = {
+    "max_depth": (1, 8),
+    "max_branches": (1, 16),
+    "max_entities": (1, 1000),
+    "max_tokens": (1, MAX_TOKENS),
+    "answer_max_tokens": (1, MAX_TOKENS),
+}
+#: name -> (minimum, maximum) of CoT-SC's settings (``n`` replies, ``n`` calls).
+COT_SC_LIMITS: dict[str, tuple[float, float]] = {"n": (1, 32), "max_tokens": (1, MAX_TOKENS)}
 
 
 def check_question(question: Any) -> str:
-    """The question stripped of surrounding space; empty or non-string input is refused."""
+    """The question stripped of surrounding space.
+
+    Empty or non-string input, or a question over :data:`MAX_QUESTION_CHARS`, is refused
+    with :class:`~kgcore.exceptions.InvalidQuestionError`.
+
+    >>> check_question("x" * 3000)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidQuestionError: question is 3000 characters long; at most 2000 ...
+    """
     if isinstance(question, dict):
         question = question.get("question", question.get("input"))
     if not isinstance(question, str):
@@ -22,4 +114,125 @@ def check_question(question: Any) -> str:
     stripped = question.strip()
     if not stripped:
         raise InvalidQuestionError("question is empty")
+    if len(stripped) > MAX_QUESTION_CHARS:
+        raise InvalidQuestionError(
+            f"question is {len(stripped)} characters long; at most {MAX_QUESTION_CHARS} "
+            "are accepted"
+        )
     return stripped
+
+
+def check_topic_entities(names: Sequence[str] | None) -> list[str] | None:
+    """The caller's topic entities, checked: strings, non-empty, within the limits.
+
+    ``None`` or an empty sequence gives ``None`` (the method finds the entities itself).
+
+    >>> check_topic_entities(["Cleopatra"]), check_topic_entities([])
+    (['Cleopatra'], None)
+    >>> check_topic_entities(["a"] * 17)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidQuestionError: 17 topic entities given; at most 16 are accepted
+    """
+    if names is None:
+        return None
+    if isinstance(names, str):
+        raise InvalidQuestionError("topic entities must be a list of names, not one string")
+    names = list(names)
+    if not names:
+        return None
+    if len(names) > MAX_TOPIC_ENTITIES:
+        raise InvalidQuestionError(
+            f"{len(names)} topic entities given; at most {MAX_TOPIC_ENTITIES} are accepted"
+        )
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidQuestionError(f"a topic entity must be a non-empty string, got {name!r}")
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidQuestionError(
+                f"topic entity {name[:40]!r}... is {len(name)} characters long; at most "
+                f"{MAX_NAME_CHARS} are accepted"
+            )
+    return names
+
+
+def cap_names(names: Iterable[Any], limit: int = MAX_REPLY_NAMES) -> list[str]:
+    """At most ``limit`` distinct names, in order; empty or over-long names are dropped.
+
+    Used on every list of names taken from a model reply, so no later step (linking,
+    character matching) costs more than ``limit`` short names.
+    """
+    kept: list[str] = []
+    for name in names:
+        text = str(name).strip() if isinstance(name, (str, int, float)) else ""
+        if not text or len(text) > MAX_NAME_CHARS or text in kept:
+            continue
+        kept.append(text)
+        if len(kept) >= limit:
+            break
+    return kept
+
+
+def answer_phrase(text: Any) -> str | None:
+    """``text`` stripped when it is a short printable phrase, else ``None``.
+
+    A phrase has at most :data:`MAX_ANSWER_CHARS` characters, at least one letter or digit,
+    no control, format, surrogate or line-separator characters, no U+FFFD and no chat
+    special token such as ``<|im_end|>``.
+
+    >>> answer_phrase("  Amélie "), answer_phrase("a\\x00b"), answer_phrase("x" * 301)
+    ('Amélie', None, None)
+    """
+    if not isinstance(text, str):
+        return None
+    value = text.strip()
+    if not value or len(value) > MAX_ANSWER_CHARS or "\ufffd" in value:
+        return None
+    if any(unicodedata.category(ch) in _BAD_CATEGORIES for ch in value):
+        return None
+    if _SPECIAL_TOKEN.search(value) or not any(ch.isalnum() for ch in value):
+        return None
+    return value
+
+
+def safe_answer(text: Any) -> str:
+    """:func:`answer_phrase`, or ``"Unknown"`` when ``text`` is not a phrase.
+
+    >>> safe_answer("Paris"), safe_answer("\\u2028")
+    ('Paris', 'Unknown')
+    """
+    return answer_phrase(text) or UNKNOWN
+
+
+def check_range(owner: str, name: str, value: Any, low: float, high: float) -> None:
+    """Refuse ``value`` unless it is a number in ``[low, high]``.
+
+    >>> check_range("ToG", "width", 100, 1, 8)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: ToG setting width=100 is out of range: ...
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise InvalidSettingError(f"{owner} setting {name} must be a number, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidSettingError(
+            f"{owner} setting {name}={value!r} is out of range: it must be between "
+            f"{low:g} and {high:g}"
+        )
+
+
+def check_settings(owner: str, settings: Any, limits: Mapping[str, tuple[float, float]]) -> None:
+    """:func:`check_range` for every limited setting of ``settings`` (an object or a mapping).
+
+    >>> check_settings("CoT-SC", {"n": 5}, COT_SC_LIMITS)
+    """
+    for name, (low, high) in limits.items():
+        if isinstance(settings, Mapping):
+            if name not in settings:
+                continue
+            value = settings[name]
+        elif hasattr(settings, name):
+            value = getattr(settings, name)
+        else:
+            continue
+        check_range(owner, name, value, low, high)

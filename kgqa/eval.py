@@ -109,10 +109,11 @@ def run_eval_command(args: argparse.Namespace) -> int:
     """The ``kgqa eval`` handler: evaluate every (method, dataset) pair, print a table."""
     from kgcore.evaluation.datasets import load_dataset
     from kgcore.evaluation.harness import evaluate
+    from kgcore.evaluation.lock import check_output_folder
     from kgcore.evaluation.registry import get_method
     from kgcore.evaluation.report import write_report
 
-    out = Path(args.out)
+    out = check_output_folder(args.out)  # a file is refused before the model loads
     if args.report_only:
         out.mkdir(parents=True, exist_ok=True)
         path = write_report(out, args.summary, plots=not args.no_plots, title=args.title)

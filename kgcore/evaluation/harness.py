@@ -26,6 +26,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from kgcore.evaluation.datasets import Dataset, EvalExample, load_dataset
+from kgcore.evaluation.lock import locks_output_folder
 from kgcore.evaluation.metrics import answer_recall, hit_at_1
 from kgcore.evaluation.registry import get_method, make_method
 from kgcore.evaluation.report import summarize, write_report
@@ -212,6 +213,7 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+@locks_output_folder  # one process per output folder (issue 12)
 def evaluate(
     method: str,
     data: str | Dataset,

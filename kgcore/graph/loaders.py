@@ -1,8 +1,12 @@
 """Read triple files: ``head|relation|tail`` text, TSV, CSV and JSONL.
 
 The format follows the file's suffix (``.txt``/``.psv`` pipe-separated, ``.tsv``, ``.csv``,
-``.jsonl``/``.json``) unless ``fmt`` names it. A malformed line raises
-:class:`~kgcore.exceptions.GraphLoadError` naming the file and line number.
+``.jsonl``/``.json``) unless ``fmt`` names it. Files are UTF-8 (a byte-order mark is
+skipped); lines end at ``\n`` (a ``\r`` before it is dropped). A first row is a header only when
+it is exactly one of :data:`HEADER_ROWS` (``head, relation, tail``, ...): a row such as
+``Headhunters<TAB>directed_by<TAB>...`` is data. A malformed line, a line that is not UTF-8, a
+binary file (NUL bytes) or a directory raises :class:`~kgcore.exceptions.GraphLoadError` naming
+the file and the line.
 
 Example
 -------
@@ -28,6 +32,17 @@ from kgcore.exceptions import GraphLoadError
 from kgcore.types import Triple
 
 FORMATS = ("pipe", "tsv", "csv", "jsonl")
+#: First rows read as a header (compared lower-cased, fields stripped).
+HEADER_ROWS = frozenset(
+    {
+        ("head", "relation", "tail"),
+        ("h", "r", "t"),
+        ("subject", "predicate", "object"),
+        ("source", "relation", "target"),
+    }
+)
+#: The longest line read (bytes): a longer one is refused rather than held in memory.
+MAX_LINE_BYTES = 1 << 20
 _SUFFIX_FORMATS = {
     ".txt": "pipe",
     ".psv": "pipe",
@@ -63,16 +78,39 @@ def _triple_from_json(obj: Any) -> Triple:
     raise ValueError("expected [head, relation, tail] or an object with head/relation/tail")
 
 
+def _fields(line: str, fmt: str) -> list[str]:
+    if fmt == "csv":
+        return next(csv.reader(io.StringIO(line)), [])
+    return line.split("|" if fmt == "pipe" else "\t")
+
+
+def is_header(line: str, fmt: str) -> bool:
+    """Whether ``line`` is exactly a header row of :data:`HEADER_ROWS`.
+
+    >>> is_header("head\\trelation\\ttail", "tsv")
+    True
+    >>> is_header("Headhunters\\tdirected_by\\tX", "tsv")
+    False
+    """
+    if fmt == "jsonl":
+        return False
+    try:
+        fields = _fields(line.rstrip("\r\n"), fmt)
+    except csv.Error:
+        return False
+    return tuple(f.strip().lower() for f in fields) in HEADER_ROWS
+
+
 def _parse_line(line: str, fmt: str) -> Triple | None:
     line = line.rstrip("\r\n")
     if not line.strip():
         return None
     if fmt == "jsonl":
-        return _triple_from_json(json.loads(line))
-    if fmt == "csv":
-        fields = next(csv.reader(io.StringIO(line)))
-    else:
-        fields = line.split("|" if fmt == "pipe" else "\t")
+        try:
+            return _triple_from_json(json.loads(line))
+        except RecursionError as err:
+            raise ValueError("JSON nested too deeply") from err
+    fields = _fields(line, fmt)
     if len(fields) != 3:
         raise ValueError(f"expected 3 fields, found {len(fields)}")
     head, relation, tail = (f.strip() for f in fields)
@@ -81,36 +119,54 @@ def _parse_line(line: str, fmt: str) -> Triple | None:
     return Triple(head, relation, tail)
 
 
+def _decoded_lines(path: Path) -> Iterator[tuple[int, str, int]]:
+    """``(line number, text, bytes)`` of a UTF-8 file, lines split at ``\n`` only."""
+    with path.open("rb") as handle:
+        number = 0
+        while raw := handle.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise GraphLoadError(f"{path}:{number}: line longer than {MAX_LINE_BYTES:,} bytes")
+            if b"\x00" in raw:
+                raise GraphLoadError(
+                    f"{path}:{number}: binary data (a NUL byte); expected a UTF-8 triple file"
+                )
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as err:
+                raise GraphLoadError(
+                    f"{path}:{number}: not UTF-8 text (byte 0x{raw[err.start]:02x} at column "
+                    f"{err.start + 1}); save the file as UTF-8"
+                ) from err
+            yield number, text, len(raw)
+
+
 def read_triples(
     path: str | Path, fmt: str | None = None, progress: bool = True
 ) -> Iterator[Triple]:
     """Yield the triples of a file, with a progress bar over its bytes."""
     path = Path(path)
+    if path.is_dir():
+        raise GraphLoadError(f"{path} is a directory, not a triple file")
     if not path.is_file():
         raise GraphLoadError(f"triple file not found: {path}")
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise GraphLoadError(f"unknown triple format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    with (
-        path.open("r", encoding="utf-8") as handle,
-        tqdm(
-            total=path.stat().st_size,
-            unit="B",
-            unit_scale=True,
-            desc=f"loading {path.name}",
-            disable=not progress,
-        ) as bar,
-    ):
-        first = True
-        for number, line in enumerate(handle, start=1):
-            bar.update(len(line.encode("utf-8")))
-            if first and fmt in ("csv", "tsv") and line.lower().startswith(("head", "subject")):
-                first = False
-                continue  # a header row
-            first = False
+    with tqdm(
+        total=path.stat().st_size,
+        unit="B",
+        unit_scale=True,
+        desc=f"loading {path.name}",
+        disable=not progress,
+    ) as bar:
+        for number, line, size in _decoded_lines(path):
+            bar.update(size)
+            if number == 1 and is_header(line, fmt):
+                continue
             try:
                 triple = _parse_line(line, fmt)
-            except (ValueError, json.JSONDecodeError) as err:
+            except (ValueError, csv.Error) as err:
                 raise GraphLoadError(f"{path}:{number}: malformed {fmt} triple: {err}") from err
             if triple is not None:
                 yield triple

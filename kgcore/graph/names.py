@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from rapidfuzz import fuzz, process
 
 _SPACES = re.compile(r"\s+")
+#: Characters of a query used for fuzzy ranking: WRatio's cost grows with the query's length,
+#: and a longer query cannot match a node name well anyway (MetaQA's longest name has 79).
+FUZZY_QUERY_CHARS = 96
 
 
 def normalize_name(name: str) -> str:
@@ -51,7 +54,10 @@ def rank_names(
         return found[:limit]
     # rapidfuzz does the fuzzy ranking; WRatio copes with partial and reordered names.
     for key, _score, _ in process.extract(
-        normalize_name(text), names, scorer=fuzz.WRatio, limit=limit + len(found)
+        normalize_name(text)[:FUZZY_QUERY_CHARS],
+        names,
+        scorer=fuzz.WRatio,
+        limit=limit + len(found),
     ):
         for node in by_normal[key]:
             if node not in found:

@@ -2,7 +2,10 @@
 
 Triples are sent in batches as one parameter (``UNWIND $rows AS row``), each batch in one managed
 write transaction (``session.execute_write``, retried on transient errors), and written with
-``MERGE``, so loading the same file twice adds nothing the second time. A uniqueness constraint
+``MERGE``, so loading the same file twice adds nothing the second time. The whole source is
+validated before anything is written (a malformed line 12,001 leaves the database untouched);
+if the server fails part-way, the error says how many triples were written and that running
+the same load again resumes (``MERGE`` skips what is there). A uniqueness constraint
 on the node name (or, where the server refuses it, an index) is created first so each ``MERGE``
 is an index look-up. The summary reports what the server says it created.
 
@@ -37,7 +40,7 @@ from kgcore.graph.loaders import read_triples
 from kgcore.graph.neo4j_store import GraphMapping, Neo4jGraphStore, cypher_identifier
 from kgcore.types import Triple
 
-__all__ = ["LoadSummary", "ensure_schema", "load_triples", "write_queries"]
+__all__ = ["LoadSummary", "ensure_schema", "load_triples", "validate_source", "write_queries"]
 
 
 @dataclass
@@ -168,6 +171,57 @@ def ensure_schema(store: Neo4jGraphStore) -> list[str]:
     return done
 
 
+def _check_relation(relation: str, mapping: GraphMapping) -> None:
+    try:
+        cypher_identifier(relation, "relationship type")
+    except Exception as err:
+        raise GraphLoadError(
+            f"relation {relation!r} cannot be a relationship type in the "
+            f"{mapping.node_label} layout; use the default mapping, which "
+            "stores the relation as a property"
+        ) from err
+
+
+def validate_source(
+    source: str | Path | Iterable[Sequence[str]],
+    *,
+    fmt: str | None = None,
+    mapping: GraphMapping | None = None,
+    progress: bool = False,
+) -> int:
+    """Read the whole source once and return its number of triples, writing nothing.
+
+    Raises :class:`~kgcore.exceptions.GraphLoadError` (file and line) on the first bad line,
+    or on a relation ``mapping`` cannot store.
+
+    Example
+    -------
+    >>> validate_source([("Heat", "directed_by", "Michael Mann")])
+    1
+    """
+    triples = (
+        read_triples(source, fmt=fmt, progress=progress)
+        if isinstance(source, str | Path)
+        else source
+    )
+    count = 0
+    for row in triples:
+        triple = Triple(*row)
+        if mapping is not None and mapping.relation_from_type:
+            _check_relation(str(triple.relation), mapping)
+        count += 1
+    return count
+
+
+def _resume_hint(summary: LoadSummary) -> str:
+    if not summary.triples_read:
+        return "Nothing was written."
+    return (
+        f"{summary.triples_read:,} triples ({summary.batches:,} batches) were written before "
+        "the failure; loading is idempotent (MERGE), so run the same load again to resume"
+    )
+
+
 def _batches(triples: Iterable[Sequence[str]], size: int) -> Iterator[list[Sequence[str]]]:
     iterator = iter(triples)
     while batch := list(islice(iterator, size)):
@@ -182,6 +236,7 @@ def load_triples(
     fmt: str | None = None,
     create_schema: bool = True,
     progress: bool = True,
+    validate: bool = True,
 ) -> LoadSummary:
     """Write triples into the store's server with batched ``MERGE``.
 
@@ -199,6 +254,9 @@ def load_triples(
         Create the name constraint/index first (:func:`ensure_schema`).
     progress : bool
         Show a progress bar.
+    validate : bool
+        Read the whole source first (:func:`validate_source`), so a bad line is reported
+        before anything is written. An iterable source is held in memory for the two passes.
 
     Returns
     -------
@@ -222,6 +280,10 @@ def load_triples(
         raise ValueError("batch_size must be >= 1")
     neo4j = store._neo4j
     mapping = store.mapping
+    if validate:
+        if not isinstance(source, str | Path):
+            source = list(source)
+        validate_source(source, fmt=fmt, mapping=mapping)
     summary = LoadSummary(uri=store.uri, database=store.database)
     start = time.perf_counter()
     if create_schema:
@@ -251,14 +313,7 @@ def load_triples(
                 batch = [[str(h), str(r), str(t)] for h, r, t in (Triple(*x) for x in raw)]
                 if mapping.relation_from_type:
                     for _, relation, _ in batch:
-                        try:
-                            cypher_identifier(relation, "relationship type")
-                        except Exception as err:
-                            raise GraphLoadError(
-                                f"relation {relation!r} cannot be a relationship type in the "
-                                f"{mapping.node_label} layout; use the default mapping, which "
-                                "stores the relation as a property"
-                            ) from err
+                        _check_relation(relation, mapping)
                 for counters in session.execute_write(write, batch):
                     summary.nodes_created += counters.nodes_created
                     summary.relationships_created += counters.relationships_created
@@ -268,11 +323,14 @@ def load_triples(
                 summary.batches += 1
                 if bar is not None:
                     bar.update(len(batch))
-    except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as err:
+    except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as err:
         raise GraphStoreError(
-            f"loading into Neo4j at {store.uri} failed after {summary.triples_read:,} "
-            f"triples: {err}"
+            f"loading into Neo4j at {store.uri} failed: {err}. {_resume_hint(summary)}"
         ) from err
+    except GraphLoadError as err:
+        if not summary.triples_read:
+            raise
+        raise GraphLoadError(f"{err}. {_resume_hint(summary)}") from err
     finally:
         if bar is not None:
             bar.close()

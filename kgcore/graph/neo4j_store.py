@@ -14,9 +14,17 @@ endpoint's name, relation, outgoing before incoming). Sampling itself is done by
 :class:`~kgcore.graph.memory.InMemoryGraphStore` give identical subgraphs for a seed.
 
 Connection settings come from the arguments or from ``NEO4J_URI``, ``NEO4J_USERNAME``,
-``NEO4J_PASSWORD`` and ``NEO4J_DATABASE``. An unreachable server or wrong credentials raise
-:class:`~kgcore.exceptions.GraphStoreError` naming the URI within ``connect_timeout`` seconds
-(4 by default, so the error comes within 5 seconds).
+``NEO4J_PASSWORD`` and ``NEO4J_DATABASE``. An unreachable server, an unknown host or wrong
+credentials raise :class:`~kgcore.exceptions.GraphStoreError` naming the URI within
+``connect_timeout`` seconds (4 by default, so the error comes within 5 seconds).
+
+Every read has a deadline, ``query_timeout`` (10 s by default): it is the server-side
+transaction timeout, it bounds the driver's managed-transaction retries
+(``max_retry_time``, at most ``query_timeout``), and the store itself waits no longer for the
+answer, so a stalled server (connection open, no reply) or a server killed mid-run ends the
+call with :class:`~kgcore.exceptions.GraphStoreError` within ``query_timeout`` seconds.
+After such a timeout the store opens a fresh driver, so the next call does not queue behind
+the stalled connection.
 
 Example
 -------
@@ -31,15 +39,24 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from functools import partial
 from types import ModuleType, TracebackType
 from typing import Any
 
-from kgcore.exceptions import ConfigurationError, GraphStoreError, MissingDependencyError
+from kgcore.exceptions import (
+    ConfigurationError,
+    GraphStoreError,
+    InvalidSettingError,
+    MissingDependencyError,
+)
 from kgcore.graph.names import normalize_name, rank_names
+from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
 
 __all__ = [
@@ -230,7 +247,11 @@ class Neo4jGraphStore:
         Seconds to wait for a connection (and for the check made on start-up); the default
         of 4 leaves a second of slack, so a dead server is reported within 5 seconds.
     max_retry_time : float
-        Seconds a managed transaction retries transient failures.
+        Seconds a managed read transaction retries transient failures (the driver's
+        ``max_transaction_retry_time``); capped at ``query_timeout``.
+    query_timeout : float
+        Deadline of one read in seconds (0 < t <= 3600): server-side transaction timeout and
+        the longest the store waits for an answer before raising :class:`GraphStoreError`.
     name_cache_limit : int
         :meth:`search_nodes` copies all node names once (one query) and ranks them exactly like
         the in-memory store when the graph has at most this many nodes; above it, the server
@@ -264,7 +285,8 @@ class Neo4jGraphStore:
         *,
         mapping: GraphMapping = DEFAULT_MAPPING,
         connect_timeout: float = 4.0,
-        max_retry_time: float = 15.0,
+        max_retry_time: float = 5.0,
+        query_timeout: float = 10.0,
         name_cache_limit: int = 200_000,
         verify: bool = True,
         driver_config: Mapping[str, Any] | None = None,
@@ -280,7 +302,14 @@ class Neo4jGraphStore:
         password = password if password is not None else os.environ.get("NEO4J_PASSWORD", "")
         self.database: str | None = database or os.environ.get("NEO4J_DATABASE") or None
         self.mapping = mapping
+        if not 0 < connect_timeout <= 600:
+            raise InvalidSettingError(f"connect_timeout must be in (0, 600] s: {connect_timeout}")
+        if not 0 < query_timeout <= 3600:
+            raise InvalidSettingError(f"query_timeout must be in (0, 3600] s: {query_timeout}")
+        if max_retry_time < 0:
+            raise InvalidSettingError(f"max_retry_time must be >= 0 s: {max_retry_time}")
         self.connect_timeout = float(connect_timeout)
+        self.query_timeout = float(query_timeout)
         self.name_cache_limit = int(name_cache_limit)
         self.round_trips = 0
         self.queries: Counter[str] = Counter()
@@ -289,25 +318,39 @@ class Neo4jGraphStore:
         config: dict[str, Any] = {
             "connection_timeout": self.connect_timeout,
             "connection_acquisition_timeout": self.connect_timeout,
-            "max_transaction_retry_time": float(max_retry_time),
+            "max_transaction_retry_time": min(float(max_retry_time), self.query_timeout),
             "user_agent": "kg-retrievers",
         }
         config.update(driver_config or {})
-        try:
-            self._driver = self._neo4j.GraphDatabase.driver(
-                uri, auth=(self.username, password), **config
-            )
-        except (ValueError, self._neo4j.exceptions.ConfigurationError) as err:
-            raise GraphStoreError(f"invalid Neo4j URI or settings {uri!r}: {err}") from err
+        self._auth = (self.username, password)
+        self._config = config
+        self._driver_lock = threading.Lock()
+        # Reads run on these threads so the caller can stop waiting at the deadline: the
+        # driver has no client-side read timeout of its own (only a server hint).
+        self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="kg-neo4j")
+        self._driver = self._new_driver()
         self._build_queries()
         if verify:
             try:
                 self.verify()
             except GraphStoreError:
-                self._driver.close()
+                self.close()
                 raise
 
     # -- connection -------------------------------------------------------------------
+    def _new_driver(self) -> Any:
+        try:
+            return self._neo4j.GraphDatabase.driver(self.uri, auth=self._auth, **self._config)
+        except (ValueError, self._neo4j.exceptions.ConfigurationError) as err:
+            raise GraphStoreError(f"invalid Neo4j URI or settings {self.uri!r}: {err}") from err
+
+    def _replace_driver(self, stalled: Any) -> None:
+        """Swap in a fresh driver; close the stalled one in the background."""
+        with self._driver_lock:
+            if self._driver is stalled:
+                self._driver = self._new_driver()
+        threading.Thread(target=_close_quietly, args=(stalled,), daemon=True).start()
+
     @property
     def driver(self) -> Any:
         """The underlying ``neo4j.Driver`` (the loader writes through it)."""
@@ -329,13 +372,15 @@ class Neo4jGraphStore:
                 f"Neo4j at {self.uri} refused the credentials of user {self.username!r} "
                 f"(check NEO4J_USERNAME / NEO4J_PASSWORD): {err.message or err}"
             ) from err
-        except (exceptions.Neo4jError, exceptions.DriverError, OSError) as err:
+        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
+            # ValueError: the driver's "Cannot resolve address" for an unknown host
             raise GraphStoreError(
                 f"cannot reach Neo4j at {self.uri} within {self.connect_timeout:g} s: {err}"
             ) from err
 
     def close(self) -> None:
         """Close the driver and its connections."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
         self._driver.close()
 
     def __enter__(self) -> Neo4jGraphStore:
@@ -404,19 +449,40 @@ class Neo4jGraphStore:
         return dict(self._q)
 
     def _read(self, kind: str, **params: Any) -> list[Any]:
-        """Run one named read query in a managed READ transaction; the records' values."""
-        query = self._q[kind]
+        """Run one named read query in a managed READ transaction; the records' values.
 
+        Ends with :class:`GraphStoreError` within ``query_timeout`` seconds whatever the
+        server does.
+        """
+        driver = self._driver
+        future = self._pool.submit(self._read_now, driver, kind, params)
+        try:
+            return future.result(timeout=self.query_timeout)
+        except FutureTimeout:
+            future.cancel()
+            self._replace_driver(driver)
+            where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
+            raise GraphStoreError(
+                f"Neo4j query {kind!r} on {where} got no answer within "
+                f"{self.query_timeout:g} s (query_timeout): the server is stalled or gone"
+            ) from None
+
+    def _read_now(self, driver: Any, kind: str, params: dict[str, Any]) -> list[Any]:
+        query = self._q[kind]
+        neo4j = self._neo4j
+
+        # The server-side transaction timeout: a query running too long is stopped there.
+        @neo4j.unit_of_work(timeout=self.query_timeout)
         def work(tx: Any) -> list[Any]:
             self.round_trips += 1
             self.queries[kind] += 1
             return [record.values() for record in tx.run(query, params)]
 
-        exceptions = self._neo4j.exceptions
+        exceptions = neo4j.exceptions
         try:
-            with self._driver.session(
+            with driver.session(
                 database=self.database,
-                default_access_mode=self._neo4j.READ_ACCESS,
+                default_access_mode=neo4j.READ_ACCESS,
                 fetch_size=-1,
             ) as session:
                 return list(session.execute_read(work))
@@ -424,7 +490,7 @@ class Neo4jGraphStore:
             raise GraphStoreError(
                 f"Neo4j at {self.uri} refused the credentials of user {self.username!r}: {err}"
             ) from err
-        except (exceptions.Neo4jError, exceptions.DriverError, OSError) as err:
+        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
             where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
             raise GraphStoreError(f"Neo4j query {kind!r} failed on {where}: {err}") from err
 
@@ -449,8 +515,7 @@ class Neo4jGraphStore:
         frontier = list(dict.fromkeys(nodes))
         if not frontier:
             return {}
-        if limit is not None and limit < 0:
-            raise ValueError("limit must be >= 0 or None")
+        limit = check_limit(limit)
         if limit is None:
             rows = self._read("neighbors", names=frontier)
         else:
@@ -524,3 +589,10 @@ class Neo4jGraphStore:
     def __repr__(self) -> str:
         db = f", database={self.database!r}" if self.database else ""
         return f"Neo4jGraphStore({self.uri!r}{db}, label={self.mapping.node_label!r})"
+
+
+def _close_quietly(driver: Any) -> None:
+    try:
+        driver.close()
+    except Exception:  # noqa: BLE001 - a stalled driver may fail to close; it is dropped anyway
+        pass

@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.neo4j_loader import LoadSummary, load_triples
+from kgcore.graph.neo4j_loader import LoadSummary, load_triples, validate_source
 from kgcore.graph.neo4j_store import (
     DEFAULT_MAPPING,
     LLAMAINDEX_MAPPING,
@@ -170,8 +170,18 @@ def load_into(
     >>> print(load_into("bolt://127.0.0.1:7687", "kb.txt"))  # doctest: +SKIP
     read 133,582 triples in 27 batches into bolt://127.0.0.1:7687: created 43,234 nodes ...
     """
+    # The file is checked whole before connecting: a bad line costs no server round trip
+    # and writes nothing. The loader checks again what depends on the layout (relations).
+    validate_source(source, fmt=fmt)
     store = open_neo4j(spec, **kwargs)
     try:
-        return load_triples(store, source, batch_size=batch_size, fmt=fmt, progress=progress)
+        return load_triples(
+            store,
+            source,
+            batch_size=batch_size,
+            fmt=fmt,
+            progress=progress,
+            validate=store.mapping.relation_from_type,
+        )
     finally:
         store.close()

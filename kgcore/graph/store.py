@@ -20,7 +20,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
+from kgcore.exceptions import InvalidSettingError
 from kgcore.types import Triple
+
+
+def check_limit(limit: int | None) -> int | None:
+    """A neighbour ``limit`` as every store takes it: ``None`` (all) or an integer >= 0.
+
+    >>> check_limit(None), check_limit(3)
+    (None, 3)
+    >>> check_limit(-1)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: neighbour limit must be None or an integer >= 0, got -1
+    """
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InvalidSettingError(f"neighbour limit must be None or an integer >= 0, got {limit!r}")
+    return limit
 
 
 @runtime_checkable
@@ -39,7 +57,10 @@ class GraphStore(Protocol):
         ...
 
     def neighbors(self, node: str, limit: int | None = None) -> list[Triple]:
-        """Triples incident to ``node`` in canonical order, at most ``limit`` of them."""
+        """Triples incident to ``node`` in canonical order, at most ``limit`` of them.
+
+        A negative ``limit`` is refused (:func:`check_limit`) by every store.
+        """
         ...
 
     def neighbors_batch(

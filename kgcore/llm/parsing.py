@@ -4,6 +4,12 @@ Small local models rarely reply in exactly the asked format. These parsers accep
 part of a reply (letters in braces, JSON lists, ``Answer: A, C``, chatter around them) and say
 ``None`` only when nothing usable is there, so the caller can ask once more.
 
+A reply is untrusted input. Every parser is total: it returns a value or "unparseable"
+(``None``), never raises, whatever the text (deeply nested brackets, 100 kB, control
+characters, special tokens). Each reads at most :data:`PARSE_CHARS` characters and takes at
+most :data:`~kgcore.validation.MAX_REPLY_NAMES` names, and an answer must be a short printable
+phrase (:func:`~kgcore.validation.answer_phrase`), else it counts as unknown.
+
 Example
 -------
 >>> parse_choices("I think {B, D} are relevant.", n_options=4, max_choices=3)
@@ -21,6 +27,12 @@ from __future__ import annotations
 import json
 import re
 import string
+
+from kgcore.validation import MAX_REPLY_CHARS, answer_phrase, cap_names
+
+#: The most characters of one reply any parser reads (the drivers already cut replies to
+#: :func:`kgcore.llm.protocol.reply_char_cap`; this also bounds direct calls).
+PARSE_CHARS = 8 * MAX_REPLY_CHARS
 
 NONE_WORDS = re.compile(r"\b(none|no option|no community|nothing|neither)\b", re.IGNORECASE)
 _BRACES = re.compile(r"\{([^{}]*)\}")
@@ -63,10 +75,13 @@ def parse_choices(
     >>> parse_choices("{2, 5, 6}", n_options=5, max_choices=3, labels="numbers")
     [1, 4]
     """
-    if n_options <= 0:
-        return []
     if labels not in ("letters", "numbers"):
         raise ValueError("labels must be 'letters' or 'numbers'")
+    if n_options <= 0:
+        return []
+    if not isinstance(text, str):
+        return None
+    text = text[:PARSE_CHARS]
     find = _letters if labels == "letters" else _numbers
     for pattern in (_BRACES, _BRACKETS):
         groups = pattern.findall(text)
@@ -108,7 +123,9 @@ def _clean_answer(value: str) -> str:
 
 
 def is_unknown(value: str) -> bool:
-    """Whether an answer string means the model could not answer."""
+    """Whether an answer string means the model could not answer (or is no phrase at all)."""
+    if answer_phrase(value) is None:
+        return True
     lowered = value.strip().strip("{}.").strip().lower()
     return not lowered or lowered in UNKNOWN_WORDS or lowered.startswith("unknown")
 
@@ -116,42 +133,72 @@ def is_unknown(value: str) -> bool:
 def parse_answer(text: str) -> str | None:
     """The answer in a reasoning reply, or ``None`` when the model says it is unknown.
 
-    Braces win (``{answer}``), then an ``Answer:`` line, then a one-line reply.
+    Braces win (``{answer}``), then an ``Answer:`` line, then a one-line reply. An answer
+    that is not a short printable phrase (:func:`~kgcore.validation.answer_phrase`) counts as
+    unknown, so the method falls back as it does for ``{Unknown}``.
+
+    >>> parse_answer("{<|im_end|>}") is None, parse_answer("{" + "x" * 5000 + "}") is None
+    (True, True)
     """
+    if not isinstance(text, str):
+        return None
+    text = text[:PARSE_CHARS]
     braces = [g for g in _BRACES.findall(text) if g.strip()]
     if braces:
         value = _clean_answer(braces[-1])
-        return None if is_unknown(value) else value
+        return None if is_unknown(value) else answer_phrase(value)
     line = _ANSWER_LINE.search(text)
     if line:
         value = _clean_answer(line.group(1).splitlines()[0])
-        return None if is_unknown(value) else value
+        return None if is_unknown(value) else answer_phrase(value)
     stripped = text.strip()
     if stripped and "\n" not in stripped and len(stripped) <= 200:
         value = _clean_answer(stripped)
-        return None if is_unknown(value) else value
+        return None if is_unknown(value) else answer_phrase(value)
     return None
 
 
+def _json_list(text: str) -> list[object] | None:
+    """The JSON list from the first ``[`` to the last ``]``, or ``None``.
+
+    ``str.find``/``rfind`` instead of a ``\\[.*\\]`` search, which backtracks quadratically on
+    a reply of unclosed brackets; a nesting deeper than the recursion limit is unparseable.
+    """
+    start, end = text.find("["), text.rfind("]")
+    if start < 0 or end <= start:
+        return None
+    try:
+        items = json.loads(text[start : end + 1])
+    except (ValueError, RecursionError):
+        return None
+    return items if isinstance(items, list) else None
+
+
 def parse_entities(text: str) -> list[str]:
-    """Entity names listed in a reply: a JSON list, braces, or one per line or comma."""
-    text = text.strip()
-    match = re.search(r"\[.*\]", text, re.DOTALL)
-    if match:
-        try:
-            items = json.loads(match.group(0))
-            if isinstance(items, list):
-                return [str(i).strip() for i in items if str(i).strip()]
-        except json.JSONDecodeError:
-            pass
+    """Entity names listed in a reply: a JSON list, braces, or one per line or comma.
+
+    At most :data:`~kgcore.validation.MAX_REPLY_NAMES` distinct names, each at most
+    :data:`~kgcore.validation.MAX_NAME_CHARS` characters (longer ones are dropped).
+
+    >>> parse_entities('["Titanic", "James Cameron"]')
+    ['Titanic', 'James Cameron']
+    >>> parse_entities("[" * 5000)
+    []
+    """
+    if not isinstance(text, str):
+        return []
+    text = text[:PARSE_CHARS].strip()
+    items = _json_list(text)
+    if items is not None:
+        return cap_names(i for i in items if isinstance(i, (str, int, float)))
     braces = _BRACES.findall(text)
     body = ",".join(braces) if braces else text
     parts = re.split(r"[,\n;]|\s\|\s", body)
-    names = []
-    for part in parts:
+
+    def cleaned(part: str) -> str:
         part = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", part)
         part = re.sub(r"^(entities|entity)\s*[:：]\s*", "", part, flags=re.IGNORECASE)
-        part = part.strip().strip("\"'`{}[]").strip()
-        if part and part not in names:
-            names.append(part)
-    return names
+        return part.strip().strip("\"'`{}[]").strip()
+
+    # A generator: cap_names stops reading once it holds enough names.
+    return cap_names(cleaned(part) for part in parts)

@@ -29,7 +29,7 @@ from kgcore.llm.protocol import (
 )
 from kgcore.methods.base import StepMethod
 from kgcore.methods.result import MethodResult
-from kgcore.validation import check_question
+from kgcore.validation import COT_SC_LIMITS, check_question, check_settings
 
 T = TypeVar("T")
 
@@ -144,6 +144,7 @@ def cot_sc_steps(
     question = check_question(question)
     if n < 1:
         raise ValueError("n must be at least 1")
+    check_settings("CoT-SC", {"n": n, "max_tokens": max_tokens}, COT_SC_LIMITS)
     started = time.perf_counter()
     usage = UsageMeter()
     base = cot_request(question, temperature=temperature, max_tokens=max_tokens)

@@ -73,7 +73,7 @@ from kgcore.methods.tog import (
     triple_text,
 )
 from kgcore.types import Triple
-from kgcore.validation import check_question
+from kgcore.validation import CGPE_LIMITS, check_question, check_settings
 
 _PLACEHOLDERS = {"clue", "clue left", "a clue"}
 _CLUE_PAIR = re.compile(r"\b([A-Z])\b\s*[:=\-]+>?\s*([^,;\n{}]+)")
@@ -246,6 +246,7 @@ class CGPE(StepMethod[MethodResult]):
             raise ValueError("max_depth and max_branches must be at least 1")
         if not 0 < match_threshold <= 100:
             raise ValueError("match_threshold must be in (0, 100]")
+        check_settings("CGPE", locals(), CGPE_LIMITS)  # documented maxima bound the cost
         self.store = store
         self.max_depth = max_depth
         self.max_branches = max_branches

@@ -42,6 +42,7 @@ from functools import partial
 
 import numpy as np
 
+from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
 from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
@@ -50,7 +51,7 @@ from kgcore.methods.base import StepMethod
 from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
-from kgcore.validation import check_question
+from kgcore.validation import TOG_LIMITS, check_question, check_settings
 
 SYSTEM = "You help answer questions over a knowledge graph. Reply briefly in the asked format."
 REASON_SYSTEM = (
@@ -196,6 +197,7 @@ class ToG(StepMethod[MethodResult]):
             raise ValueError("width and max_depth must be at least 1")
         if not 1 <= entity_sample_size <= entity_sample_threshold:
             raise ValueError("need 1 <= entity_sample_size <= entity_sample_threshold")
+        check_settings("ToG", locals(), TOG_LIMITS)  # documented maxima bound the cost
         self.store = store
         self.width = width
         self.max_depth = max_depth
@@ -265,6 +267,7 @@ class ToG(StepMethod[MethodResult]):
         graph_seconds = 0.0
         rng = np.random.default_rng(self.seed)
         names = list(topic_entities) if topic_entities else bracketed_entities(question)
+        from_model = not names
         if not names:
             extracted = yield from ask_parsed(
                 entity_extraction_request(question),
@@ -274,7 +277,12 @@ class ToG(StepMethod[MethodResult]):
             )
             names = extracted or []
         tick = time.perf_counter()
-        frontier = link_entities(self.store, names, strict=False) if names else []
+        try:
+            frontier = link_entities(self.store, names, strict=False) if names else []
+        except EntityNotFoundError:
+            if not from_model:
+                raise
+            frontier = []  # the model's names are not in the graph: answer by CoT
         graph_seconds += time.perf_counter() - tick
 
         kept: list[Triple] = []

@@ -15,6 +15,7 @@ from typing import Any
 
 from kgcore.community.detection import ALGORITHMS
 from kgcore.community.lcs import LCSConfig
+from kgcore.validation import FASTTOG_LIMITS, check_settings
 
 FALLBACKS = ("cot", "io", "none")
 
@@ -58,6 +59,7 @@ class FastToGConfig:
             )
         if self.coarse_top_k < 1:
             raise ValueError("coarse_top_k must be >= 1")
+        check_settings("FastToG", self, FASTTOG_LIMITS)  # documented maxima bound the cost
 
     @classmethod
     def node_level(cls, **overrides: Any) -> FastToGConfig:

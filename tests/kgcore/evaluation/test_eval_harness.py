@@ -151,9 +151,8 @@ def test_bad_input_is_refused_clearly(tmp_path: Path) -> None:
         evaluate("io", toy_dataset(), ScriptedLLM([]), workers=0, progress=False)
     with pytest.raises(ConfigurationError, match="bad option"):
         make_method("io", None, width=3)
-    (tmp_path / "io__toy.jsonl").write_text('{"id": "q1"}\nnot json\n{"id": "q2"}\n')
-    with pytest.raises(ConfigurationError, match="corrupt trace"):
-        evaluate("io", toy_dataset(), ScriptedLLM(oracle), out_dir=tmp_path, progress=False)
+    # An unreadable trace line is skipped and its question re-run: tests/kgcore/evaluation/
+    # test_traces_reliability.py (issue 12).
 
 
 def test_a_truncated_last_trace_line_is_ignored(tmp_path: Path) -> None:
