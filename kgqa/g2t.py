@@ -5,7 +5,6 @@ Example
 .. code-block:: console
 
     $ kgqa g2t train --base scratch:small --out runs/g2t          # WebNLG from ../shared/data
-    $ kgqa g2t synth --llm local --n 200 --out runs/g2t-synth.jsonl
     $ kgqa g2t publish models/graph2text-webnlg-small --repo-id ORG/NAME --dry-run out/
     $ kgqa g2t serve models/graph2text-webnlg-small --port 8000 --token SECRET
 """
@@ -16,7 +15,6 @@ import argparse
 import json
 import logging
 import os
-from pathlib import Path
 from typing import Any
 
 DEFAULT_MODEL = "models/graph2text-webnlg-small"
@@ -53,9 +51,42 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _publish(args: argparse.Namespace) -> int:
+    from kgcore.text.graph2text.publish import publish, read_metrics
+
+    out = args.dry_run or args.staging
+    staged = publish(
+        args.model,
+        args.repo_id,
+        out=out,
+        private=args.private,
+        dry_run=bool(args.dry_run),
+        metrics=read_metrics(args.metrics),
+    )
+    verb = "staged (dry run, nothing uploaded)" if args.dry_run else "uploaded"
+    print(f"{args.repo_id}: {verb} from {staged}")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from kgcore.text.graph2text.serve import build_server, run_server
+
+    server = build_server(
+        args.model,
+        token=args.token or os.environ.get("KG_G2T_TOKEN"),
+        max_batch_size=args.max_batch_size,
+        batch_timeout=args.batch_timeout,
+        num_beams=args.beams,
+        threads=args.threads,
+        timeout=args.timeout,
+    )
+    run_server(server, host=args.host, port=args.port)
+    return 0
+
+
 def add_subcommand(commands: Any) -> None:
     """Register ``kgqa g2t`` and its subcommands on the CLI's subparsers."""
-    g2t = commands.add_parser("g2t", help="Graph2Text: train, synth, publish, serve")
+    g2t = commands.add_parser("g2t", help="Graph2Text: train, publish, serve")
     sub = g2t.add_subparsers(dest="g2t_command", required=True)
 
     train = sub.add_parser("train", help="train a Graph2Text model on WebNLG (+ synthetic pairs)")
@@ -75,5 +106,25 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument("--no-resume", action="store_true", help="start over")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)
+
+    pub = sub.add_parser("publish", help="write the model card and upload to the Hub")
+    pub.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="model folder")
+    pub.add_argument("--repo-id", required=True, help="ORG/NAME on the Hugging Face Hub")
+    pub.add_argument("--private", action="store_true")
+    pub.add_argument("--dry-run", metavar="DIR", help="stage into DIR, upload nothing")
+    pub.add_argument("--staging", default="benchmarks/out/g2t-publish", help="staging folder")
+    pub.add_argument("--metrics", default="benchmarks/results/g2t.json")
+    pub.set_defaults(handler=_publish)
+
+    serve = sub.add_parser("serve", help="serve a model over HTTP (LitServe, dynamic batching)")
+    serve.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="folder or Hub id")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--token", help="bearer token (or KG_G2T_TOKEN); /healthz stays open")
+    serve.add_argument("--max-batch-size", type=int, default=16)
+    serve.add_argument("--batch-timeout", type=float, default=0.05, help="seconds")
+    serve.add_argument("--beams", type=int, default=1)
+    serve.add_argument("--threads", type=int, help="torch threads per worker")
+    serve.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    serve.set_defaults(handler=_serve)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    _ = Path  # used by the other subcommands

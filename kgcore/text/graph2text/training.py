@@ -300,7 +300,7 @@ def train(
     ]
     optimizer = torch.optim.AdamW(groups, lr=float(config.learning_rate or 0.0))
     scheduler = get_linear_schedule_with_warmup(optimizer, config.warmup_steps, total_steps)
-    start_epoch, step, best_bleu = 0, 0, -1.0
+    start_epoch, step, best_bleu = 0, 0, -math.inf
     history: list[dict[str, Any]] = []
     if resuming:
         state = torch.load(state_path, weights_only=False)

@@ -7,23 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from kgcore.evaluation.datasets import default_data_dir
 from kgcore.exceptions import ConfigurationError
 from kgcore.text.graph2text import Graph2Text, TrainConfig, train
 from kgcore.text.graph2text.data import read_webnlg
 from kgcore.text.graph2text.settings import G2TSettings
-
-WEBNLG = default_data_dir() / "webnlg"
-
-
-@pytest.fixture(scope="module")
-def small_webnlg(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The first 48 train and 8 dev entries of the real WebNLG files."""
-    folder = tmp_path_factory.mktemp("webnlg")
-    for split, n in (("train", 48), ("dev", 8)):
-        lines = (WEBNLG / f"webnlg_en_v1.6_{split}.jsonl").read_text().splitlines()[:n]
-        (folder / f"{split}.jsonl").write_text("\n".join(lines) + "\n")
-    return folder / "train.jsonl", folder / "dev.jsonl"
 
 
 def _config(files: tuple[Path, Path], out: Path, **kw: object) -> TrainConfig:
