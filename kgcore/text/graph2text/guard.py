@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -30,6 +31,8 @@ from kgcore.text.graph2text.linearize import plain_triples
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 from kgcore.types import Triple
 
+#: Fallback texts remembered for :meth:`GuardedTextualizer.fell_back`.
+MAX_REMEMBERED = 10_000
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*")
 #: Capitalised words that are not names: sentence openers and calendar words.
@@ -88,8 +91,8 @@ class GuardedTextualizer:
     >>> g = GuardedTextualizer(lambda cs: ["Alan Bean flew for NASA." for _ in cs])
     >>> g(["Alan Bean"], [Triple("Alan Bean", "occupation", "Test pilot")])
     'Alan Bean occupation Test pilot.'
-    >>> g.calls, g.fallbacks
-    (1, 1)
+    >>> g.calls, g.fallbacks, g.fell_back('Alan Bean occupation Test pilot.')
+    (1, 1, True)
     """
 
     def __init__(
@@ -102,6 +105,7 @@ class GuardedTextualizer:
         self.calls = 0
         self.fallbacks = 0
         self._lock = threading.Lock()
+        self._fallback_texts: OrderedDict[str, None] = OrderedDict()  # bounded, newest last
 
     def generate(
         self, communities: Sequence[tuple[Sequence[str], Sequence[Triple]]]
@@ -122,7 +126,18 @@ class GuardedTextualizer:
         with self._lock:
             self.calls += len(with_triples)
             self.fallbacks += sum(fell for _, fell in results)
+            for text, fell in results:
+                if fell:
+                    self._fallback_texts[text] = None
+                    self._fallback_texts.move_to_end(text)
+            while len(self._fallback_texts) > MAX_REMEMBERED:
+                self._fallback_texts.popitem(last=False)
         return results
+
+    def fell_back(self, text: str) -> bool:
+        """Whether ``text`` is a Triple2Text fallback this textualizer gave (recent ones)."""
+        with self._lock:
+            return text in self._fallback_texts
 
     def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str:
         return self.generate([(nodes, triples)])[0][0]
