@@ -8,7 +8,8 @@ bearer token checked by an ASGI middleware on every other path, and input limits
 FastAPI against a pydantic request model (422 with a message, never a 500).
 
 ``POST /predict`` takes ``{"triples": [[s, p, o], ...]}`` and answers
-``{"text": "...", "guard_ok": true}`` (the raw model text; the client applies the guard).
+``{"text": "...", "guard_ok": true, "batch": 7}`` (the raw model text, whether it passes the
+guard, and how many requests shared its forward pass).
 
 Example
 -------
@@ -16,8 +17,8 @@ Example
 >>> run_server(server, port=8000)                                              # doctest: +SKIP
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: LitServe and FastAPI read decode_request's
+# annotation (G2TRequest) at run time to validate requests.
 import hmac
 import json
 import signal
@@ -54,7 +55,7 @@ class G2TRequest(BaseModel):
         return triples
 
     @model_validator(mode="after")
-    def _check_total(self) -> G2TRequest:
+    def _check_total(self) -> "G2TRequest":
         total = sum(len(part) for triple in self.triples for part in triple)
         if total > MAX_TOTAL_CHARS:
             raise ValueError(f"{total} characters of triples, over the {MAX_TOTAL_CHARS} limit")
@@ -98,7 +99,7 @@ class Graph2TextAPI(ls.LitAPI):
         communities = list(x) if batched else [x]
         texts = self.g2t.generate(communities)
         out = [
-            {"text": text, "guard_ok": check_text(text, triples).ok}
+            {"text": text, "guard_ok": check_text(text, triples).ok, "batch": len(texts)}
             for text, triples in zip(texts, communities, strict=True)
         ]
         return out if batched else out[0]
