@@ -5,6 +5,7 @@ Example
 .. code-block:: console
 
     $ kgqa g2t train --base scratch:small --out runs/g2t          # WebNLG from ../shared/data
+    $ kgqa g2t synth --llm local --n 200 --out runs/g2t-synth.jsonl
     $ kgqa g2t publish models/graph2text-webnlg-small --repo-id ORG/NAME --dry-run out/
     $ kgqa g2t serve models/graph2text-webnlg-small --port 8000 --token SECRET
 """
@@ -15,6 +16,7 @@ import argparse
 import json
 import logging
 import os
+from pathlib import Path
 from typing import Any
 
 DEFAULT_MODEL = "models/graph2text-webnlg-small"
@@ -48,6 +50,30 @@ def _train(args: argparse.Namespace) -> int:
     )
     result = train(config, on_epoch=lambda record: print(json.dumps(record), flush=True))
     print(f"best dev BLEU {result.best_bleu:.2f}: {result.best_dir}")
+    return 0
+
+
+def _synth(args: argparse.Namespace) -> int:
+    from kgcore.evaluation.datasets import default_data_dir
+    from kgcore.graph.memory import InMemoryGraphStore
+    from kgcore.linking import bracketed_entities
+    from kgcore.text.graph2text.synth import synthesize
+    from langchain_fasttog.llm import LangChainLLM
+    from langchain_fasttog.models import resolve_chat_model
+
+    metaqa = default_data_dir() / "metaqa"
+    entities: list[str] = []
+    for hop in (1, 2, 3):  # the dev questions only: the others are held out
+        for line in (metaqa / f"dev_{hop}hop.txt").read_text().splitlines():
+            entities.extend(bracketed_entities(line.split("\t")[0]))
+    store = InMemoryGraphStore.from_file(args.kg or metaqa / "kb.txt", progress=False)
+    llm = LangChainLLM(resolve_chat_model(args.llm))
+    rows = synthesize(store, entities, llm, n=args.n, seed=args.seed)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    print(f"{len(rows)} guarded pairs written to {args.out}")
     return 0
 
 
@@ -86,7 +112,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def add_subcommand(commands: Any) -> None:
     """Register ``kgqa g2t`` and its subcommands on the CLI's subparsers."""
-    g2t = commands.add_parser("g2t", help="Graph2Text: train, publish, serve")
+    g2t = commands.add_parser("g2t", help="Graph2Text: train, synth, publish, serve")
     sub = g2t.add_subparsers(dest="g2t_command", required=True)
 
     train = sub.add_parser("train", help="train a Graph2Text model on WebNLG (+ synthetic pairs)")
@@ -106,6 +132,14 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument("--no-resume", action="store_true", help="start over")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)
+
+    synth = sub.add_parser("synth", help="LLM-written community texts from MetaQA (guarded)")
+    synth.add_argument("--llm", default="local", help="local | local-small | provider:model")
+    synth.add_argument("--n", type=int, default=100, help="pairs to keep")
+    synth.add_argument("--kg", help="triple file (default: MetaQA kb.txt)")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--out", default="benchmarks/out/g2t-synth.jsonl")
+    synth.set_defaults(handler=_synth)
 
     pub = sub.add_parser("publish", help="write the model card and upload to the Hub")
     pub.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="model folder")
