@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.text.graph2text.data import read_webnlg
 from kgcore.text.graph2text.synth import synthesize
