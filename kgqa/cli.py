@@ -27,6 +27,7 @@ from kgcore.graph.store import GraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS
 from kgqa.eval import add_eval_subcommand
+from kgqa.g2t import add_subcommand as add_g2t_subcommand
 from kgqa.load import add_subcommand as add_load_subcommand
 
 
@@ -190,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.set_defaults(handler=_ask)
     add_eval_subcommand(commands)
     add_load_subcommand(commands)
+    add_g2t_subcommand(commands)
     models = commands.add_parser(
         "models",
         help="install or locate the offline models",

@@ -10,6 +10,7 @@ from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.local_llm import ChatLlamaCppLocal
 from langchain_fasttog.models import resolve_chat_model
 from langchain_fasttog.retriever import FastToGRetriever, result_to_documents
+from langchain_fasttog.tools import Graph2TextTool
 
 __all__ = [
     "BaselineChain",
@@ -19,6 +20,7 @@ __all__ = [
     "FastToGChain",
     "FastToGConfig",
     "FastToGRetriever",
+    "Graph2TextTool",
     "KGMethodChain",
     "KGMethodRetriever",
     "LangChainLLM",

@@ -16,6 +16,7 @@ from llamaindex_gretriever.llm import (
 from llamaindex_gretriever.prompts import graph_query_engine
 from llamaindex_gretriever.property_graph import GRetrieverPGRetriever, read_property_graph
 from llamaindex_gretriever.retriever import GRetrieverRetriever, result_to_node
+from llamaindex_gretriever.tools import graph2text_tool
 
 __all__ = [
     "GRetrieverPGRetriever",
@@ -24,6 +25,7 @@ __all__ = [
     "build_llamacpp_llm",
     "chatml_completion_to_prompt",
     "chatml_messages_to_prompt",
+    "graph2text_tool",
     "graph_query_engine",
     "read_property_graph",
     "result_to_node",

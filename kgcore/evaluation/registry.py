@@ -40,14 +40,16 @@ class MethodSpec:
 def _fasttog(store: GraphStore, **options: Any) -> Any:
     from kgcore.methods.fasttog import FastToG, FastToGConfig
 
-    return FastToG(store, FastToGConfig().with_overrides(**options))
+    textualizer = options.pop("textualizer", None)
+    return FastToG(store, FastToGConfig().with_overrides(**options), textualizer)
 
 
 def _fasttog_node(store: GraphStore, **options: Any) -> Any:
     from kgcore.methods.fasttog import FastToG, FastToGConfig
 
     options.pop("max_community_size", None)
-    return FastToG(store, FastToGConfig.node_level(**options))
+    textualizer = options.pop("textualizer", None)
+    return FastToG(store, FastToGConfig.node_level(**options), textualizer)
 
 
 def _tog(store: GraphStore, **options: Any) -> Any:

@@ -52,7 +52,8 @@ from kgcore.methods.fasttog.prompts import (
     reason_request,
 )
 from kgcore.methods.fasttog.result import ChainCommunity, FastToGResult
-from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
+from kgcore.text.registry import resolve_textualizer
+from kgcore.text.triple2text import CommunityTextualizer
 from kgcore.validation import check_question
 
 Steps = Generator[LLMRequest, LLMReply, FastToGResult]
@@ -68,18 +69,20 @@ class FastToG(StepMethod[FastToGResult]):
     config : FastToGConfig, optional
         Width, depth, community size, algorithm, temperatures, seed, ...
     textualizer : CommunityTextualizer, optional
-        Community-to-text conversion; rule-based :class:`~kgcore.text.Triple2Text` by default.
+        Community-to-text conversion; rule-based :class:`~kgcore.text.Triple2Text` by default,
+        or a name: ``"t2t"``, ``"g2t"`` (Graph2Text behind its guard), see
+        :func:`~kgcore.text.resolve_textualizer`.
     """
 
     def __init__(
         self,
         store: GraphStore,
         config: FastToGConfig | None = None,
-        textualizer: CommunityTextualizer | None = None,
+        textualizer: CommunityTextualizer | str | None = None,
     ) -> None:
         self.store = store
         self.config = config or FastToGConfig()
-        self.textualizer = textualizer or Triple2Text()
+        self.textualizer = resolve_textualizer(textualizer)  # "t2t", "g2t", ... or an object
 
     # -- the method ---------------------------------------------------------------------
     def _text(self, community: Community) -> str:
@@ -253,4 +256,7 @@ class FastToG(StepMethod[FastToGResult]):
         parts = [result.start.text] if result.start else []
         parts += [c.text for c in result.communities()]
         result.context = "\n".join(parts)
+        fell_back = getattr(self.textualizer, "fell_back", None)  # Graph2Text's guard
+        if callable(fell_back):
+            result.extra["textualizer_fallbacks"] = sum(map(fell_back, parts))
         return result

@@ -1,0 +1,178 @@
+"""Graph2Text: a seq2seq model (T5) that writes a community's triples as sentences.
+
+It implements :class:`~kgcore.text.CommunityTextualizer`: ``g2t(nodes, triples) -> str``, and
+:meth:`Graph2Text.generate` writes many communities in batches. The input is linearised as in
+the T5 WebNLG literature (``<H> s <R> p <T> o``); a model trained here from scratch reads it
+delexicalised (``ENT0``...) and the names are put back after generation. It runs on CUDA in
+bfloat16 when a GPU is present, on the CPU in float32 otherwise, and loads a local folder or a
+Hugging Face Hub repo id (with ``HF_HUB_OFFLINE=1`` from the Hub cache).
+
+Example
+-------
+>>> from kgcore.types import Triple
+>>> g2t = Graph2Text.from_pretrained("models/graph2text-webnlg-small")   # doctest: +SKIP
+>>> g2t(["Aarhus Airport", "Aarhus"], [Triple("Aarhus Airport", "cityServed", "Aarhus")])
+... # doctest: +SKIP
+'Aarhus Airport serves the city of Aarhus.'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kgcore.exceptions import ConfigurationError, MissingDependencyError
+from kgcore.text.graph2text.delex import delexicalize, relexicalize
+from kgcore.text.graph2text.linearize import linearize, plain_triples
+from kgcore.text.graph2text.settings import G2TSettings
+from kgcore.types import Triple
+
+
+def pick_device(device: str | None = None) -> tuple[str, Any]:
+    """``(device, dtype)``: CUDA with bfloat16 when available (or float16), else CPU float32."""
+    import torch
+
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda"):
+        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return device, dtype
+    return device, torch.float32
+
+
+def resolve_model_folder(name_or_path: str | Path) -> Path:
+    """A local folder as is; otherwise a Hub repo id, fetched (or read offline) from the cache.
+
+    ``huggingface_hub.snapshot_download`` honours ``HF_HUB_OFFLINE=1``: it then only reads the
+    local Hub cache and fails if the model is not there.
+    """
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ConfigurationError(f"{path} is not a model folder (no config.json)")
+        return path
+    text = str(name_or_path)
+    if text.count("/") != 1 or text.startswith((".", "/")):
+        raise ConfigurationError(f"no Graph2Text model folder {text!r} and not a Hub repo id")
+    try:
+        from huggingface_hub import snapshot_download
+        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+    except ImportError as err:  # pragma: no cover - a transformers dependency
+        raise MissingDependencyError("huggingface_hub", "local") from err
+    try:
+        return Path(snapshot_download(repo_id=text))
+    except (LocalEntryNotFoundError, HfHubHTTPError, OSError, ValueError) as err:
+        raise ConfigurationError(
+            f"cannot load Graph2Text model {text!r} from the Hub or its cache: {err}"
+        ) from err
+
+
+class Graph2Text:
+    """Batched graph-to-text generation with a seq2seq model.
+
+    Parameters
+    ----------
+    model, tokenizer
+        A ``transformers`` seq2seq model and its tokenizer (see :meth:`from_pretrained`).
+    settings : G2TSettings, optional
+        Delexicalisation, prefix and token caps (read from ``g2t_config.json``).
+    num_beams : int
+        1 is greedy search; more is beam search.
+    max_triples : int
+        Triples read per community (the rest are dropped, in order).
+    max_new_tokens : int, optional
+        Output tokens per text; the training cap by default.
+    batch_size : int
+        Communities per forward pass.
+    no_repeat_ngram_size : int
+        Forbid repeating any n-gram (stops small models looping); 0 disables.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        settings: G2TSettings | None = None,
+        *,
+        num_beams: int = 1,
+        max_triples: int = 16,
+        max_new_tokens: int | None = None,
+        batch_size: int = 32,
+        no_repeat_ngram_size: int = 3,
+    ) -> None:
+        if num_beams < 1 or max_triples < 1 or batch_size < 1:
+            raise ConfigurationError("num_beams, max_triples and batch_size must be at least 1")
+        self.model = model
+        self.tokenizer = tokenizer
+        self.settings = settings or G2TSettings()
+        self.num_beams = num_beams
+        self.max_triples = max_triples
+        self.max_new_tokens = max_new_tokens or self.settings.max_target_tokens
+        self.batch_size = batch_size
+        self.no_repeat_ngram_size = no_repeat_ngram_size
+
+    @classmethod
+    def from_pretrained(
+        cls, name_or_path: str | Path, *, device: str | None = None, **options: Any
+    ) -> Graph2Text:
+        """Load a model folder or Hub repo id; ``options`` go to the constructor."""
+        try:
+            from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+        except ImportError as err:  # pragma: no cover - installed with the [local] extra
+            raise MissingDependencyError("transformers", "local") from err
+        folder = resolve_model_folder(name_or_path)
+        device, dtype = pick_device(device)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(folder)
+            model = AutoModelForSeq2SeqLM.from_pretrained(folder, dtype=dtype)
+        except (OSError, ValueError) as err:
+            raise ConfigurationError(f"cannot load Graph2Text model from {folder}: {err}") from err
+        model.to(device).eval()
+        return cls(model, tokenizer, G2TSettings.load(folder), **options)
+
+    # -- inputs ---------------------------------------------------------------------------
+    def source(self, triples: Sequence[Sequence[str]]) -> tuple[str, dict[str, str]]:
+        """The model input for a community and the placeholder mapping (empty if lexical)."""
+        shown = plain_triples(list(triples)[: self.max_triples])
+        if self.settings.delexicalize:
+            delex = delexicalize(shown)
+            return self.settings.prefix + linearize(delex.triples), delex.mapping
+        return self.settings.prefix + linearize(shown), {}
+
+    # -- generation -----------------------------------------------------------------------
+    def generate(self, communities: Sequence[Sequence[Sequence[str]]]) -> list[str]:
+        """One text per community (a list of ``(head, relation, tail)``), in order."""
+        import torch
+
+        prepared = [self.source(triples) for triples in communities]
+        texts: list[str] = []
+        device = next(self.model.parameters()).device
+        for start in range(0, len(prepared), self.batch_size):
+            batch = prepared[start : start + self.batch_size]
+            encoded = self.tokenizer(
+                [source for source, _ in batch],
+                return_tensors="pt",
+                padding=True,
+                truncation=True,
+                max_length=self.settings.max_source_tokens,
+            ).to(device)
+            with torch.inference_mode():
+                output = self.model.generate(
+                    input_ids=encoded["input_ids"],
+                    attention_mask=encoded["attention_mask"],
+                    num_beams=self.num_beams,
+                    do_sample=False,
+                    max_new_tokens=self.max_new_tokens,
+                    no_repeat_ngram_size=self.no_repeat_ngram_size,
+                )
+            decoded = self.tokenizer.batch_decode(output, skip_special_tokens=True)
+            for (_, mapping), text in zip(batch, decoded, strict=True):
+                text = text.strip()
+                texts.append(relexicalize(text, mapping) if mapping else text)
+        return texts
+
+    def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str:
+        if not triples:
+            return ", ".join(nodes) + "."
+        return self.generate([triples])[0]

@@ -1,0 +1,59 @@
+"""Textualizers by name: ``"t2t"``, ``"g2t"``, ``"g2t:PATH_OR_REPO"``, ``"g2t+http://..."``.
+
+``g2t`` is Graph2Text (the committed model, or ``$KG_G2T_MODEL``) behind the hallucination
+guard; ``g2t+URL`` uses a running ``kgqa g2t serve`` (token from ``$KG_G2T_TOKEN``). Loaded
+models are cached per name, so an evaluation loads one once.
+
+Example
+-------
+>>> resolve_textualizer("t2t").__class__.__name__
+'Triple2Text'
+>>> resolve_textualizer(None).__class__.__name__
+'Triple2Text'
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from kgcore.exceptions import ConfigurationError
+from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
+
+DEFAULT_G2T_MODEL = Path(__file__).resolve().parents[2] / "models" / "graph2text-webnlg-small"
+_cache: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+def _guarded(spec: str) -> Any:
+    from kgcore.text.graph2text.guard import GuardedTextualizer
+
+    if spec.startswith("g2t+"):
+        from kgcore.text.graph2text.remote import RemoteGraph2Text
+
+        remote = RemoteGraph2Text(spec[4:], token=os.environ.get("KG_G2T_TOKEN"))
+        return GuardedTextualizer(remote.generate)
+    from kgcore.text.graph2text.model import Graph2Text
+
+    _, _, where = spec.partition(":")
+    model = Graph2Text.from_pretrained(where or os.environ.get("KG_G2T_MODEL") or DEFAULT_G2T_MODEL)
+    return GuardedTextualizer(model.generate)
+
+
+def resolve_textualizer(spec: str | CommunityTextualizer | None) -> CommunityTextualizer:
+    """A textualizer for a name (see the module docstring); an object is returned as is."""
+    if spec is None or spec == "t2t":
+        return Triple2Text()
+    if not isinstance(spec, str):
+        return spec
+    if spec == "g2t" or spec.startswith(("g2t:", "g2t+")):
+        with _lock:
+            if spec not in _cache:
+                _cache[spec] = _guarded(spec)
+            textualizer: CommunityTextualizer = _cache[spec]
+        return textualizer
+    raise ConfigurationError(
+        f"unknown textualizer {spec!r}: use t2t, g2t, g2t:PATH_OR_REPO or g2t+http://HOST:PORT"
+    )
