@@ -26,6 +26,7 @@ from kgcore.graph.store import GraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS
 from kgqa.eval import add_eval_subcommand
+from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
 from kgqa.load import add_subcommand as add_load_subcommand
 
 
@@ -116,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.set_defaults(handler=_ask)
     add_eval_subcommand(commands)
     add_load_subcommand(commands)
+    add_gretriever_subcommand(commands)
     return parser
 
 

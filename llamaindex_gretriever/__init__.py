@@ -8,6 +8,7 @@ Example
 >>> engine = RetrieverQueryEngine.from_args(retriever, llm=build_llamacpp_llm())  # doctest: +SKIP
 """
 
+from llamaindex_gretriever.gnn import GraphPromptSynthesizer, graph_prompt_query_engine
 from llamaindex_gretriever.llm import (
     build_llamacpp_llm,
     chatml_completion_to_prompt,
@@ -18,8 +19,10 @@ from llamaindex_gretriever.retriever import GRetrieverRetriever, result_to_node
 
 __all__ = [
     "GRetrieverPGRetriever",
+    "GraphPromptSynthesizer",
     "GRetrieverRetriever",
     "build_llamacpp_llm",
+    "graph_prompt_query_engine",
     "chatml_completion_to_prompt",
     "chatml_messages_to_prompt",
     "read_property_graph",
