@@ -187,9 +187,9 @@ class GraphPromptModel(torch.nn.Module):
 
     # -- parameters -----------------------------------------------------------------------
     def trainable_state(self) -> dict[str, torch.Tensor]:
-        """The trained parameters by name (GNN, projector, LoRA adapters), on CPU."""
+        """A copy of the trained parameters by name (GNN, projector, LoRA adapters), on CPU."""
         return {
-            name: parameter.detach().cpu().contiguous()
+            name: parameter.detach().to("cpu", copy=True).contiguous()
             for name, parameter in self.inner.named_parameters()
             if parameter.requires_grad
         }
