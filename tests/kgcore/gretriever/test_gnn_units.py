@@ -140,3 +140,35 @@ def test_registry_knows_gretriever_gnn_and_needs_a_checkpoint(movie_store) -> No
     assert "gretriever-gnn" in method_names()
     with pytest.raises(ConfigurationError, match="checkpoint"):
         make_method("gretriever-gnn", movie_store)
+
+
+class RecordingModel:
+    """Stands in for a GraphPromptModel: records its prompts, replies from a script."""
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.prompts: list = []
+
+    def generate(self, prompts):
+        self.prompts.extend(prompts)
+        return [self.reply for _ in prompts]
+
+
+@pytest.mark.parametrize(
+    ("reply", "answer"), [("Counter, clearly", "counter"), ("no idea", "no idea")]
+)
+def test_engine_answers_from_the_graph_prompt_without_the_chat_model(
+    movie_store, reply: str, answer: str
+) -> None:
+    from kgcore.gretriever.gnn.engine import GRetrieverGNNQA
+    from kgcore.llm import ScriptedLLM
+
+    model = RecordingModel(reply)
+    engine = GRetrieverGNNQA(movie_store, model=model, embedder=TableEmbedder(dim=6))
+    result = engine.run("who directed [Cleopatra]", ScriptedLLM([]), ["Cleopatra"])
+    assert result.answer == answer and result.llm_calls == 1
+    (prompt,) = model.prompts
+    assert prompt.question == "who directed [Cleopatra]"
+    assert prompt.text == result.context and prompt.text.startswith("node_id,node_attr")
+    assert prompt.data.num_nodes == result.extra["nodes"]
+    assert prompt.data.x.shape[1] == 6
