@@ -19,8 +19,8 @@ from llamaindex_gretriever.retriever import GRetrieverRetriever, result_to_node
 
 __all__ = [
     "GRetrieverPGRetriever",
-    "GraphPromptSynthesizer",
     "GRetrieverRetriever",
+    "GraphPromptSynthesizer",
     "build_llamacpp_llm",
     "graph_prompt_query_engine",
     "chatml_completion_to_prompt",
