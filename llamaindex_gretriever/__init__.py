@@ -22,9 +22,9 @@ __all__ = [
     "GRetrieverRetriever",
     "GraphPromptSynthesizer",
     "build_llamacpp_llm",
-    "graph_prompt_query_engine",
     "chatml_completion_to_prompt",
     "chatml_messages_to_prompt",
+    "graph_prompt_query_engine",
     "read_property_graph",
     "result_to_node",
 ]
