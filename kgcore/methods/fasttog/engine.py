@@ -87,7 +87,10 @@ class FastToG(StepMethod[FastToGResult]):
             community.nodes, community.all_triples[: self.config.max_option_triples]
         )
 
-    def _lcs(self, current: Sequence[str], history: set[str], depth: int, chain: int) -> LCSStep:
+    def lcs_step(
+        self, current: Sequence[str], history: set[str], depth: int, chain: int
+    ) -> LCSStep:
+        """One Local Community Search step as the engine runs it (seeded by depth and chain)."""
         seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
         return local_community_search(
             self.store, current, self.config.lcs_config(), exclude=history, seed=seed
@@ -171,7 +174,7 @@ class FastToG(StepMethod[FastToGResult]):
             )
             history = set(topic)
             t0 = time.perf_counter()
-            step = self._lcs(topic, history, depth=0, chain=0)
+            step = self.lcs_step(topic, history, depth=0, chain=0)
             graph_seconds += time.perf_counter() - t0
             result.lcs_steps += 1
             if step.candidates:
@@ -206,7 +209,7 @@ class FastToG(StepMethod[FastToGResult]):
                     if not active[index]:
                         continue
                     t0 = time.perf_counter()
-                    step = self._lcs(chain[-1].nodes, history, depth=depth, chain=index)
+                    step = self.lcs_step(chain[-1].nodes, history, depth=depth, chain=index)
                     graph_seconds += time.perf_counter() - t0
                     result.lcs_steps += 1
                     if not step.candidates:
