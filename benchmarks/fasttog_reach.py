@@ -17,8 +17,8 @@ Usage::
 
     .venv/bin/python benchmarks/fasttog_reach.py [--limit 300] [--set decay=0.7 ...]
 
-The last line reads
-``fasttog_reach 2hop_subgraph=… 2hop_topk=… 2hop_oracle=… 3hop_subgraph=… 3hop_topk=… 3hop_oracle=…``.
+The last line reads ``fasttog_reach 2hop_subgraph=… 2hop_topk=… 2hop_oracle=…
+3hop_subgraph=… 3hop_topk=… 3hop_oracle=…`` (one line).
 """
 
 from __future__ import annotations
@@ -74,9 +74,7 @@ def gold_positions(
         relation = relations[index]
         layer = set()
         for node in sorted(layers[index]):
-            if any(
-                t.relation == relation and t.other(node) in kept for t in store.neighbors(node)
-            ):
+            if any(t.relation == relation and t.other(node) in kept for t in store.neighbors(node)):
                 layer.add(node)
         kept = layer
         for node in layer:
@@ -93,7 +91,8 @@ def reach(
     positions = gold_positions(store, topic, path_relations(example.meta["type"]), answers)
     goal = max(positions.values(), default=0)
     history = {topic}
-    step = engine.lcs_step([topic], history, depth=0, chain=0)
+    current = [topic]
+    step = engine.lcs_step(current, history, depth=0, chain=0)
     in_subgraph = step.subgraph is not None and any(a in step.subgraph.hops for a in answers)
     in_topk = any(positions.get(n, 0) >= 1 for c in step.candidates for n in c.nodes)
     progress = 0
