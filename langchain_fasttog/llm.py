@@ -65,11 +65,11 @@ class LangChainLLM:
         self.model = model
         self.callbacks = callbacks
         self.run_name_prefix = run_name_prefix
-        self._configured: dict[tuple[float, int], BaseChatModel] = {}
+        self._configured: dict[tuple[float, int, int | None], BaseChatModel] = {}
 
     def _model_for(self, request: LLMRequest) -> BaseChatModel:
         """The model with the request's temperature and token cap, where it has such fields."""
-        key = (request.temperature, request.max_tokens)
+        key = (request.temperature, request.max_tokens, request.seed)
         if key not in self._configured:
             fields = getattr(type(self.model), "model_fields", {})
             update: dict[str, Any] = {}
@@ -79,6 +79,8 @@ class LangChainLLM:
                 if name in fields:
                     update[name] = request.max_tokens
                     break
+            if request.seed is not None and "seed" in fields:
+                update["seed"] = request.seed
             self._configured[key] = self.model.model_copy(update=update) if update else self.model
         return self._configured[key]
 

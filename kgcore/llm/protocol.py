@@ -40,13 +40,16 @@ class LLMRequest:
     """What a method asks of the model.
 
     ``purpose`` names the step (``"extract_entities"``, ``"prune"``, ``"reason"``, ...) so
-    adapters can label traces and tests can script replies by step.
+    adapters can label traces and tests can script replies by step. ``seed``, when set, asks
+    for that sampling seed (CoT-SC varies it per sample); adapters pass it where the model
+    has a seed field.
     """
 
     messages: tuple[ChatMessage, ...]
     purpose: str
     temperature: float = 0.0
     max_tokens: int = 256
+    seed: int | None = None
 
     @classmethod
     def from_prompt(
