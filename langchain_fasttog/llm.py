@@ -193,12 +193,16 @@ class LangChainLLM:
         chat = underlying_chat_model(self.model)
         fields = getattr(type(chat), "model_fields", {}) if chat is not None else {}
         self._max_tokens_name = next((n for n in _MAX_TOKEN_FIELDS if n in fields), "max_tokens")
+        self._takes_seed = "seed" in fields
 
     def call_kwargs(self, request: LLMRequest) -> dict[str, Any]:
-        """Keyword arguments of the model call for ``request`` (empty unless the policy asks)."""
+        """Keyword arguments of the model call for ``request``: the policy's settings, and the
+        request's sampling seed where the chat model has a ``seed`` field."""
         settings = self.sampling.settings_for(request)
         if "max_tokens" in settings:
             settings[self._max_tokens_name] = settings.pop("max_tokens")
+        if request.seed is not None and self._takes_seed:
+            settings["seed"] = request.seed  # CoT-SC varies the seed per sample
         return settings
 
     def run_name(self, purpose: str) -> str:

@@ -93,7 +93,7 @@ class ChatLlamaCppLocal(BaseChatModel):
                 max_tokens=kwargs.get("max_tokens", self.max_tokens),
                 top_p=self.top_p,
                 stop=stop or self.stop,
-                seed=self.seed,
+                seed=kwargs.get("seed", self.seed),
             )
         text = response["choices"][0]["message"].get("content") or ""
         usage = response.get("usage") or {}

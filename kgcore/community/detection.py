@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
 import networkx as nx
@@ -41,6 +41,31 @@ def _canonical(partition: Any) -> Partition:
     """Communities as frozensets, largest first then by smallest member, for a stable order."""
     parts = [frozenset(c) for c in partition if len(c)]
     return sorted(parts, key=lambda c: (-len(c), min(map(str, c))))
+
+
+def canonical_subgraph(graph: nx.Graph, nodes: Iterable[Any]) -> nx.Graph:
+    """The subgraph induced by ``nodes``, built in sorted node and edge order.
+
+    ``graph.subgraph(a_set)`` iterates the set, i.e. in hash order, which changes with
+    ``PYTHONHASHSEED``; seeded algorithms (Louvain shuffles ``list(graph.nodes)``) would then
+    partition differently in another process. networkx has no ordered induced subgraph, hence
+    this small builder.
+
+    Example
+    -------
+    >>> g = nx.path_graph(["c", "a", "b", "d"])
+    >>> list(canonical_subgraph(g, {"b", "a", "c"}).nodes)
+    ['a', 'b', 'c']
+    """
+    members = set(nodes)
+    order = sorted(members, key=str)
+    sub = nx.Graph()
+    sub.add_nodes_from((node, graph.nodes[node]) for node in order)
+    for node in order:
+        for neighbor in sorted((v for v in graph[node] if v in members), key=str):
+            if not sub.has_edge(node, neighbor):
+                sub.add_edge(node, neighbor, **graph[node][neighbor])
+    return sub
 
 
 def _louvain(graph: nx.Graph, seed: int, max_size: int) -> Iterator[Partition]:
@@ -207,7 +232,7 @@ def _bfs_chunks(graph: nx.Graph, community: frozenset[Any], max_size: int) -> Pa
     The last resort for a community no algorithm divides (a star): breadth-first order from the
     highest-degree node keeps each chunk as connected as the order allows.
     """
-    sub = graph.subgraph(community)
+    sub = canonical_subgraph(graph, community)
     order: list[Hashable] = []
     seen: set[Hashable] = set()
     for start in sorted(sub.nodes, key=lambda v: (-sub.degree(v), str(v))):
@@ -266,11 +291,11 @@ def detect_communities(
         if len(community) <= max_size:
             result.append(community)
             continue
-        sub = graph.subgraph(community)
+        sub = canonical_subgraph(graph, community)
         refined = None
         # Rerun only on a strictly smaller graph that is not a pure star: no modularity gain
         # can divide a hub and its leaves (on MetaQA nearly every oversized community is one).
         if len(community) < graph.number_of_nodes() and not _is_star(sub):
-            refined = detect_communities(sub.copy(), algorithm, max_size, seed)
+            refined = detect_communities(sub, algorithm, max_size, seed)
         result.extend(refined if refined is not None else _bfs_chunks(graph, community, max_size))
     return _canonical(result)

@@ -2,7 +2,10 @@
 
 Around the current community: sample the n-hop subgraph (:mod:`.sampling`), detect communities
 under the size bound (:mod:`.detection`) among the nodes not yet visited, and keep the top-k
-candidates by modularity among those adjacent to the current community (coarse pruning). The
+candidates by modularity among those adjacent to the current community (coarse pruning, 8 as in
+the reference code; nothing is cut when there are 8 or fewer). A community of one node scores
+about 0 and would sink below every real community, so a few slots go to single-node leaves,
+one relation at a time: a year or a language that may be the answer is not always cut. The
 LLM's fine pruning then chooses among the candidates.
 
 Example
@@ -15,7 +18,7 @@ Example
 ...     ("Gladiator", "has_genre", "Drama")])
 >>> step = local_community_search(store, ["Cleopatra"], LCSConfig(max_community_size=2))
 >>> [c.nodes for c in step.candidates]
-[('Drama', 'Gladiator'), ('J. L. Mankiewicz',)]
+[('All About Eve', 'J. L. Mankiewicz'), ('Drama', 'Gladiator')]
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import networkx as nx
 
 from kgcore.community.detection import detect_communities
 from kgcore.community.modularity import community_modularity
-from kgcore.community.sampling import SampledSubgraph, sample_neighborhood
+from kgcore.community.sampling import NEIGHBORS_PER_HOP, SampledSubgraph, sample_neighborhood
 from kgcore.graph.store import GraphStore
 from kgcore.types import Triple
 
@@ -40,10 +43,13 @@ class LCSConfig:
     max_community_size: int = 4
     algorithm: str = "louvain"
     radius: int = 2
-    decay: float = 0.5
+    decay: float = 1.0
     max_subgraph_nodes: int = 160
-    max_neighbors_per_node: int = 32
-    coarse_top_k: int = 5
+    neighbors_per_hop: tuple[int, ...] = NEIGHBORS_PER_HOP
+    max_neighbors_per_node: int | None = 5000
+    hub_degree: int | None = 100
+    coarse_top_k: int = 8
+    leaf_slots: int = 3
 
 
 @dataclass(frozen=True)
@@ -79,12 +85,15 @@ def coarse_prune(
     current: Iterable[str],
     triples: Iterable[Triple],
     top_k: int,
+    leaf_slots: int = 0,
 ) -> list[Community]:
     """Keep the ``top_k`` communities by modularity among those adjacent to ``current``.
 
     ``graph`` is the graph the communities were detected on (modularity is computed there);
     ``triples`` are all sampled triples, used for adjacency to ``current`` and for each
-    community's own and linking triples. Ties break on the sorted node names.
+    community's own and linking triples. Ties break on the sorted node names. When more than
+    ``top_k`` are adjacent, up to ``leaf_slots`` of the kept ones are single-node communities,
+    taken one linking relation at a time (see the module docstring).
     """
     current_set = set(current)
     triples = list(triples)
@@ -114,7 +123,27 @@ def coarse_prune(
         for i in links
     ]
     scored.sort(key=lambda c: (-c.modularity, c.nodes))
-    return scored[:top_k]
+    if len(scored) <= top_k:
+        return scored
+    reserved = _leaves_by_relation(scored, min(leaf_slots, top_k))
+    rest = [c for c in scored if c not in reserved][: top_k - len(reserved)]
+    return sorted(reserved + rest, key=lambda c: (-c.modularity, c.nodes))
+
+
+def _leaves_by_relation(ranked: list[Community], slots: int) -> list[Community]:
+    """Up to ``slots`` single-node communities, the best of each linking relation in turn."""
+    groups: dict[str, list[Community]] = {}
+    for community in ranked:  # ranked: best first
+        if len(community.nodes) == 1:
+            relation = min(t.relation for t in community.links)
+            groups.setdefault(relation, []).append(community)
+    picked: list[Community] = []
+    queues = [groups[r] for r in sorted(groups)]
+    turn = 0
+    while len(picked) < slots and any(turn < len(q) for q in queues):
+        picked += [q[turn] for q in queues if turn < len(q)][: slots - len(picked)]
+        turn += 1
+    return picked
 
 
 def local_community_search(
@@ -148,7 +177,9 @@ def local_community_search(
         radius=config.radius,
         decay=config.decay,
         max_nodes=config.max_subgraph_nodes,
+        neighbors_per_hop=config.neighbors_per_hop,
         max_neighbors_per_node=config.max_neighbors_per_node,
+        hub_degree=config.hub_degree,
         seed=seed,
     )
     skip = set(current) | set(exclude)
@@ -156,7 +187,9 @@ def local_community_search(
     communities = detect_communities(
         graph, config.algorithm, max_size=config.max_community_size, seed=seed
     )
-    candidates = coarse_prune(graph, communities, current, sub.triples, config.coarse_top_k)
+    candidates = coarse_prune(
+        graph, communities, current, sub.triples, config.coarse_top_k, config.leaf_slots
+    )
     return LCSStep(
         candidates=candidates,
         subgraph_nodes=len(sub.nodes),

@@ -18,6 +18,12 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from kgcore.evaluation.metrics import (
+    grounded_hit,
+    is_topic_answer,
+    strict_hit,
+    wilson_interval,
+)
 from kgcore.evaluation.traces import read_traces
 
 COLUMNS = (
@@ -25,6 +31,9 @@ COLUMNS = (
     ("dataset", "data"),
     ("n", "n"),
     ("hit@1", "hit@1"),
+    ("hit@1_ci", "CI"),
+    ("strict", "strict"),
+    ("grounded", "grounded"),
     ("recall", "answer recall"),
     ("llm_calls", "LLM calls"),
     ("prompt_tokens", "prompt tok"),
@@ -43,11 +52,32 @@ def _avg(values: Iterable[Any]) -> float | None:
     return mean(numbers) if numbers else None
 
 
+def score_record(record: dict[str, Any]) -> tuple[bool, bool | None, bool | None]:
+    """(hit@1, strict, grounded) of one record; a topic entity as the answer is a miss.
+
+    Strict and grounded are ``None`` for records without ``prediction`` and ``answers``.
+    """
+    prediction, answers = record.get("prediction"), record.get("answers")
+    if prediction is None or answers is None:
+        return bool(record.get("hit")), None, None
+    if is_topic_answer(str(prediction), record.get("topic_entities") or []):
+        return False, False, False
+    hit = bool(record.get("hit"))
+    strict = hit and strict_hit(str(prediction), answers)
+    grounded = hit and grounded_hit(str(prediction), answers, str(record.get("context") or ""))
+    return hit, strict, grounded
+
+
 def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Averages over one run's records (errors count as misses for hit@1)."""
+    scores = [score_record(r) for r in records]
+    hits = sum(s[0] for s in scores)
     return {
         "n": len(records),
-        "hit@1": _avg(bool(r.get("hit")) for r in records),
+        "hit@1": _avg(s[0] for s in scores),
+        "hit@1_ci": wilson_interval(hits, len(records)) if records else None,
+        "strict": _avg(s[1] for s in scores),
+        "grounded": _avg(s[2] for s in scores),
         "recall": _avg(r.get("recall") for r in records),
         "llm_calls": _avg(r.get("llm_calls", 0) for r in records),
         "prompt_tokens": _avg(r.get("prompt_tokens") for r in records),
@@ -67,8 +97,10 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def _cell(key: str, value: Any) -> str:
     if value is None:
         return "–"
-    if key in ("hit@1", "recall"):
+    if key in ("hit@1", "recall", "strict", "grounded"):
         return f"{value:.2f}"
+    if key == "hit@1_ci":
+        return f"{value[0]:.2f}–{value[1]:.2f}"
     if isinstance(value, float):
         return f"{value:.1f}"
     return str(value)
@@ -83,7 +115,8 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
-    """hit@1 per dataset and overall, and LLM calls per question, one line per run.
+    """hit@1 overall (with its 95% interval, strict and grounded) and per dataset, LLM calls,
+    prompt tokens and wall seconds per question, one line per run.
 
     ``None`` unless some run spans several datasets (the detailed table says it all then).
 
@@ -95,9 +128,9 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
     ...     {"run": "io", "dataset": "all", "hit@1": 0.5, "llm_calls": 1.0, "n": 2},
     ... ]
     >>> print(overview_table(rows))
-    | method | n | hit@1 all | a | b | LLM calls |
-    |---|---|---|---|---|---|
-    | io | 2 | 0.50 | 1.00 | 0.00 | 1.0 |
+    | method | n | hit@1 all | CI | strict | grounded | a | b | LLM calls | prompt tok | wall s |
+    |---|---|---|---|---|---|---|---|---|---|---|
+    | io | 2 | 0.50 | – | – | – | 1.00 | 0.00 | 1.0 | – | – |
     """
     datasets = list(dict.fromkeys(r["dataset"] for r in rows if r["dataset"] != "all"))
     if not any(r["dataset"] == "all" for r in rows):
@@ -106,15 +139,27 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
     overall = _overall(rows)
     # Most accurate first: the table answers "which method wins" at a glance.
     order = sorted(overall, key=lambda run: (-(overall[run].get("hit@1") or 0.0), run))
-    header = ["method", "n", "hit@1 all", *datasets, "LLM calls"]
+    header = [
+        "method",
+        "n",
+        "hit@1 all",
+        "CI",
+        "strict",
+        "grounded",
+        *datasets,
+        "LLM calls",
+        "prompt tok",
+        "wall s",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for run in order:
         row = overall[run]
         cells = [run, _cell("n", row.get("n")), _cell("hit@1", row.get("hit@1"))]
+        cells += [_cell(k, row.get(k)) for k in ("hit@1_ci", "strict", "grounded")]
         for dataset in datasets:
             part = by_key.get((run, dataset))
             cells.append(_cell("hit@1", part.get("hit@1") if part else None))
-        cells.append(_cell("llm_calls", row.get("llm_calls")))
+        cells += [_cell(k, row.get(k)) for k in ("llm_calls", "prompt_tokens", "total_seconds")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -245,8 +290,12 @@ def write_report(
             lines += ["(plots skipped: matplotlib is not installed)", ""]
     lines += [
         "hit@1: a normalised gold answer equals or is contained (on word boundaries) in the",
-        "normalised prediction. Answer recall: share of gold answers found in the retrieved",
-        "context (graph methods only). Averages are per question; errors count as misses.",
+        "normalised prediction; CI: its 95% Wilson interval. Strict: the first answer given equals",
+        "a gold answer. Grounded: a hit whose gold answer is also in the retrieved context.",
+        "An answer naming a topic entity of the question is a miss for every method.",
+        "Answer recall: share of gold answers found in the retrieved context (graph methods",
+        "only). Averages are per question (prompt tokens and wall seconds too); errors count",
+        "as misses.",
         "",
     ]
     out = folder / summary_name

@@ -58,7 +58,9 @@ class LLMRequest:
     ``purpose`` names the step (``"extract_entities"``, ``"prune"``, ``"reason"``, ...) so
     adapters can label traces and tests can script replies by step. ``timeout`` is the
     per-call limit in seconds set by the driver's :class:`RetryPolicy`; an adapter whose model
-    supports a timeout should pass it on.
+    supports a timeout should pass it on. ``seed``, when set, asks
+    for that sampling seed (CoT-SC varies it per sample); adapters pass it where the model
+    has a seed field.
     """
 
     messages: tuple[ChatMessage, ...]
@@ -66,6 +68,7 @@ class LLMRequest:
     temperature: float = 0.0
     max_tokens: int = 256
     timeout: float | None = None
+    seed: int | None = None
 
     @classmethod
     def from_prompt(

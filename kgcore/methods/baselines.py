@@ -16,13 +16,15 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
 from kgcore.evaluation.metrics import normalize_answer
+from kgcore.linking import bracketed_entities
 from kgcore.llm.parsing import parse_answer
 from kgcore.llm.protocol import (
+    LLMReply,
     LLMRequest,
     Steps,
     UsageMeter,
@@ -39,6 +41,26 @@ ANSWER_SYSTEM = (
     "You answer questions concisely. Put the final answer in braces; "
     "separate several answers with |."
 )
+
+
+def topic_names(question: str, topic_entities: Sequence[str] | None = None) -> list[str]:
+    """The question's topic entities: those given, and those written in brackets."""
+    return list(dict.fromkeys([*(topic_entities or ()), *bracketed_entities(question)]))
+
+
+def drop_topic_answer(answer: str | None, topics: Sequence[str]) -> str | None:
+    """``None`` when ``answer`` is one of the question's topic entities (not an answer).
+
+    Compared after :func:`~kgcore.evaluation.metrics.normalize_answer`; every method applies
+    it, so "The Tale of Despereaux" is no answer to a question about [The Tale of Despereaux].
+
+    >>> drop_topic_answer("the Giant", ["Giant"]) is None, drop_topic_answer("Shane", ["Giant"])
+    (True, 'Shane')
+    """
+    if answer is None:
+        return None
+    forms = {normalize_answer(t) for t in topics}
+    return None if normalize_answer(answer) in forms else answer
 
 
 def io_request(question: str, temperature: float = 0.1, max_tokens: int = 64) -> LLMRequest:
@@ -64,29 +86,45 @@ def cot_request(question: str, temperature: float = 0.1, max_tokens: int = 192) 
     )
 
 
-def prompt_only_steps(question: str, request: LLMRequest, method: str) -> Steps[MethodResult]:
-    """Ask one prompt; an unparseable or empty reply leaves the answer ``Unknown``."""
+def prompt_only_steps(
+    question: str,
+    request: LLMRequest,
+    method: str,
+    topic_entities: Sequence[str] | None = None,
+) -> Steps[MethodResult]:
+    """Ask one prompt; an unparseable or empty reply, or a topic entity, leaves ``Unknown``."""
     started = time.perf_counter()
     usage = UsageMeter()
     reply = yield request
     usage.add(reply)
-    answer = parse_answer(reply.text) or UNKNOWN
+    topics = topic_names(question, topic_entities)
+    answer = drop_topic_answer(parse_answer(reply.text), topics) or UNKNOWN
     result = MethodResult(question=question, answer=answer, method=method)
     result.record_usage(usage)
+    result.extra["steps"] = [step_record(request, reply)]
     result.total_seconds = time.perf_counter() - started
     return result
 
 
-def io_steps(question: str) -> Steps[MethodResult]:
+def io_steps(question: str, topic_entities: Sequence[str] | None = None) -> Steps[MethodResult]:
     """The IO baseline as a step generator (see :mod:`kgcore.llm.protocol`)."""
     question = check_question(question)
-    return (yield from prompt_only_steps(question, io_request(question), "io"))
+    return (yield from prompt_only_steps(question, io_request(question), "io", topic_entities))
 
 
-def cot_steps(question: str) -> Steps[MethodResult]:
+def cot_steps(question: str, topic_entities: Sequence[str] | None = None) -> Steps[MethodResult]:
     """The CoT baseline as a step generator."""
     question = check_question(question)
-    return (yield from prompt_only_steps(question, cot_request(question), "cot"))
+    return (yield from prompt_only_steps(question, cot_request(question), "cot", topic_entities))
+
+
+#: Raw replies kept per step in a trace (characters).
+MAX_TRACE_REPLY = 2000
+
+
+def step_record(request: LLMRequest, reply: LLMReply, **extra: object) -> dict[str, object]:
+    """One LLM step for a trace: its purpose, the raw reply (capped) and what was offered."""
+    return {"purpose": request.purpose, "reply": reply.text[:MAX_TRACE_REPLY], **extra}
 
 
 def majority_answer(answers: list[str], seed: int | None = 0) -> tuple[str, int]:
@@ -118,6 +156,7 @@ def cot_sc_steps(
     temperature: float = 0.7,
     seed: int | None = 0,
     max_tokens: int = 192,
+    topic_entities: Sequence[str] | None = None,
 ) -> Steps[MethodResult]:
     """CoT with self-consistency: ``n`` sampled CoT replies, majority vote over their answers.
 
@@ -130,7 +169,8 @@ def cot_sc_steps(
     temperature : float
         Sampling temperature of every reply.
     seed : int, optional
-        Breaks ties between equally frequent answers reproducibly.
+        Sample ``i`` asks the model with seed ``seed + i`` (with one seed for every call,
+        llama.cpp returned the same sample five times); also breaks vote ties reproducibly.
     max_tokens : int
         Cap on each reply.
 
@@ -149,15 +189,19 @@ def cot_sc_steps(
     usage = UsageMeter()
     base = cot_request(question, temperature=temperature, max_tokens=max_tokens)
     request = replace(base, purpose="cot_sc")
+    topics = topic_names(question, topic_entities)
     answers: list[str] = []
-    for _ in range(n):
-        reply = yield request
+    steps: list[dict[str, object]] = []
+    for index in range(n):
+        sample = replace(request, seed=(seed or 0) + index)
+        reply = yield sample
         usage.add(reply)
-        answers.append(parse_answer(reply.text) or UNKNOWN)
+        steps.append(step_record(sample, reply, seed=sample.seed))
+        answers.append(drop_topic_answer(parse_answer(reply.text), topics) or UNKNOWN)
     answer, votes = majority_answer(answers, seed=seed)
     result = MethodResult(question=question, answer=answer, method="cot-sc")
     result.record_usage(usage)
-    result.extra.update({"samples": answers, "votes": votes})
+    result.extra.update({"samples": answers, "votes": votes, "steps": steps})
     result.total_seconds = time.perf_counter() - started
     return result
 
@@ -200,8 +244,8 @@ def answer_steps(question: str, usage: UsageMeter, max_tokens: int = 160) -> Ste
 class PromptBaseline(StepMethod[MethodResult]):
     """IO, CoT or CoT-SC as an engine with the same shape as the graph methods.
 
-    ``topic_entities`` is accepted and ignored, so the evaluation harness and the LangChain
-    runnables can treat every method alike.
+    ``topic_entities`` are only used to refuse an answer that names one (the model does not
+    see them), so the evaluation harness and the LangChain runnables treat every method alike.
 
     Example
     -------
@@ -226,10 +270,18 @@ class PromptBaseline(StepMethod[MethodResult]):
         self.temperature = temperature
         self.seed = seed
 
-    def steps(self, question: str, topic_entities: object = None) -> Steps[MethodResult]:
-        """The baseline as a step generator."""
+    def steps(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> Steps[MethodResult]:
+        """The baseline as a step generator (an answer naming a topic entity is ``Unknown``)."""
         if self.name == "io":
-            return io_steps(question)
+            return io_steps(question, topic_entities)
         if self.name == "cot":
-            return cot_steps(question)
-        return cot_sc_steps(question, n=self.n, temperature=self.temperature, seed=self.seed)
+            return cot_steps(question, topic_entities)
+        return cot_sc_steps(
+            question,
+            n=self.n,
+            temperature=self.temperature,
+            seed=self.seed,
+            topic_entities=topic_entities,
+        )

@@ -63,7 +63,13 @@ from kgcore.linking import link_entities
 from kgcore.llm.parsing import NONE_WORDS, parse_choices, parse_entities
 from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
+from kgcore.methods.baselines import (
+    UNKNOWN,
+    answer_steps,
+    ask_parsed,
+    drop_topic_answer,
+    topic_names,
+)
 from kgcore.methods.result import MethodResult
 from kgcore.methods.tog import (
     SYSTEM,
@@ -382,6 +388,7 @@ class CGPE(StepMethod[MethodResult]):
         else:
             context = ""
             answer = yield from answer_steps(question, usage, self.answer_max_tokens)
+        answer = drop_topic_answer(answer, topic_names(question, topic_entities))  # not an answer
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

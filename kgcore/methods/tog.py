@@ -48,7 +48,13 @@ from kgcore.linking import bracketed_entities, entity_extraction_request, link_e
 from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
 from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import UNKNOWN, answer_steps, ask_parsed
+from kgcore.methods.baselines import (
+    UNKNOWN,
+    answer_steps,
+    ask_parsed,
+    drop_topic_answer,
+    topic_names,
+)
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
 from kgcore.validation import TOG_LIMITS, check_question, check_settings
@@ -283,6 +289,7 @@ class ToG(StepMethod[MethodResult]):
             if not from_model:
                 raise
             frontier = []  # the model's names are not in the graph: answer by CoT
+        frontier_start = list(frontier)
         graph_seconds += time.perf_counter() - tick
 
         kept: list[Triple] = []
@@ -358,13 +365,16 @@ class ToG(StepMethod[MethodResult]):
                 "Reply only with the answer names in braces, or {Unknown}.",
                 usage,
             )
-            if verdict is not None and verdict[0]:
+            # A topic entity is not an answer: explore on (ToG named its topic entity).
+            topics = topic_names(question, [*names, *frontier_start])
+            if verdict is not None and verdict[0] and drop_topic_answer(verdict[1], topics):
                 answer = verdict[1]
                 break
 
         fell_back = answer is None
         if answer is None:
             answer = yield from answer_steps(question, usage, self.answer_max_tokens)
+            answer = drop_topic_answer(answer, topic_names(question, [*names, *frontier_start]))
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

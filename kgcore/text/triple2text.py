@@ -33,7 +33,9 @@ def relation_phrase(relation: str) -> str:
 
 
 def _join(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    """Merged names joined by semicolons: titles contain "and" and commas themselves
+    ("Guys and Dolls"), and the local model merged "A and B" into one answer."""
+    return "; ".join(names)
 
 
 class Triple2Text:
@@ -45,7 +47,7 @@ class Triple2Text:
         Keep at most this many triples (prompts stay lean); the rest are counted in a note.
     merge_shared : bool
         Merge triples that share relation and tail into one sentence
-        (``"A and B directed by X."``): the same facts in fewer tokens, which small models read
+        (``"A; B directed by X."``): the same facts in fewer tokens, which small models read
         more reliably. ``False`` gives the paper's one sentence per triple.
 
     Examples
@@ -53,7 +55,7 @@ class Triple2Text:
     >>> from kgcore.types import Triple
     >>> triples = [Triple("A", "directed_by", "X"), Triple("B", "directed_by", "X")]
     >>> Triple2Text()(["A", "B", "X"], triples)
-    'A and B directed by X.'
+    'A; B directed by X.'
     >>> Triple2Text(merge_shared=False)(["A", "B", "X"], triples)
     'A directed by X. B directed by X.'
     """

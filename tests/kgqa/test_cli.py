@@ -36,7 +36,7 @@ def test_ask_options_map_onto_the_config() -> None:
 
 
 def test_result_is_printed_with_chains_and_figures(movie_store) -> None:
-    result = FastToG(movie_store, FastToGConfig(max_community_size=2)).run(
+    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(
         "which films share the director of [Cleopatra]", ScriptedLLM(["{1}", "{All About Eve}"])
     )
     text = format_result(result)

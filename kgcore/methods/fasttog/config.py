@@ -15,9 +15,10 @@ from typing import Any
 
 from kgcore.community.detection import ALGORITHMS
 from kgcore.community.lcs import LCSConfig
+from kgcore.community.sampling import NEIGHBORS_PER_HOP
 from kgcore.validation import FASTTOG_LIMITS, check_settings
 
-FALLBACKS = ("cot", "io", "none")
+FALLBACKS = ("cot", "cot-sc", "io", "none")
 
 
 @dataclass(frozen=True)
@@ -34,17 +35,20 @@ class FastToGConfig:
     max_community_size: int = 4
     algorithm: str = "louvain"
     radius: int = 2
-    decay: float = 0.5
+    decay: float = 1.0
     max_subgraph_nodes: int = 160
-    max_neighbors_per_node: int = 32
-    coarse_top_k: int = 5
+    neighbors_per_hop: tuple[int, ...] = NEIGHBORS_PER_HOP
+    max_neighbors_per_node: int | None = 5000
+    hub_degree: int | None = 100
+    coarse_top_k: int = 8
+    leaf_slots: int = 3
     prune_temperature: float = 0.4
     reason_temperature: float = 0.1
     fallback: str = "cot"
     seed: int = 0
     max_option_triples: int = 8
-    prune_max_tokens: int = 24
-    reason_max_tokens: int = 64
+    prune_max_tokens: int = 64
+    reason_max_tokens: int = 256
 
     def __post_init__(self) -> None:
         if self.width < 1 or self.max_depth < 1 or self.max_community_size < 1:
@@ -77,6 +81,9 @@ class FastToGConfig:
             radius=self.radius,
             decay=self.decay,
             max_subgraph_nodes=self.max_subgraph_nodes,
+            neighbors_per_hop=self.neighbors_per_hop,
             max_neighbors_per_node=self.max_neighbors_per_node,
+            hub_degree=self.hub_degree,
             coarse_top_k=self.coarse_top_k,
+            leaf_slots=self.leaf_slots,
         )

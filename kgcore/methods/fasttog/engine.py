@@ -22,9 +22,9 @@ Example
 ...     ("All About Eve", "directed_by", "Joseph L. Mankiewicz")])
 >>> engine = FastToG(store, FastToGConfig(max_community_size=2))
 >>> result = engine.run("which films share the director of [Cleopatra]",
-...                     ScriptedLLM(["{1}", "{All About Eve}"]))
->>> result.answer, result.llm_calls
-('All About Eve', 2)
+...                     ScriptedLLM(["{All About Eve}"]))
+>>> result.answer, result.llm_calls  # one candidate: chosen without a call
+('All About Eve', 1)
 """
 
 from __future__ import annotations
@@ -43,11 +43,21 @@ from kgcore.llm.protocol import (
     UsageMeter,
 )
 from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import UNKNOWN, cot_request, io_request
+from kgcore.methods.baselines import (
+    UNKNOWN,
+    cot_request,
+    cot_sc_steps,
+    drop_topic_answer,
+    io_request,
+    step_record,
+    topic_names,
+)
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.prompts import (
+    MAX_REPLY_CHARS,
     OPTION_LABELS,
     PRUNE_REMINDER,
+    parse_braced_answer,
     prune_request,
     reason_request,
 )
@@ -90,7 +100,10 @@ class FastToG(StepMethod[FastToGResult]):
             community.nodes, community.all_triples[: self.config.max_option_triples]
         )
 
-    def _lcs(self, current: Sequence[str], history: set[str], depth: int, chain: int) -> LCSStep:
+    def lcs_step(
+        self, current: Sequence[str], history: set[str], depth: int, chain: int
+    ) -> LCSStep:
+        """One Local Community Search step as the engine runs it (seeded by depth and chain)."""
         seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
         return local_community_search(
             self.store, current, self.config.lcs_config(), exclude=history, seed=seed
@@ -103,8 +116,19 @@ class FastToG(StepMethod[FastToGResult]):
         candidates: Sequence[Community],
         max_choices: int,
         usage: UsageMeter,
+        trace: list[dict[str, object]],
+        first: bool = False,
     ) -> Generator[LLMRequest, LLMReply, list[int]]:
-        """Fine pruning by the LLM: valid choices kept, one retry, then no choice."""
+        """Fine pruning by the LLM: valid choices kept, one retry, then no choice.
+
+        No call when the choice is forced (as the reference code does): at the start, W or
+        fewer candidates are all taken; later, a lone candidate is taken. The first choice
+        offers no ``{none}``: a chain must start somewhere.
+        """
+        offered = [list(c.nodes) for c in candidates]
+        if (first and len(candidates) <= max_choices) or (not first and len(candidates) == 1):
+            trace.append({"purpose": "prune", "offered": offered, "forced": True})
+            return list(range(len(candidates)))[:max_choices]
         request = prune_request(
             question,
             premise,
@@ -112,15 +136,23 @@ class FastToG(StepMethod[FastToGResult]):
             max_choices,
             temperature=self.config.prune_temperature,
             max_tokens=self.config.prune_max_tokens,
+            allow_none=not first,
         )
         reply = yield request
         usage.add(reply)
-        picked = parse_choices(reply.text, len(candidates), max_choices, OPTION_LABELS)
-        if picked is None:
+        picked = parse_choices(
+            reply.text[:MAX_REPLY_CHARS], len(candidates), max_choices, OPTION_LABELS
+        )
+        trace.append(step_record(request, reply, offered=offered, picked=picked))
+        if picked is None or (first and not picked):
             usage.unparsed += 1
-            reply = yield request.with_reminder(reply.text, PRUNE_REMINDER)
+            retry = request.with_reminder(reply.text, PRUNE_REMINDER)
+            reply = yield retry
             usage.add(reply)
-            picked = parse_choices(reply.text, len(candidates), max_choices, OPTION_LABELS)
+            picked = parse_choices(
+                reply.text[:MAX_REPLY_CHARS], len(candidates), max_choices, OPTION_LABELS
+            )
+            trace.append(step_record(retry, reply, offered=offered, picked=picked, retry=True))
             if picked is None:
                 usage.unparsed += 1
         return picked or []
@@ -161,6 +193,9 @@ class FastToG(StepMethod[FastToGResult]):
         result = FastToGResult(
             question=question, answer=UNKNOWN, method="fasttog", topic_entities=topic
         )
+        trace: list[dict[str, object]] = []
+        result.extra["steps"] = trace
+        topics = topic_names(question, [*topic, *(topic_entities or ())])
         chains: list[list[ChainCommunity]] = []
         if topic:
             start_triples = tuple(self.store.triples_among(topic))
@@ -174,12 +209,12 @@ class FastToG(StepMethod[FastToGResult]):
             )
             history = set(topic)
             t0 = time.perf_counter()
-            step = self._lcs(topic, history, depth=0, chain=0)
+            step = self.lcs_step(topic, history, depth=0, chain=0)
             graph_seconds += time.perf_counter() - t0
             result.lcs_steps += 1
             if step.candidates:
                 chosen = yield from self._choose(
-                    question, result.start.text, step.candidates, cfg.width, usage
+                    question, result.start.text, step.candidates, cfg.width, usage, trace, True
                 )
                 for index in chosen[: cfg.width]:
                     community = step.candidates[index]
@@ -189,15 +224,18 @@ class FastToG(StepMethod[FastToGResult]):
             active = [True] * len(chains)
             depth = 1
             while chains:
-                reply = yield reason_request(
+                request = reason_request(
                     question,
                     result.start.text,
                     [[c.text for c in chain] for chain in chains],
                     temperature=cfg.reason_temperature,
                     max_tokens=cfg.reason_max_tokens,
                 )
+                reply = yield request
                 usage.add(reply)
-                answer = parse_answer(reply.text)
+                # Braces required; a topic entity is not an answer (reasoning goes on).
+                answer = drop_topic_answer(parse_braced_answer(reply.text), topics)
+                trace.append(step_record(request, reply, depth=depth, answer=answer))
                 result.depth = depth
                 if answer is not None:
                     result.answer = answer
@@ -209,14 +247,16 @@ class FastToG(StepMethod[FastToGResult]):
                     if not active[index]:
                         continue
                     t0 = time.perf_counter()
-                    step = self._lcs(chain[-1].nodes, history, depth=depth, chain=index)
+                    step = self.lcs_step(chain[-1].nodes, history, depth=depth, chain=index)
                     graph_seconds += time.perf_counter() - t0
                     result.lcs_steps += 1
                     if not step.candidates:
                         active[index] = False
                         continue
                     premise = f"{result.start.text} " + " ".join(c.text for c in chain)
-                    chosen = yield from self._choose(question, premise, step.candidates, 1, usage)
+                    chosen = yield from self._choose(
+                        question, premise, step.candidates, 1, usage, trace
+                    )
                     if not chosen:
                         active[index] = False  # the model chose none: this chain stops
                         continue
@@ -227,11 +267,23 @@ class FastToG(StepMethod[FastToGResult]):
                 if not grew:
                     break
                 depth += 1
-        if cfg.fallback != "none":
+        if cfg.fallback == "cot-sc":
+            voted = yield from cot_sc_steps(question, seed=cfg.seed, topic_entities=topics)
+            usage.calls += voted.llm_calls
+            usage.llm_seconds += voted.llm_seconds
+            if voted.prompt_tokens is not None:
+                usage.tokens_reported = True
+                usage.prompt_tokens += voted.prompt_tokens
+                usage.completion_tokens += voted.completion_tokens or 0
+            trace.extend(voted.extra["steps"])
+            result.answer = voted.answer
+            result.fell_back = True
+        elif cfg.fallback != "none":
             request = cot_request(question) if cfg.fallback == "cot" else io_request(question)
             reply = yield request
             usage.add(reply)
-            result.answer = parse_answer(reply.text) or UNKNOWN
+            trace.append(step_record(request, reply))
+            result.answer = drop_topic_answer(parse_answer(reply.text), topics) or UNKNOWN
             result.fell_back = True
         return self._finish(result, usage, graph_seconds, started)
 

@@ -1,19 +1,27 @@
-"""FastToG's prompts: this project's own, on the paper's Premise / Selection / Context structure.
+"""FastToG's prompts, on the structure of the paper's prompt figure.
 
-They are kept lean on purpose: on a CPU a local model reads about 85 prompt tokens a second, so
-every line of instructions costs time on every call.
+Pruning shows the question, the premise (what the chain holds so far) and the numbered
+candidate communities (the selection). Reasoning shows the start community once, then each
+chain's communities, every community a numbered fact, asks to break the question into steps
+and shows one short example whose answer cannot be copied as a real one ("Film C"). The reply
+may think aloud, but its final answer must be in braces: a reply without braces is not an
+answer (:func:`parse_braced_answer`).
 
 Example
 -------
 >>> request = prune_request("who directed [X]", "X.", ["X directed by Y."], max_choices=1)
 >>> request.purpose
 'prune'
+>>> parse_braced_answer("The director is Y.") is None
+True
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from kgcore.llm.parsing import parse_answer
 from kgcore.llm.protocol import LLMRequest
 
 PRUNE_SYSTEM = (
@@ -23,11 +31,23 @@ PRUNE_SYSTEM = (
 REASON_SYSTEM = (
     "You answer questions from knowledge-graph facts. The answer is never the entity in brackets."
 )
-PRUNE_REMINDER = "Reply only with the numbers of your choice in braces, or {none}."
+PRUNE_REMINDER = "Reply only with the numbers of your choice in braces."
+REASON_REMINDER = "Give the final answer names in braces, or {Unknown}."
 #: Options are numbered: on MetaQA dev questions the local 1.5B model avoided option "A" and
 #: often copied option text when options were lettered; with numbers its picks held the
 #: relevant group. No example reply is shown: small models copy the example's labels.
 OPTION_LABELS = "numbers"
+#: The reasoning example: abstract names, so a copied example answer is never a real entity
+#: (and :data:`EXAMPLE_ANSWER` is refused as an answer).
+EXAMPLE_ANSWER = "Film C"
+REASON_EXAMPLE = (
+    "Example. Question: which films share the director of [Film A]? Facts: 1. Film A directed "
+    "by Person B. 2. Film C directed by Person B. Steps: the director of Film A is Person B "
+    "(fact 1); Person B also directed Film C (fact 2). Answer: {Film C}"
+)
+#: Replies are untrusted: at most this many characters are parsed.
+MAX_REPLY_CHARS = 4000
+_FILLED_BRACES = re.compile(r"\{[^{}]*\S[^{}]*\}")
 
 
 def prune_request(
@@ -36,9 +56,13 @@ def prune_request(
     options: Sequence[str],
     max_choices: int,
     temperature: float = 0.4,
-    max_tokens: int = 24,
+    max_tokens: int = 64,
+    allow_none: bool = True,
 ) -> LLMRequest:
-    """Fine pruning: choose up to ``max_choices`` of the numbered options."""
+    """Fine pruning: choose up to ``max_choices`` of the numbered options.
+
+    ``allow_none=False`` (the first choice, where a chain must start) offers no ``{none}``.
+    """
     listed = "\n".join(f"{i}. {text}" for i, text in enumerate(options, start=1))
     if max_choices == 1:
         ask = (
@@ -50,12 +74,9 @@ def prune_request(
             f"Which groups (up to {max_choices}) have the facts needed to answer the question? "
             "Reply with their numbers in braces."
         )
-    prompt = (
-        f"Question: {question}\n"
-        f"Premise: {premise}\n"
-        f"Selection:\n{listed}\n"
-        f"{ask} If none helps, reply {{none}}."
-    )
+    if allow_none:
+        ask += " If none helps, reply {none}."
+    prompt = f"Question: {question}\nPremise: {premise}\nSelection:\n{listed}\n{ask}"
     return LLMRequest.from_prompt(
         prompt, purpose="prune", system=PRUNE_SYSTEM, temperature=temperature, max_tokens=max_tokens
     )
@@ -66,22 +87,28 @@ def reason_request(
     start: str,
     chains: Sequence[Sequence[str]],
     temperature: float = 0.1,
-    max_tokens: int = 64,
+    max_tokens: int = 256,
 ) -> LLMRequest:
-    """Reasoning: the start community once at the top, then each chain's communities."""
-    lines = [f"Start: {start}"]
+    """Reasoning: the start community once, then each chain's communities, as numbered facts.
+
+    The question comes first, so consecutive prompts of one question share a prefix that
+    llama.cpp's KV cache can reuse.
+    """
+    number = 1
+    lines = [f"{number}. {start}"]
     for index, chain in enumerate(chains, start=1):
-        lines.append(f"Chain {index}: " + " ".join(chain))
-    context = "\n".join(lines)
-    # Context first, then the question, and a hint for two-step questions: on MetaQA dev
-    # questions the local 1.5B model otherwise answered {Unknown} with the answer in the
-    # context, or named the middle entity.
+        lines.append(f"Chain {index}:")
+        for text in chain:
+            number += 1
+            lines.append(f"{number}. {text}")
+    facts = "\n".join(lines)
     prompt = (
-        f"Context:\n{context}\n"
         f"Question: {question}\n"
-        "If the question has two steps (e.g. the director of X), find the middle entity first, "
-        "then the names linked to it. Reply with the answer names from the context in braces. "
-        "If the context lacks them, reply {Unknown}."
+        f"{REASON_EXAMPLE}\n"
+        f"Facts:\n{facts}\n"
+        "Break the question into steps and answer each step from the numbered facts, briefly. "
+        "Then give the final answer names from the facts in braces, separated by ';'. "
+        "If the facts are not enough, reply {Unknown}."
     )
     return LLMRequest.from_prompt(
         prompt,
@@ -90,3 +117,23 @@ def reason_request(
         temperature=temperature,
         max_tokens=max_tokens,
     )
+
+
+def parse_braced_answer(text: str) -> str | None:
+    """The answer in braces of a reply, or ``None``: no braces, ``{Unknown}`` or the example.
+
+    Total: any string gives a value or ``None``; only the first :data:`MAX_REPLY_CHARS`
+    characters are read.
+
+    >>> parse_braced_answer("Steps: ... Answer: {Shane}")
+    'Shane'
+    >>> parse_braced_answer("{Film C}") is None
+    True
+    """
+    text = str(text)[:MAX_REPLY_CHARS]
+    if not _FILLED_BRACES.search(text):
+        return None
+    answer = parse_answer(text)
+    if answer is None or answer.strip().casefold() == EXAMPLE_ANSWER.casefold():
+        return None
+    return answer

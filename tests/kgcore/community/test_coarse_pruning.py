@@ -57,3 +57,38 @@ def test_search_never_offers_current_or_excluded_nodes() -> None:
     offered = {n for c in step.candidates for n in c.nodes}
     assert "q" not in offered and "d" not in offered
     assert all(len(c.nodes) <= 3 and c.links for c in step.candidates)
+
+
+def _star_with_leaves() -> tuple[nx.Graph, list[frozenset[str]], list[Triple]]:
+    """Current {q}; 9 pair communities (m_i, p_i) and 3 leaves: two tags and a year."""
+    triples = []
+    for i in range(9):
+        triples += [Triple("q", "starred_actors", f"m{i}"), Triple(f"m{i}", "r", f"p{i}")]
+    triples += [
+        Triple("q", "has_tags", "tag1"),
+        Triple("q", "has_tags", "tag2"),
+        Triple("q", "release_year", "1963"),
+    ]
+    graph = nx.Graph()
+    graph.add_nodes_from(["tag1", "tag2", "1963"])
+    graph.add_edges_from((f"m{i}", f"p{i}", {"weight": 1.0}) for i in range(9))
+    communities = [frozenset({f"m{i}", f"p{i}"}) for i in range(9)]
+    communities += [frozenset({"tag1"}), frozenset({"tag2"}), frozenset({"1963"})]
+    return graph, communities, triples
+
+
+def test_eight_or_fewer_candidates_are_all_kept() -> None:
+    graph, communities, triples = _star_with_leaves()
+    kept = coarse_prune(graph, communities[:8], ["q"], triples, top_k=8, leaf_slots=2)
+    assert len(kept) == 8
+
+
+def test_leaves_are_not_always_cut_and_slots_go_one_relation_at_a_time() -> None:
+    graph, communities, triples = _star_with_leaves()
+    without = coarse_prune(graph, communities, ["q"], triples, top_k=8)
+    assert all(len(c.nodes) == 2 for c in without)  # modularity alone cuts every leaf
+    kept = coarse_prune(graph, communities, ["q"], triples, top_k=8, leaf_slots=2)
+    leaves = [c.nodes for c in kept if len(c.nodes) == 1]
+    assert len(kept) == 8
+    # One tag and the year: the year is not crowded out by a second tag.
+    assert leaves in ([("1963",), ("tag1",)], [("tag1",), ("1963",)])

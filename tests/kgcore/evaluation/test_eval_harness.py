@@ -212,11 +212,30 @@ def test_report_overview_ranks_runs_with_hit_at_1_per_dataset(tmp_path: Path) ->
     text = write_report(tmp_path, plots=False).read_text()
     overview = text[text.index("## Overview") : text.index("## Details")]
     assert overview.splitlines()[2:5] == [
-        "| method | n | hit@1 all | one | two | LLM calls |",
-        "|---|---|---|---|---|---|",
-        "| cgpe | 1 | 1.00 | 1.00 | – | 3.0 |",
+        "| method | n | hit@1 all | CI | strict | grounded | one | two | LLM calls "
+        "| prompt tok | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| cgpe | 1 | 1.00 | 0.21–1.00 | – | – | 1.00 | – | 3.0 | – | – |",
     ]
-    assert "| io | 4 | 0.25 | 0.00 | 0.50 | 1.0 |" in overview
+    assert "| io | 4 | 0.25 | 0.05–0.70 | – | – | 0.00 | 0.50 | 1.0 | – | – |" in overview
+
+
+def test_strict_grounded_and_topic_answers_in_the_summary() -> None:
+    from kgcore.evaluation.report import summarize
+
+    base = {"answers": ["1991", "Shane"], "topic_entities": ["Giant"]}
+    records = [
+        base | {"prediction": "1990 | 1991", "hit": True, "context": "Giant release year 1991."},
+        base | {"prediction": "Shane", "hit": True, "context": ""},  # a hit, not grounded
+        base | {"prediction": "Giant", "hit": False, "context": "Giant"},
+        base | {"prediction": "the Giant", "hit": True, "context": ""},  # topic entity: a miss
+    ]
+    summary = summarize(records)
+    assert summary["hit@1"] == 0.5
+    assert summary["strict"] == 0.25  # only "Shane" is a first answer equal to a gold one
+    assert summary["grounded"] == 0.25  # only "1991" is also in the retrieved context
+    low, high = summary["hit@1_ci"]
+    assert 0.14 < low < 0.16 and 0.84 < high < 0.86
 
 
 def test_a_report_on_one_dataset_has_no_overview(tmp_path: Path) -> None:

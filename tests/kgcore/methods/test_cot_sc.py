@@ -82,3 +82,14 @@ def test_ask_parsed_retries_once_with_a_reminder_then_gives_up() -> None:
     assert usage.calls == 2
     assert llm.requests[1].messages[-1].content == "Braces please."
     assert llm.requests[1].messages[-2].content == "Well.\nHmm."
+
+
+def test_each_sample_gets_its_own_seed_and_topic_answers_are_refused() -> None:
+    from kgcore.llm import ScriptedLLM, run_steps
+    from kgcore.methods.baselines import cot_sc_steps
+
+    llm = ScriptedLLM(["{Giant}", "{Giant}", "{Shane}", "{Giant}", "{Shane}"])
+    result = run_steps(cot_sc_steps("who directed [Giant]", n=5, seed=3), llm)
+    assert [r.seed for r in llm.requests] == [3, 4, 5, 6, 7]
+    assert result.answer == "Shane"  # three "Giant" replies name the topic entity
+    assert len(result.extra["steps"]) == 5

@@ -176,3 +176,16 @@ def test_parse_scores(text: str, expected: dict[int, float] | None) -> None:
 )
 def test_parse_sufficiency(text: str, expected: tuple[bool, str | None] | None) -> None:
     assert parse_sufficiency(text) == expected
+
+
+def test_topic_entity_is_not_an_answer() -> None:
+    from kgcore.graph import InMemoryGraphStore
+    from kgcore.llm import ScriptedLLM
+    from kgcore.methods.tog import ToG
+
+    store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies={"tog_reason": ["{Cleopatra}"], "cot": ["{Cleopatra}"]}
+    )
+    result = ToG(store, max_depth=1).run("who directed [Cleopatra]", llm)
+    assert result.fell_back and result.answer == "Unknown"

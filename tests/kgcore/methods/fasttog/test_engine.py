@@ -39,12 +39,16 @@ def test_initial_phase_starts_one_chain_per_choice(movie_store: InMemoryGraphSto
 
 def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM(["{1}", "{x}"])
-    FastToG(movie_store, FastToGConfig(max_community_size=2)).run(QUESTION, llm)
+    FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(QUESTION, llm)
     prompt = llm.requests[0].messages[-1].content
     assert "Question: " + QUESTION in prompt
-    assert "\n1. " in prompt and "up to 3" in prompt
+    assert "\n1. " in prompt and "up to 2" in prompt
+    assert "none" not in prompt  # the first choice must start a chain
     reason = llm.requests[1].messages[-1].content
-    assert reason.count("Start: Cleopatra.") == 1 and "Chain 1: " in reason
+    # The paper's figure: start community once, then each chain, facts numbered.
+    assert reason.count("Cleopatra.") == 1 and "\n1. Cleopatra.\nChain 1:\n2. " in reason
+    assert "steps" in reason and "{Film C}" in reason and llm.requests[1].max_tokens >= 256
+    assert llm.requests[0].max_tokens >= 64
 
 
 def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
@@ -54,7 +58,12 @@ def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
     )
     result = FastToG(movie_store, config).run(QUESTION, llm)
     assert result.answer == "Shane"
-    assert purposes(llm) == ["prune", "reason", "prune", "reason"]
+    # The second step offers one candidate: taken without a call, as the reference does.
+    assert purposes(llm) == ["prune", "reason", "reason"]
+    assert [s.get("forced", False) for s in result.extra["steps"] if s["purpose"] == "prune"] == [
+        False,
+        True,
+    ]
     assert [c.depth for c in result.chains[0]] == [1, 2]
     assert result.depth == 2 and not result.fell_back
 
@@ -65,7 +74,7 @@ def test_fallback_after_max_depth(movie_store: InMemoryGraphStore) -> None:
         repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}"], io=["{Giant}"])
     )
     result = FastToG(movie_store, config).run(QUESTION, llm)
-    assert purposes(llm) == ["prune", "reason", "prune", "reason", "io"]
+    assert purposes(llm) == ["prune", "reason", "reason", "io"]
     assert (result.answer, result.fell_back, result.depth) == ("Giant", True, 2)
 
 
@@ -73,16 +82,16 @@ def test_none_stops_only_that_chain(movie_store: InMemoryGraphStore) -> None:
     config = FastToGConfig(width=2, max_depth=2, max_community_size=2)
     llm = ScriptedLLM.by_purpose(
         repeat_last=True,
-        replies=dict(prune=["{1, 2}", "{none}", "{1}"], reason=["{Unknown}"], cot=["{x}"]),
+        replies=dict(prune=["{2, 3}", "{none}", "{1}"], reason=["{Unknown}"], cot=["{x}"]),
     )
     result = FastToG(movie_store, config).run(QUESTION, llm)
     assert [len(chain) for chain in result.chains] == [1, 2]
-    assert purposes(llm) == ["prune", "reason", "prune", "prune", "reason", "cot"]
+    assert purposes(llm) == ["prune", "reason", "prune", "reason", "cot"]
 
 
 def test_unusable_reply_is_asked_again_once(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM(["let me think", "{1}", "{Shane}"])
-    result = FastToG(movie_store, FastToGConfig(max_community_size=2)).run(QUESTION, llm)
+    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(QUESTION, llm)
     assert purposes(llm) == ["prune", "prune", "reason"]
     assert len(llm.requests[1].messages) == len(llm.requests[0].messages) + 2  # reply + reminder
     assert result.answer == "Shane" and len(result.chains) == 1
@@ -90,8 +99,8 @@ def test_unusable_reply_is_asked_again_once(movie_store: InMemoryGraphStore) -> 
 
 
 def test_twice_unusable_reply_is_no_choice_then_fallback(movie_store: InMemoryGraphStore) -> None:
-    llm = ScriptedLLM(["let me think", "still thinking", "Shane"])
-    result = FastToG(movie_store, FastToGConfig(max_community_size=2)).run(QUESTION, llm)
+    llm = ScriptedLLM(["let me think", "still thinking", "{Shane}"])
+    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(QUESTION, llm)
     assert purposes(llm) == ["prune", "prune", "cot"]
     assert result.chains == [] and result.fell_back and result.answer == "Shane"
     assert result.extra["unparsed_replies"] == 2
@@ -100,7 +109,7 @@ def test_twice_unusable_reply_is_no_choice_then_fallback(movie_store: InMemoryGr
 def test_valid_choices_in_a_sloppy_reply_are_kept(movie_store: InMemoryGraphStore) -> None:
     # The reference code dropped every chain unless the reply had exactly W letters.
     llm = ScriptedLLM(["Groups {1} seem useful.", "{Shane}"])
-    result = FastToG(movie_store, FastToGConfig(width=3, max_community_size=2)).run(QUESTION, llm)
+    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(QUESTION, llm)
     assert len(result.chains) == 1 and result.llm_calls == 2
 
 
@@ -139,7 +148,7 @@ def test_entities_are_extracted_by_the_llm_without_brackets(
     movie_store: InMemoryGraphStore,
 ) -> None:
     llm = ScriptedLLM(['["cleopatra"]', "{1}", "{All About Eve}"])
-    result = FastToG(movie_store, FastToGConfig(max_community_size=2)).run(
+    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(
         "which films share the director of Cleopatra", llm
     )
     assert purposes(llm) == ["extract_entities", "prune", "reason"]
@@ -195,3 +204,42 @@ def test_node_level_preset_uses_single_node_communities(movie_store: InMemoryGra
     )
     result = FastToG(movie_store, FastToGConfig.node_level()).run(QUESTION, llm)
     assert result.chains and all(len(c.nodes) == 1 for c in result.communities())
+
+
+def test_no_call_when_the_start_offers_w_or_fewer(movie_store: InMemoryGraphStore) -> None:
+    llm = ScriptedLLM.by_purpose(repeat_last=True, replies=dict(reason=["{All About Eve}"]))
+    result = FastToG(movie_store, FastToGConfig(width=3, max_community_size=2)).run(QUESTION, llm)
+    assert purposes(llm) == ["reason"]  # 3 candidates, W=3: every one starts a chain
+    assert len(result.chains) == 3 and result.llm_calls == 1
+    first = result.extra["steps"][0]
+    assert first["forced"] and len(first["offered"]) == 3
+
+
+def test_reply_without_braces_is_unknown(movie_store: InMemoryGraphStore) -> None:
+    config = FastToGConfig(width=3, max_depth=1, max_community_size=2, fallback="none")
+    llm = ScriptedLLM(["The answer is All About Eve."])
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    assert result.answer == "Unknown"
+    assert result.extra["steps"][-1]["reply"] == "The answer is All About Eve."
+
+
+def test_topic_entity_is_not_an_answer(movie_store: InMemoryGraphStore) -> None:
+    config = FastToGConfig(width=3, max_depth=2, max_community_size=2, fallback="io")
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True,
+        replies=dict(prune=["{1}"], reason=["{Cleopatra}"], io=["{the Cleopatra}"]),
+    )
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    assert purposes(llm)[-1] == "io" and result.answer == "Unknown"
+
+
+def test_cot_sc_fallback_varies_the_seed(movie_store: InMemoryGraphStore) -> None:
+    config = FastToGConfig(width=3, max_depth=1, max_community_size=2, fallback="cot-sc")
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True,
+        replies=dict(reason=["{Unknown}"], cot_sc=["{Shane}", "{Giant}", "{Shane}"]),
+    )
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    samples = [r for r in llm.requests if r.purpose == "cot_sc"]
+    assert len(samples) == 5 and len({r.seed for r in samples}) == 5
+    assert result.answer == "Shane" and result.fell_back and result.llm_calls == 6
