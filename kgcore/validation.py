@@ -68,7 +68,7 @@ FASTTOG_LIMITS: dict[str, tuple[float, float]] = {
     "max_community_size": (1, 64),
     "radius": (0, 4),
     "max_subgraph_nodes": (1, 2000),
-    "max_neighbors_per_node": (1, 512),
+    "max_neighbors_per_node": (1, 10000),  # read per node, then sampled (Drama: 4,176)
     "coarse_top_k": (1, 26),
     "max_option_triples": (1, 64),
     "prune_max_tokens": (1, MAX_TOKENS),

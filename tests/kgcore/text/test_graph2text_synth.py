@@ -17,7 +17,7 @@ def test_only_guarded_texts_are_kept_and_the_file_reads_as_webnlg(movie_store, t
             if line.startswith("- ")
         ]
         names = sorted({f[0] for f in facts} | {f[2] for f in facts})
-        if "Cleopatra" in names:
+        if "Shane" in names:
             return "Invented Person made it."  # fails the guard
         return "; ".join(names) + "."
 
@@ -28,5 +28,5 @@ def test_only_guarded_texts_are_kept_and_the_file_reads_as_webnlg(movie_store, t
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     entries = read_webnlg(path)
     assert [e.texts for e in entries] == [r["texts"] for r in rows]
-    assert len(llm.requests) >= len(rows)
+    assert len(llm.requests) > len(rows)  # the Shane community was asked for and dropped
     assert all("Invented" not in t for e in entries for t in e.texts)
