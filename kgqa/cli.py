@@ -120,12 +120,18 @@ def llm_for(spec: str, sampling: str, run_name_prefix: str = "fasttog") -> Any:
 
 
 def _ask(args: argparse.Namespace) -> int:
+    if args.draw:
+        from kgcore.visualize.render import check_image_path
+
+        check_image_path(args.draw)  # a wrong file name fails before the slow part
     started = time.perf_counter()
     store = open_graph(args.kg, progress=not args.quiet)
     loaded = time.perf_counter() - started
     engine = FastToG(store, _config_from(args))
     llm = llm_for(args.llm, args.sampling)
     result = engine.run(args.question, llm, args.entity or None)
+    if args.draw:
+        print(f"(picture: {result.draw(args.draw)})", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=list))
     else:
@@ -188,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--fallback", choices=FALLBACKS, help="after D_max (cot)")
     ask.add_argument("--seed", type=int, help="random seed (0)")
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    ask.add_argument("--draw", metavar="IMAGE", help="draw the chains to IMAGE (.png/.svg/.pdf)")
     ask.add_argument("--quiet", action="store_true", help="no progress output")
     ask.set_defaults(handler=_ask)
     add_eval_subcommand(commands)

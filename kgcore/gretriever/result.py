@@ -16,6 +16,8 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from kgcore.gretriever.textgraph import TextualGraph
 from kgcore.gretriever.textualize import (
@@ -130,6 +132,15 @@ class GRetrieverResult:
                 for i in edges
             ),
         )
+
+    def draw(self, path: str | Path, answer: str | None = None, **options: Any) -> Path:
+        """Draw the subgraph: prizes as node size, virtual edge-nodes, topic entities marked.
+
+        See :func:`kgcore.visualize.draw_gretriever`; ``answer`` rings the nodes it names.
+        """
+        from kgcore.visualize.gretriever import draw_gretriever  # matplotlib only when drawing
+
+        return draw_gretriever(self, path, answer=answer, **options)
 
     def to_metadata(self) -> dict[str, object]:
         """A JSON-friendly summary: ids, triples, prizes and the objective."""

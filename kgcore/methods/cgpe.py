@@ -72,6 +72,7 @@ from kgcore.methods.baselines import (
 )
 from kgcore.methods.result import MethodResult
 from kgcore.methods.tog import (
+    MAX_RECORDED_PRUNED,
     SYSTEM,
     options_text,
     parse_graph_answer,
@@ -332,6 +333,7 @@ class CGPE(StepMethod[MethodResult]):
         graph_seconds += time.perf_counter() - tick
 
         active = [CluePath((node,)) for node in starts]
+        explored: list[dict[str, object]] = []  # what each depth kept and dropped, for pictures
         leaves: list[CluePath] = []
         depth = 0
         while active and depth < self.max_depth:
@@ -364,6 +366,16 @@ class CGPE(StepMethod[MethodResult]):
                 )
                 matches += llm_matches
             matches = matches[: self.max_branches]
+            matched = {id(c) for c, _ in matches}
+            explored.append(
+                {
+                    "depth": depth,
+                    "kept": [list(c.triple) for c, _ in matches],
+                    "pruned": [list(c.triple) for c in candidates if id(c) not in matched][
+                        :MAX_RECORDED_PRUNED
+                    ],
+                }
+            )
             extended = {c.path for c, _ in matches}
             leaves += [p for i, p in enumerate(active) if i not in extended]
             active = [active[c.path].extend(c.triple, clue) for c, clue in matches]
@@ -407,6 +419,8 @@ class CGPE(StepMethod[MethodResult]):
                 "char_matches": stats.char_matches,
                 "step_calls": stats.step_calls,
                 "dropped_replies": stats.dropped_replies,
+                "topic_entities": list(starts),
+                "explored": explored,
             }
         )
         result.total_seconds = time.perf_counter() - started

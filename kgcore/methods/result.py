@@ -10,6 +10,7 @@ Example
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kgcore.llm.protocol import UsageMeter
@@ -48,3 +49,13 @@ class MethodResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def draw(self, path: str | Path, **options: Any) -> Path:
+        """Draw the explored paths of a ToG or CGPE run (see :func:`kgcore.visualize.draw_paths`).
+
+        IO and CoT explore no graph: their results raise
+        :class:`~kgcore.visualize.NothingToDrawError`.
+        """
+        from kgcore.visualize.paths import draw_paths  # matplotlib only when drawing
+
+        return draw_paths(self, path, **options)

@@ -64,6 +64,7 @@ REASON_SYSTEM = (
     "You answer questions from knowledge-graph triplets. The answer is never the entity in "
     "brackets."
 )
+MAX_RECORDED_PRUNED = 24  # dropped candidates kept per depth in result.extra["explored"]
 _SCORE = re.compile(r"\b([A-Z])\b\s*[:=(\-]\s*(?:score\s*[:=]?\s*)?(\d*\.?\d+)", re.IGNORECASE)
 
 
@@ -293,6 +294,8 @@ class ToG(StepMethod[MethodResult]):
         graph_seconds += time.perf_counter() - tick
 
         kept: list[Triple] = []
+        explored: list[dict[str, object]] = []  # what each depth kept and dropped, for pictures
+        topic = list(frontier)
         visited = set(frontier)
         depth = 0
         answer: str | None = None
@@ -353,6 +356,16 @@ class ToG(StepMethod[MethodResult]):
             # Stable sort: equal scores keep discovery order, so runs repeat exactly.
             best = sorted(candidates, key=lambda c: -c.score)
             chosen_now = [c for c in best if c.score > 0][: self.width]
+            kept_ids = {id(c) for c in chosen_now}
+            explored.append(
+                {
+                    "depth": depth,
+                    "kept": [list(c.triple) for c in chosen_now],
+                    "pruned": [list(c.triple) for c in best if id(c) not in kept_ids][
+                        :MAX_RECORDED_PRUNED
+                    ],
+                }
+            )
             if not chosen_now:
                 break
             kept.extend(c.triple for c in chosen_now)
@@ -386,5 +399,6 @@ class ToG(StepMethod[MethodResult]):
         )
         result.record_usage(usage)
         result.extra.update(stats)
+        result.extra.update(topic_entities=topic, explored=explored)
         result.total_seconds = time.perf_counter() - started
         return result

@@ -220,6 +220,7 @@ class FastToG(StepMethod[FastToGResult]):
                     community = step.candidates[index]
                     chains.append([self._chain_community(community, len(chains), 1)])
                     history.update(community.nodes)
+                self._record_pruned(result, step.candidates, chosen[: cfg.width], -1, 1)
             result.chains = chains
             active = [True] * len(chains)
             depth = 1
@@ -257,6 +258,7 @@ class FastToG(StepMethod[FastToGResult]):
                     chosen = yield from self._choose(
                         question, premise, step.candidates, 1, usage, trace
                     )
+                    self._record_pruned(result, step.candidates, chosen[:1], index, depth + 1)
                     if not chosen:
                         active[index] = False  # the model chose none: this chain stops
                         continue
@@ -297,6 +299,21 @@ class FastToG(StepMethod[FastToGResult]):
             text=self._text(community),
             modularity=community.modularity,
         )
+
+    def _record_pruned(
+        self,
+        result: FastToGResult,
+        candidates: Sequence[Community],
+        chosen: Sequence[int],
+        chain: int,
+        depth: int,
+    ) -> None:
+        """Keep the candidates the LLM did not choose (for pictures and error analysis)."""
+        result.pruned += [
+            self._chain_community(c, chain, depth)
+            for i, c in enumerate(candidates)
+            if i not in chosen
+        ]
 
     def _finish(
         self, result: FastToGResult, usage: UsageMeter, graph_seconds: float, started: float
