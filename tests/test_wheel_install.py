@@ -32,7 +32,7 @@ LANGCHAIN_CHECK = textwrap.dedent(
     from langchain_fasttog import FastToGRetriever
     store = InMemoryGraphStore.from_triples({TRIPLES})
     llm = FakeListChatModel(responses=["{{1}}", "{{All About Eve}}"])
-    docs = FastToGRetriever(graph=store, llm=llm, max_community_size=2).invoke(
+    docs = FastToGRetriever(graph=store, llm=llm, max_community_size=2, width=1).invoke(
         "which films share the director of [Cleopatra]")
     assert docs[0].metadata["answer"] == "All About Eve", docs
     assert importlib.util.find_spec("llama_index") is None, "LlamaIndex in a LangChain install"

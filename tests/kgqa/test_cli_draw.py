@@ -22,7 +22,8 @@ def test_ask_draws_the_chains(
     fake = FakeListChatModel(responses=["{1}", "{George Stevens}"])
     monkeypatch.setattr(langchain_fasttog.models, "resolve_chat_model", lambda spec: fake)
     picture = tmp_path / "out" / "chain.png"
-    code = main(["ask", "who directed [Giant]", "--kg", str(kb), "--draw", str(picture)])
+    args = ["ask", "who directed [Giant]", "--kg", str(kb), "--width", "1", "--draw", str(picture)]
+    code = main(args)
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "Answer: George Stevens" in captured.out
