@@ -31,8 +31,8 @@ LANGCHAIN_CHECK = textwrap.dedent(
     from kgcore.graph import InMemoryGraphStore
     from langchain_fasttog import FastToGRetriever
     store = InMemoryGraphStore.from_triples({TRIPLES})
-    llm = FakeListChatModel(responses=["{{1}}", "{{All About Eve}}"])
-    docs = FastToGRetriever(graph=store, llm=llm, max_community_size=2, width=1).invoke(
+    llm = FakeListChatModel(responses=["{{All About Eve}}"])  # one candidate: no pruning call
+    docs = FastToGRetriever(graph=store, llm=llm, max_community_size=2).invoke(
         "which films share the director of [Cleopatra]")
     assert docs[0].metadata["answer"] == "All About Eve", docs
     assert importlib.util.find_spec("llama_index") is None, "LlamaIndex in a LangChain install"
