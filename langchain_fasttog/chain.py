@@ -8,7 +8,7 @@ Example
 >>> store = InMemoryGraphStore.from_triples([
 ...     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
 ...     ("All About Eve", "directed_by", "Joseph L. Mankiewicz")])
->>> chain = FastToGChain(graph=store, llm=FakeListChatModel(responses=["{1}", "{All About Eve}"]),
+>>> chain = FastToGChain(graph=store, llm=FakeListChatModel(responses=["{All About Eve}"]),
 ...                      config=FastToGConfig(max_community_size=2))
 >>> chain.invoke({"question": "which films share the director of [Cleopatra]"})["answer"]
 'All About Eve'
