@@ -9,7 +9,7 @@ Example
 ...     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
 ...     ("All About Eve", "directed_by", "Joseph L. Mankiewicz")])
 >>> retriever = FastToGRetriever(
-...     graph=store, llm=FakeListChatModel(responses=["{1}", "{All About Eve}"]),
+...     graph=store, llm=FakeListChatModel(responses=["{All About Eve}"]),
 ...     config=FastToGConfig(max_community_size=2))
 >>> docs = retriever.invoke("which films share the director of [Cleopatra]")
 >>> docs[0].metadata["answer"], docs[0].metadata["chain"]
