@@ -1,8 +1,11 @@
 """G-Retriever as a property-graph sub-retriever for ``PropertyGraphIndex``.
 
 :class:`GRetrieverPGRetriever` reads the entity triplets of any LlamaIndex
-``PropertyGraphStore`` (a ``SimplePropertyGraphStore`` by default), indexes them once (embeddings
-cached on disk, keyed by the graph's content) and answers with the PCST subgraph.
+``PropertyGraphStore`` (a ``SimplePropertyGraphStore`` by default) and answers with the PCST
+subgraph. By default it embeds lazily: each question embeds only its candidate region (the
+neighbourhood of the topic entities its ``entity_extractor`` finds; a small graph is embedded
+whole), cached by text on disk, so the first answer does not wait for the whole graph;
+:meth:`GRetrieverPGRetriever.build_index` embeds everything up front.
 
 Example
 -------
@@ -30,6 +33,7 @@ from kgcore.gretriever.index import GraphIndex
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph
 from kgcore.gretriever.textualize import TextFormat, check_text_format
+from kgcore.linking import bracketed_entities
 from kgcore.types import Triple
 from llamaindex_gretriever.retriever import EntityExtractor, result_to_node
 
@@ -83,6 +87,10 @@ class GRetrieverPGRetriever(BasePGRetriever):
         Embedding cache (see :meth:`kgcore.gretriever.GraphIndex.build`).
     include_text : bool
         Add source chunks' text (LlamaIndex's option; off by default).
+    lazy : bool
+        Embed each question's region on demand (default) instead of the whole graph on the
+        first question. A large graph then needs topic entities (``entity_extractor``, by
+        default the names written in ``[brackets]``) or :meth:`build_index`.
     """
 
     def __init__(
@@ -97,6 +105,8 @@ class GRetrieverPGRetriever(BasePGRetriever):
         cache_dir: str | Path | None = "default",
         include_text: bool = False,
         progress: bool = False,
+        *,
+        lazy: bool = True,
         **kwargs: Any,
     ) -> None:
         self._embedder = embedder
@@ -104,7 +114,10 @@ class GRetrieverPGRetriever(BasePGRetriever):
         self._region = region
         self._edge_text: EdgeTextMode = edge_text
         self.text_format: TextFormat = check_text_format(text_format)
-        self.entity_extractor = entity_extractor
+        self.entity_extractor = (
+            entity_extractor if entity_extractor is not None else bracketed_entities
+        )
+        self.lazy = lazy
         self._cache_dir = cache_dir
         self._progress = progress
         self._core: GRetriever | None = None
@@ -119,12 +132,28 @@ class GRetrieverPGRetriever(BasePGRetriever):
                 triples = read_property_graph(self._graph_store)
                 if not triples:
                     raise EmptyGraphError("the property graph store holds no entity triplets")
-                graph = TextualGraph.from_triples(triples)
-                index = GraphIndex.build(
-                    graph, self._embedder, self._edge_text, self._cache_dir, self._progress
-                )
-                self._core = GRetriever(index, pcst=self._pcst, region=self._region)
+                if self.lazy:
+                    self._core = GRetriever.lazy(
+                        triples,
+                        self._embedder,
+                        self._edge_text,
+                        self._cache_dir,
+                        pcst=self._pcst,
+                        region=self._region,
+                    )
+                else:
+                    graph = TextualGraph.from_triples(triples)
+                    index = GraphIndex.build(
+                        graph, self._embedder, self._edge_text, self._cache_dir, self._progress
+                    )
+                    self._core = GRetriever(index, pcst=self._pcst, region=self._region)
             return self._core
+
+    def build_index(self, progress: bool = True) -> GRetrieverPGRetriever:
+        """Embed the whole graph now (cached, with a progress bar and a time estimate);
+        questions then need no topic entities. On MetaQA (43k nodes) this takes minutes."""
+        self.gretriever.build_index(progress=progress)
+        return self
 
     def refresh(self) -> None:
         """Forget the index so the next query re-reads the store (cached embeddings are reused)."""

@@ -10,6 +10,7 @@ from llama_index.core.graph_stores.types import ChunkNode, EntityNode, Relation
 from llama_index.core.llms import MockLLM
 
 from kgcore.exceptions import EmptyGraphError
+from kgcore.gretriever import RegionSettings
 from kgcore.types import Triple
 from llamaindex_gretriever import GRetrieverPGRetriever, read_property_graph
 
@@ -66,6 +67,7 @@ def test_refresh_sees_new_triplets_and_reuses_cached_vectors(
     store.upsert_nodes([EntityNode(name="Western"), EntityNode(name="Shane")])
     store.upsert_relations([Relation(label="has_genre", source_id="Shane", target_id="Western")])
     sub.refresh()
+    sub.retrieve("who directed Giant")
     assert sub.gretriever.index.graph.num_edges == first_graph.num_edges + 1  # type: ignore[union-attr]
     embedder.embedded.clear()
     GRetrieverPGRetriever(store, embedder=embedder, cache_dir=tmp_path).retrieve("anything")
@@ -76,3 +78,23 @@ def test_empty_store_is_reported(embedder) -> None:
     sub = GRetrieverPGRetriever(SimplePropertyGraphStore(), embedder=embedder, cache_dir=None)
     with pytest.raises(EmptyGraphError):
         sub.retrieve("anything")
+
+
+def test_lazy_by_default_embeds_only_the_question_region(
+    movie_triples, embedder, tmp_path: Path
+) -> None:
+    extra = [(f"Film {i}", "directed_by", f"Director {i}") for i in range(30)]
+    store = make_store(list(movie_triples) + extra)
+    small = RegionSettings(hops=1, whole_graph_max_nodes=4)
+    sub = GRetrieverPGRetriever(store, embedder=embedder, cache_dir=tmp_path, region=small)
+    nodes = sub.retrieve("who directed [Giant]")
+    assert nodes and nodes[0].node.metadata["triples"]
+    assert sub.gretriever.index is None
+    assert not any("Film 7" in text or "Director 7" in text for text in embedder.embedded)
+
+
+def test_eager_build_index_embeds_everything(movie_triples, embedder, tmp_path: Path) -> None:
+    sub = GRetrieverPGRetriever(make_store(movie_triples), embedder=embedder, cache_dir=tmp_path)
+    assert sub.build_index(progress=False) is sub
+    assert sub.gretriever.index is not None
+    assert sub.gretriever.index.graph.num_edges == len(set(movie_triples))
