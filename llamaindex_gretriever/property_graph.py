@@ -36,6 +36,7 @@ from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities
 from kgcore.types import Triple
 from llamaindex_gretriever.retriever import EntityExtractor, result_to_node
+from llamaindex_gretriever.source_text import source_chunks, with_source_text
 
 
 def _node_name(node: LabelledNode) -> str:
@@ -86,7 +87,8 @@ class GRetrieverPGRetriever(BasePGRetriever):
     cache_dir : path, "default" or None
         Embedding cache (see :meth:`kgcore.gretriever.GraphIndex.build`).
     include_text : bool
-        Add source chunks' text (LlamaIndex's option; off by default).
+        Append the text of the chunks the subgraph's entities were extracted from (LlamaIndex's
+        option, off by default; see :mod:`llamaindex_gretriever.source_text`).
     lazy : bool
         Embed each question's region on demand (default) instead of the whole graph on the
         first question. A large graph then needs topic entities (``entity_extractor``, by
@@ -122,7 +124,9 @@ class GRetrieverPGRetriever(BasePGRetriever):
         self._progress = progress
         self._core: GRetriever | None = None
         self._build_lock = threading.Lock()
-        super().__init__(graph_store=graph_store, include_text=include_text, **kwargs)
+        # The base class's ``add_source_text`` maps one node to one chunk; ours spans several.
+        super().__init__(graph_store=graph_store, include_text=False, **kwargs)
+        self.include_text = include_text
 
     @property
     def gretriever(self) -> GRetriever:
@@ -164,7 +168,10 @@ class GRetrieverPGRetriever(BasePGRetriever):
         question = query_bundle.query_str
         entities = list(self.entity_extractor(question)) if self.entity_extractor else None
         result = self.gretriever.retrieve(question, topic_entities=entities or None)
-        return [result_to_node(result, self.text_format)]
+        node = result_to_node(result, self.text_format)
+        if self.include_text:
+            node = with_source_text(node, source_chunks(self._graph_store, result.edges))
+        return [node]
 
     async def aretrieve_from_graph(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return await asyncio.to_thread(self.retrieve_from_graph, query_bundle)

@@ -33,6 +33,7 @@ from typing import Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
+from llama_index.core.graph_stores.types import PropertyGraphStore
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
@@ -43,6 +44,7 @@ from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities, link_entity_details
+from llamaindex_gretriever.source_text import source_chunks, with_source_text
 
 #: Extracts topic entities from a question (e.g. :func:`kgcore.gretriever.bracketed_entities`).
 EntityExtractor = Callable[[str], Sequence[str]]
@@ -114,6 +116,12 @@ class GRetrieverRetriever(BaseRetriever):
         Region hops for every question (default: the retriever's ``RegionSettings.hops``).
     callback_manager : CallbackManager, optional
         LlamaIndex callbacks.
+    include_text : bool
+        Append the text of the chunks the subgraph's entities were extracted from (LlamaIndex's
+        option, off by default). Needs ``source_graph_store``, which :meth:`from_graph` sets
+        when given a ``PropertyGraphStore``.
+    source_graph_store : PropertyGraphStore, optional
+        Where the source chunks are read from.
 
     Example
     -------
@@ -129,7 +137,15 @@ class GRetrieverRetriever(BaseRetriever):
         hops: int | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
+        include_text: bool = False,
+        source_graph_store: PropertyGraphStore | None = None,
     ) -> None:
+        if include_text and source_graph_store is None:
+            raise ConfigurationError(
+                "include_text needs the LlamaIndex PropertyGraphStore holding the source chunks: "
+                "build the retriever with GRetrieverRetriever.from_graph(property_graph_store, "
+                "include_text=True)"
+            )
         if not isinstance(retriever, GRetriever):
             raise ConfigurationError(
                 f"retriever must be a kgcore GRetriever, got {type(retriever).__name__}: build "
@@ -139,6 +155,8 @@ class GRetrieverRetriever(BaseRetriever):
         self.text_format: TextFormat = check_text_format(text_format)
         self.entity_extractor = entity_extractor
         self.hops = hops
+        self.include_text = include_text
+        self.source_graph_store = source_graph_store
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     @classmethod
@@ -215,7 +233,8 @@ class GRetrieverRetriever(BaseRetriever):
         ``PropertyGraphStore`` (``Neo4jPropertyGraphStore`` is read in place), LangChain's
         ``NetworkxEntityGraph`` or langchain-neo4j's ``Neo4jGraph``
         (see :func:`kgcore.foreign_graphs.as_graph_store`). Other parameters as
-        :meth:`from_triples`.
+        :meth:`from_triples`; ``include_text=True`` (a ``PropertyGraphStore`` only) appends
+        the source chunks' text.
         """
         core = GRetriever.lazy(
             as_graph_store(graph),
@@ -226,6 +245,8 @@ class GRetrieverRetriever(BaseRetriever):
             region=region,
         )
         kwargs.setdefault("entity_extractor", bracketed_entities)
+        if isinstance(graph, PropertyGraphStore):
+            kwargs.setdefault("source_graph_store", graph)
         return cls(core, **_depth(kwargs, path_depth))
 
     def build_index(self, progress: bool = True) -> GRetrieverRetriever:
@@ -252,7 +273,10 @@ class GRetrieverRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         question = query_bundle.query_str
         result = self.retrieve_result(question)
-        return [result_to_node(result, self.text_format, self.entity_links(question))]
+        node = result_to_node(result, self.text_format, self.entity_links(question))
+        if self.include_text and self.source_graph_store is not None:
+            node = with_source_text(node, source_chunks(self.source_graph_store, result.edges))
+        return [node]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # Embedding and PCST are CPU-bound: run them in a thread so the event loop stays free.

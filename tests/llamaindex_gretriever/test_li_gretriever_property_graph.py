@@ -9,10 +9,10 @@ from llama_index.core.graph_stores import SimplePropertyGraphStore
 from llama_index.core.graph_stores.types import ChunkNode, EntityNode, Relation
 from llama_index.core.llms import MockLLM
 
-from kgcore.exceptions import EmptyGraphError
+from kgcore.exceptions import ConfigurationError, EmptyGraphError
 from kgcore.gretriever import RegionSettings
 from kgcore.types import Triple
-from llamaindex_gretriever import GRetrieverPGRetriever, read_property_graph
+from llamaindex_gretriever import GRetrieverPGRetriever, GRetrieverRetriever, read_property_graph
 
 
 def make_store(triples) -> SimplePropertyGraphStore:  # type: ignore[no-untyped-def]
@@ -98,3 +98,46 @@ def test_eager_build_index_embeds_everything(movie_triples, embedder, tmp_path: 
     assert sub.build_index(progress=False) is sub
     assert sub.gretriever.index is not None
     assert sub.gretriever.index.graph.num_edges == len(set(movie_triples))
+
+
+def _store_with_chunks(movie_triples) -> SimplePropertyGraphStore:  # type: ignore[no-untyped-def]
+    store = SimplePropertyGraphStore()
+    chunk = ChunkNode(text="Giant is a 1956 film by George Stevens.", id_="chunk-giant")
+    nodes = {
+        n: EntityNode(name=n, label="entity", properties={"triplet_source_id": chunk.id_})
+        for t in movie_triples
+        for n in (t[0], t[2])
+    }
+    store.upsert_nodes([chunk, *nodes.values()])
+    store.upsert_relations(
+        [
+            Relation(label=r, source_id=nodes[h].id, target_id=nodes[t].id)
+            for h, r, t in movie_triples
+        ]
+    )
+    return store
+
+
+@pytest.mark.parametrize("include_text", [True, False])
+def test_include_text_appends_the_source_chunks(
+    movie_triples, embedder, tmp_path: Path, include_text: bool
+) -> None:
+    store = _store_with_chunks(movie_triples)
+    sub = GRetrieverPGRetriever(
+        store, embedder=embedder, cache_dir=tmp_path, include_text=include_text
+    )
+    text = sub.retrieve("who directed [Giant]")[0].node.get_content()
+    assert ("Giant is a 1956 film by George Stevens." in text) is include_text
+    retriever = GRetrieverRetriever.from_graph(
+        store, embedder=embedder, cache_dir=tmp_path, include_text=include_text
+    )
+    node = retriever.retrieve("who directed [Giant]")[0].node
+    assert ("Giant is a 1956 film by George Stevens." in node.get_content()) is include_text
+    assert ("source_node_ids" in node.metadata) is include_text
+
+
+def test_include_text_without_a_property_graph_is_refused(movie_triples, embedder) -> None:
+    with pytest.raises(ConfigurationError, match="PropertyGraphStore"):
+        GRetrieverRetriever.from_triples(
+            movie_triples, embedder=embedder, cache_dir=None, include_text=True
+        )
