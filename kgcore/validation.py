@@ -178,10 +178,13 @@ def answer_phrase(text: Any) -> str | None:
 
     A phrase has at most :data:`MAX_ANSWER_CHARS` characters, at least one letter or digit,
     no control, format, surrogate or line-separator characters, no U+FFFD and no chat
-    special token such as ``<|im_end|>``.
+    special token such as ``<|im_end|>``; runs of spaces (U+2002 en spaces, ...) become one
+    space, and what remains must be printable (``str.isprintable``).
 
     >>> answer_phrase("  Amélie "), answer_phrase("a\\x00b"), answer_phrase("x" * 301)
     ('Amélie', None, None)
+    >>> answer_phrase("Blade\\u2002Runner")
+    'Blade Runner'
     """
     if not isinstance(text, str):
         return None
@@ -190,9 +193,10 @@ def answer_phrase(text: Any) -> str | None:
         return None
     if any(unicodedata.category(ch) in _BAD_CATEGORIES for ch in value):
         return None
+    value = " ".join(value.split())  # only space separators are left to collapse here
     if _SPECIAL_TOKEN.search(value) or not any(ch.isalnum() for ch in value):
         return None
-    return value
+    return value if value.isprintable() else None
 
 
 def safe_answer(text: Any) -> str:
