@@ -27,6 +27,10 @@ from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
 
 
+#: Fuzzy searches remembered by :meth:`InMemoryGraphStore.search_nodes`.
+SEARCH_CACHE = 4096
+
+
 class InMemoryGraphStore:
     """A :class:`~kgcore.graph.store.GraphStore` held in a ``networkx.MultiDiGraph``.
 
@@ -50,6 +54,8 @@ class InMemoryGraphStore:
         self._names: list[str] | None = None
         self._lock = threading.RLock()
         self._num_triples: int | None = None
+        self._searches: dict[tuple[str, int], list[str]] = {}
+        self._generation = 0  # bumped by every write: a search begun before it is not cached
 
     # -- construction -------------------------------------------------------------------
     @classmethod
@@ -75,6 +81,8 @@ class InMemoryGraphStore:
             self._by_normal = None
             self._names = None
             self._num_triples = None
+            self._searches = {}
+            self._generation += 1
 
     # -- protocol ----------------------------------------------------------------------
     def has_node(self, name: str) -> bool:
@@ -102,8 +110,22 @@ class InMemoryGraphStore:
             return self._by_normal, self._names
 
     def search_nodes(self, text: str, limit: int = 5) -> list[str]:
-        by_normal, names = self._name_index()
-        return rank_names(text, by_normal, names, limit)
+        # Fuzzy ranking over every name costs tens of milliseconds on a large graph, and the
+        # same names come back (each step's reply, each question's topic entity): keep the
+        # last SEARCH_CACHE results (cleared when the graph changes).
+        key = (text, limit)
+        found = self._searches.get(key)
+        if found is None:
+            generation = self._generation
+            by_normal, names = self._name_index()
+            found = rank_names(text, by_normal, names, limit)
+            with self._lock:
+                if generation != self._generation:
+                    return list(found)
+                if len(self._searches) >= SEARCH_CACHE:
+                    self._searches = {}
+                self._searches[key] = found
+        return list(found)
 
     def neighbors(self, node: str, limit: int | None = None) -> list[Triple]:
         limit = check_limit(limit)

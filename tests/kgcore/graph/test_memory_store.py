@@ -105,3 +105,12 @@ def test_metaqa_graph_loads_completely(metaqa_kb: Path) -> None:
     store = InMemoryGraphStore.from_file(metaqa_kb, progress=False)
     assert store.num_triples() == 133_582
     assert store.num_nodes() == 43_234
+
+
+def test_search_results_are_cached_and_forgotten_when_the_graph_changes() -> None:
+    store = InMemoryGraphStore.from_triples([("The Matrix", "directed_by", "Lana Wachowski")])
+    first = store.search_nodes("matrx", limit=2)
+    first.append("mutated by the caller")
+    assert store.search_nodes("matrx", limit=2) == ["The Matrix", "Lana Wachowski"]
+    store.add_triples([("Matrix", "has_genre", "Action")])
+    assert store.search_nodes("matrx", limit=2)[0] == "Matrix"
