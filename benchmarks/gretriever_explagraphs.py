@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 #: He et al. (2024), main results table, ExplaGraphs accuracy with Llama-2-7B: zero-shot
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    from kgcore.evaluation.metrics import wilson_interval
     from kgcore.gretriever.gnn import GraphPromptConfig, GraphPromptModel, load_model
     from kgcore.gretriever.gnn.explagraphs import load_explagraph_prompts, seeded_subset
     from kgcore.gretriever.gnn.training import evaluate_accuracy
@@ -82,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     for mode, (build, path) in models.items():
         model = build()  # type: ignore[operator]
         result = evaluate_accuracy(model, test, args.batch_size, progress=True, desc=mode)
+        low, high = wilson_interval(round(result.accuracy * len(test)), len(test))
         rows[mode] = {
             "accuracy": round(result.accuracy, 4),
+            "accuracy_95ci": [round(low, 3), round(high, 3)],
             "unparseable": result.unparseable,
             "trainable_parameters": model.num_trainable(),
             "eval_seconds_per_graph": round(result.seconds / len(test), 2),
@@ -94,22 +98,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{mode}: {json.dumps(rows[mode])}", file=sys.stderr)
         del model
 
+    # The share of the commoner label: a model that always answers it scores this much.
+    labels = Counter(example.label for example in test)
+    majority = round(labels.most_common(1)[0][1] / len(test), 4)
     report = {
         "split": "test",
         "graphs": len(test),
+        "majority_label_share": majority,
         "sample_seed": args.seed if args.sample else None,
         "llm": args.llm,
         "results": rows,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(f"| mode | accuracy (n={len(test)}) | paper (Llama-2-7B) | trainable | s/step |")
-    print("|---|---|---|---|---|")
+    print(
+        f"| mode | accuracy (n={len(test)}) | 95% interval | paper (Llama-2-7B) | trainable "
+        "| s/step |"
+    )
+    print("|---|---|---|---|---|---|")
     for mode, row in rows.items():
+        low, high = row["accuracy_95ci"]  # type: ignore[misc]
         print(
-            f"| {mode} | {row['accuracy']} | {row['paper_llama2_7b']} | "
+            f"| {mode} | {row['accuracy']} | {low}-{high} | {row['paper_llama2_7b']} | "
             f"{row['trainable_parameters']} | {row.get('seconds_per_step', '-')} |"
         )
+    print(f"majority label share (always answering it): {majority}")
     figures = {
         m: rows[m]["accuracy"] if m in rows else "n/a" for m in ("inference", "prompt", "lora")
     }
