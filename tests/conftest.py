@@ -1,4 +1,7 @@
-"""Fixtures shared across the suite: a small movie graph with known structure."""
+"""Fixtures shared by the unit and the integration tests: the movie graphs and MetaQA.
+
+The graphs themselves are defined once, in :mod:`tests.support.movie_graph`.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +10,27 @@ from pathlib import Path
 import pytest
 
 from kgcore.graph import InMemoryGraphStore
-from kgcore.types import Triple
-
-REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = REPO.parent / "shared" / "data"
-
-MOVIE_TRIPLES = [
-    Triple("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
-    Triple("Cleopatra", "starred_actors", "Elizabeth Taylor"),
-    Triple("Cleopatra", "release_year", "1963"),
-    Triple("All About Eve", "directed_by", "Joseph L. Mankiewicz"),
-    Triple("All About Eve", "starred_actors", "Bette Davis"),
-    Triple("Guys and Dolls", "directed_by", "Joseph L. Mankiewicz"),
-    Triple("Guys and Dolls", "starred_actors", "Marlon Brando"),
-    Triple("Giant", "starred_actors", "Elizabeth Taylor"),
-    Triple("Giant", "directed_by", "George Stevens"),
-    Triple("Butterfield 8", "starred_actors", "Elizabeth Taylor"),
-    Triple("Shane", "directed_by", "George Stevens"),
-    Triple("The Great Escape", "release_year", "1963"),
-    Triple("Charade", "release_year", "1963"),
-]
+from tests.support.gretriever_fakes import SeededEmbedder
+from tests.support.movie_graph import GRETRIEVER_MOVIE_TRIPLES, MOVIE_TRIPLES
+from tests.support.paths import SHARED_DATA
 
 
 @pytest.fixture()
 def movie_store() -> InMemoryGraphStore:
+    """A fresh in-memory store of :data:`~tests.support.movie_graph.MOVIE_TRIPLES`."""
     return InMemoryGraphStore.from_triples(MOVIE_TRIPLES)
+
+
+@pytest.fixture
+def movie_triples() -> list[tuple[str, str, str]]:
+    """A fresh list of :data:`~tests.support.movie_graph.GRETRIEVER_MOVIE_TRIPLES`."""
+    return list(GRETRIEVER_MOVIE_TRIPLES)
+
+
+@pytest.fixture
+def embedder() -> SeededEmbedder:
+    """A seeded random vector per text (no model)."""
+    return SeededEmbedder()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,128 @@
+"""A tiny graph prompt on the real SmolLM2-135M: training steps, frozen LLM, checkpoints."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from kgcore.gretriever.gnn import (
+    GNNConfig,
+    GraphPrompt,
+    GraphPromptConfig,
+    GraphPromptModel,
+    load_model,
+    textual_graph_to_data,
+)
+from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
+from kgcore.gretriever.gnn.graph_data import graph_text
+from kgcore.gretriever.gnn.training import BEST_FILE, STATE_FILE, TrainConfig, Trainer
+from kgcore.gretriever.textgraph import TextualGraph
+from tests.support.gretriever_fakes import TableEmbedder
+
+pytestmark = pytest.mark.slow
+
+DIM = 16
+GRAPHS = [
+    (
+        [("cannabis", "synonym of", "marijuana"), ("marijuana", "capable of", "good thing")],
+        "support",
+    ),
+    ([("women", "capable of", "combat"), ("combat", "not desires", "women")], "counter"),
+    ([("vote", "causes", "turnout"), ("turnout", "part of", "democracy")], "support"),
+    ([("zoo", "not capable of", "freedom"), ("animals", "desires", "freedom")], "counter"),
+]
+
+
+def tiny_config(mode: str = "prompt") -> GraphPromptConfig:
+    return GraphPromptConfig(
+        mode=mode,
+        gnn=GNNConfig.preset("tiny"),
+        input_dim=DIM,
+        max_text_tokens=48,
+        max_new_tokens=3,
+        system_prompt="Answer support or counter.",
+    )
+
+
+@pytest.fixture(scope="module")
+def examples() -> list[LabelledPrompt]:
+    embedder = TableEmbedder(dim=DIM)
+    out = []
+    for number, (triples, label) in enumerate(GRAPHS):
+        graph = TextualGraph.from_triples(triples)
+        prompt = GraphPrompt(
+            "Support or counter?", graph_text(graph), textual_graph_to_data(graph, embedder)
+        )
+        out.append(LabelledPrompt(f"g{number}", prompt, label))
+    return out
+
+
+def test_prompt_tuning_lowers_the_loss_and_leaves_the_llm_alone(examples) -> None:
+    model = GraphPromptModel(tiny_config())
+    trainable = model.trainable_state()
+    assert trainable and all(n.startswith(("gnn.", "projector.")) for n in trainable)
+    before = model.llm_state()
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=3e-3)
+    prompts, labels = [e.prompt for e in examples], [e.label for e in examples]
+    losses = []
+    for _ in range(6):
+        loss = model.loss(prompts, labels)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0] - 0.5, losses
+    after = model.llm_state()
+    assert before.keys() == after.keys()
+    assert all(torch.equal(before[name], after[name]) for name in before)
+    changed = model.trainable_state()
+    assert any(not torch.equal(trainable[n], changed[n]) for n in trainable)
+
+
+def test_trainer_checkpoint_reloads_to_identical_outputs(examples, tmp_path) -> None:
+    model = GraphPromptModel(tiny_config())
+    config = TrainConfig(
+        epochs=1, lr=1e-3, batch_size=2, grad_accumulation=1, warmup_ratio=0.0, progress=False
+    )
+    state = Trainer(model, examples, examples[:2], tmp_path, config).run()
+    assert state.finished and state.optimizer_steps == 2 and len(state.losses) == 2
+    saved = json.loads((tmp_path / STATE_FILE).read_text())
+    assert saved["state"]["history"][0]["epoch"] == 1
+    # A finished run resumes to a no-op.
+    again = Trainer(GraphPromptModel(tiny_config()), examples, examples[:2], tmp_path, config)
+    assert again.run().optimizer_steps == 2
+
+    reloaded = load_model(tmp_path / BEST_FILE)
+    original, restored = model.trainable_state(), reloaded.trainable_state()
+    assert original.keys() == restored.keys()
+    assert all(torch.equal(original[n], restored[n]) for n in original)
+    prompts = [e.prompt for e in examples[:2]]
+    with torch.no_grad():
+        assert float(model.loss(prompts, ["support", "counter"])) == pytest.approx(
+            float(reloaded.loss(prompts, ["support", "counter"])), abs=1e-6
+        )
+    assert model.generate(prompts) == reloaded.generate(prompts)
+
+
+def test_lora_trains_adapters_only(examples) -> None:
+    model = GraphPromptModel(tiny_config("lora"))
+    names = list(model.trainable_state())
+    assert any("lora_" in n for n in names) and any(n.startswith("gnn.") for n in names)
+    before = model.llm_state()
+    loss = model.loss([examples[0].prompt], [examples[0].label])
+    loss.backward()
+    torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1).step()
+    after = model.llm_state()
+    assert all(torch.equal(before[n], after[n]) for n in before)
+
+
+def test_inference_mode_has_nothing_to_train(examples, tmp_path) -> None:
+    from kgcore.exceptions import ConfigurationError
+
+    model = GraphPromptModel(tiny_config("inference"))
+    assert model.num_trainable() == 0
+    assert isinstance(model.generate([examples[0].prompt])[0], str)
+    with pytest.raises(ConfigurationError, match="nothing to train"):
+        Trainer(model, examples, examples, tmp_path)

@@ -1,0 +1,148 @@
+"""The built wheel, installed into fresh virtual environments, one per feature's extras.
+
+For ``[langchain]`` and for ``[llamaindex,embeddings]`` (torch installed first from the CPU
+wheel, as ``make setup`` does): a retrieval with a fake model runs, the ``kgqa`` script names
+the extra it lacks, and no CUDA package is installed. Slow (minutes): it builds and installs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+
+TRIPLES = """[("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
+           ("All About Eve", "directed_by", "Joseph L. Mankiewicz")]"""
+
+LANGCHAIN_CHECK = textwrap.dedent(
+    f"""
+    import importlib.util
+    import kgcore
+    assert "/venv/" in kgcore.__file__, kgcore.__file__  # the installed wheel, not the checkout
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from kgcore.graph import InMemoryGraphStore
+    from langchain_fasttog import FastToGRetriever
+    store = InMemoryGraphStore.from_triples({TRIPLES})
+    llm = FakeListChatModel(responses=["{{All About Eve}}"])  # one candidate: no pruning call
+    docs = FastToGRetriever(graph=store, llm=llm, max_community_size=2).invoke(
+        "which films share the director of [Cleopatra]")
+    assert docs[0].metadata["answer"] == "All About Eve", docs
+    assert importlib.util.find_spec("llama_index") is None, "LlamaIndex in a LangChain install"
+    assert importlib.util.find_spec("neo4j") is None
+    print("retrieval ok")
+    """
+)
+
+LLAMAINDEX_CHECK = textwrap.dedent(
+    f"""
+    import importlib.util
+    import kgcore
+    assert "/venv/" in kgcore.__file__, kgcore.__file__  # the installed wheel, not the checkout
+    from llama_index.core.llms import MockLLM
+    from llamaindex_gretriever import GRetrieverRetriever, graph_query_engine
+    retriever = GRetrieverRetriever.from_triples({TRIPLES}, text_format="triples",
+                                                 cache_dir=None)
+    response = graph_query_engine(retriever, llm=MockLLM()).query("who directed [Cleopatra]")
+    assert "(Cleopatra, directed_by, Joseph L. Mankiewicz)" in str(response), str(response)
+    assert importlib.util.find_spec("langchain_core") is None, "LangChain in a LlamaIndex install"
+    assert importlib.util.find_spec("llama_cpp") is None, "llama-cpp-python without [local]"
+    print("retrieval ok")
+    """
+)
+
+
+def clean_env(models_dir: Path | None = None) -> dict[str, str]:
+    """The environment without this checkout on the path and without model locations."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("KGQA_")}
+    if models_dir is not None:
+        env["KGQA_MODELS_DIR"] = str(models_dir)
+    return env
+
+
+def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    cwd = cwd or Path(args[0]).parent  # never the checkout: its packages must not be imported
+    return subprocess.run(
+        [str(a) for a in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=clean_env(cwd / "no-models"),
+    )
+
+
+def checked(*args: str | Path, cwd: Path | None = None) -> str:
+    done = run(*args, cwd=cwd)
+    assert done.returncode == 0, f"{args}: {done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    checked(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", out, REPO, cwd=out)
+    (built,) = out.glob("kg_retrievers-*.whl")
+    return built
+
+
+def test_the_wheel_holds_the_types_marker_and_the_licence(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    for package in ("kgcore", "kgqa", "langchain_fasttog", "llamaindex_gretriever"):
+        assert f"{package}/py.typed" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert not any(n.startswith(("tests/", "models/", "scripts/")) for n in names)
+
+
+def fresh_venv(root: Path, extras: str, wheel: Path, torch: bool) -> Path:
+    venv = root / "venv"
+    checked(sys.executable, "-m", "venv", venv, cwd=root)
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "-q"]
+    if torch:  # the CPU wheel first, as `make setup` does
+        checked(*pip, "torch==2.13.0", cwd=root)
+    checked(*pip, f"{wheel}[{extras}]", cwd=root)
+    return venv
+
+
+def assert_no_cuda(venv: Path) -> None:
+    frozen = checked(venv / "bin" / "python", "-m", "pip", "list", "--format=freeze", cwd=venv)
+    frozen = frozen.lower()
+    cuda = [line for line in frozen.splitlines() if line.startswith(("nvidia-", "triton", "cuda"))]
+    assert cuda == []
+    for line in frozen.splitlines():
+        if line.startswith("torch=="):
+            assert "+cpu" in line, line
+
+
+def kgqa_error(venv: Path, tmp_path: Path) -> str:
+    kb = tmp_path / "kb.txt"
+    kb.write_text("Giant|directed_by|George Stevens\n")
+    done = run(
+        venv / "bin" / "kgqa", "ask", "who directed [Giant]", "--kg", kb, "--quiet", cwd=tmp_path
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    return done.stderr
+
+
+def test_langchain_extra(wheel: Path, tmp_path: Path) -> None:
+    venv = fresh_venv(tmp_path, "langchain", wheel, torch=False)
+    assert "retrieval ok" in checked(venv / "bin" / "python", "-c", LANGCHAIN_CHECK, cwd=tmp_path)
+    err = kgqa_error(venv, tmp_path)  # no local model installed: a one-line error
+    assert err.startswith("kgqa: error:") and "kgqa models install" in err
+    assert_no_cuda(venv)
+
+
+def test_llamaindex_embeddings_extras(wheel: Path, tmp_path: Path) -> None:
+    venv = fresh_venv(tmp_path, "llamaindex,embeddings", wheel, torch=True)
+    assert "retrieval ok" in checked(venv / "bin" / "python", "-c", LLAMAINDEX_CHECK, cwd=tmp_path)
+    err = kgqa_error(venv, tmp_path)  # `kgqa ask` needs LangChain: the extra is named
+    assert "pip install 'kg-retrievers[langchain]'" in err
+    assert_no_cuda(venv)
