@@ -35,7 +35,12 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgcore.exceptions import GraphLoadError, GraphStoreError
+from kgcore.exceptions import (
+    ConfigurationError,
+    GraphLoadError,
+    GraphStoreError,
+    InvalidSettingError,
+)
 from kgcore.graph.loaders import read_triples
 from kgcore.graph.neo4j_store import GraphMapping, Neo4jGraphStore, cypher_identifier
 from kgcore.types import Triple
@@ -122,7 +127,7 @@ def write_queries(mapping: GraphMapping, relation: str | None = None) -> str:
     lines = ["UNWIND $rows AS row", _node_merge(mapping, "h", 0), _node_merge(mapping, "t", 2)]
     if mapping.relation_from_type:
         if relation is None:
-            raise ValueError("this mapping needs the relation of the batch")
+            raise ConfigurationError("this mapping needs the relation of the batch")
         rel_type = cypher_identifier(relation, "relationship type (relation name)")
         lines.append(f"MERGE (h)-[r:{rel_type}]->(t)")
     else:
@@ -277,7 +282,7 @@ def load_triples(
     1
     """
     if batch_size < 1:
-        raise ValueError("batch_size must be >= 1")
+        raise InvalidSettingError("batch_size must be >= 1")
     neo4j = store._neo4j
     mapping = store.mapping
     if validate:

@@ -12,6 +12,7 @@ import pytest
 from kgcore.evaluation import evaluate, make_method, method_names, read_traces
 from kgcore.evaluation.datasets import Dataset, EvalExample
 from kgcore.evaluation.harness import run_label
+from kgcore.evaluation.registry import METHODS, MethodSpec, method_options
 from kgcore.evaluation.report import summarize, write_report
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
@@ -153,6 +154,36 @@ def test_bad_input_is_refused_clearly(tmp_path: Path) -> None:
         make_method("io", None, width=3)
     # An unreadable trace line is skipped and its question re-run: tests/kgcore/evaluation/
     # test_traces_reliability.py (issue 12).
+
+
+def test_registry_checks_options_against_what_the_engine_accepts() -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    with pytest.raises(ConfigurationError, match=r"'tog': widht \(it takes .*\bwidth\b"):
+        make_method("tog", store, widht=2)
+    with pytest.raises(ConfigurationError, match=r"'fasttog': beam .*max_community_size"):
+        make_method("fasttog", store, beam=2)
+    with pytest.raises(ConfigurationError, match=r"'cot': n \(it takes no options\)"):
+        make_method("cot", None, n=3)
+    # the accepted names come from the engines' signatures and configuration fields
+    assert {"width", "max_depth", "seed"} <= method_options("tog")
+    assert {"width", "max_community_size", "textualizer"} <= method_options("fasttog")
+    assert {"max_branches", "match_threshold"} <= method_options("cgpe")
+    assert {"text_format", "k_nodes", "hops"} <= method_options("gretriever")
+    assert method_options("io") == frozenset()
+
+
+def test_registry_lets_a_type_error_inside_a_constructor_propagate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(store: object, width: int = 3) -> object:
+        return len(width)  # type: ignore[arg-type]  # a bug: TypeError inside the engine
+
+    spec = MethodSpec("broken", broken, False, "a buggy engine", lambda: frozenset({"width"}))
+    monkeypatch.setitem(METHODS, "broken", spec)
+    with pytest.raises(TypeError, match="has no len"):
+        make_method("broken", None, width=2)
+    with pytest.raises(ConfigurationError, match="bad option"):
+        make_method("broken", None, depth=2)
 
 
 def test_a_truncated_last_trace_line_is_ignored(tmp_path: Path) -> None:
