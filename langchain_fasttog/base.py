@@ -23,6 +23,7 @@ Example
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -231,7 +232,8 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
         self, value: ChainInput, run_manager: AsyncCallbackManagerForChainRun
     ) -> dict[str, Any]:
         question, topic = unpack_input(value)
-        result = await self.engine().arun(question, self._llm(run_manager), topic)
+        engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
+        result = await engine.arun(question, self._llm(run_manager), topic)
         return dict(result.to_dict())
 
     def invoke(
@@ -330,7 +332,10 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     ) -> list[Document]:
         k = self._k(k)
         try:
-            result = await self.engine().arun(query, self._llm(run_manager), topic_entities)
+            engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
+            result = await engine.arun(query, self._llm(run_manager), topic_entities)
         except EntityNotFoundError as err:
             return self._unknown_entity(err)
-        return self._with_links(self.to_documents(result, k), query, topic_entities)
+        # linking reads the graph: off the event loop too
+        docs = self.to_documents(result, k)
+        return await asyncio.to_thread(self._with_links, docs, query, topic_entities)
