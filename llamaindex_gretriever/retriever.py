@@ -44,7 +44,7 @@ from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities, link_entity_details
 
-#: Extracts topic entities from a question (e.g. :func:`kgcore.gretriever.bracketed_entities`).
+#: Extracts topic entities from a question (e.g. :func:`kgcore.linking.bracketed_entities`).
 EntityExtractor = Callable[[str], Sequence[str]]
 
 

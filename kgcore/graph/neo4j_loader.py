@@ -18,7 +18,7 @@ Example
 -------
 >>> from kgcore.graph.neo4j_store import Neo4jGraphStore
 >>> store = Neo4jGraphStore("bolt://127.0.0.1:7687", "neo4j", "pw")  # doctest: +SKIP
->>> summary = load_triples(store, "../shared/data/metaqa/kb.txt")  # doctest: +SKIP
+>>> summary = write_triples_to_neo4j(store, "../shared/data/metaqa/kb.txt")  # doctest: +SKIP
 >>> print(summary)  # doctest: +SKIP
 read 133,582 triples in 27 batches into bolt://127.0.0.1:7687: created 43,234 nodes, ...
 """
@@ -35,6 +35,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from kgcore.deprecation import deprecated_alias
 from kgcore.exceptions import (
     ConfigurationError,
     GraphLoadError,
@@ -45,7 +46,13 @@ from kgcore.graph.loaders import read_triples
 from kgcore.graph.neo4j_store import GraphMapping, Neo4jGraphStore, cypher_identifier
 from kgcore.types import Triple
 
-__all__ = ["LoadSummary", "ensure_schema", "load_triples", "validate_source", "write_queries"]
+__all__ = [
+    "LoadSummary",
+    "ensure_schema",
+    "validate_source",
+    "write_queries",
+    "write_triples_to_neo4j",
+]
 
 
 @dataclass
@@ -233,7 +240,7 @@ def _batches(triples: Iterable[Sequence[str]], size: int) -> Iterator[list[Seque
         yield batch
 
 
-def load_triples(
+def write_triples_to_neo4j(
     store: Neo4jGraphStore,
     source: str | Path | Iterable[Sequence[str]],
     *,
@@ -277,7 +284,8 @@ def load_triples(
 
     Example
     -------
-    >>> summary = load_triples(store, [("Heat", "directed_by", "Michael Mann")])  # doctest: +SKIP
+    >>> triples = [("Heat", "directed_by", "Michael Mann")]
+    >>> summary = write_triples_to_neo4j(store, triples)  # doctest: +SKIP
     >>> summary.relationships_created  # doctest: +SKIP
     1
     """
@@ -342,3 +350,7 @@ def load_triples(
     summary.seconds = time.perf_counter() - start
     store.refresh_names()
     return summary
+
+
+#: The former name of :func:`write_triples_to_neo4j` (it read like a file reader).
+load_triples = deprecated_alias(write_triples_to_neo4j, "kgcore.graph.neo4j_loader.load_triples")

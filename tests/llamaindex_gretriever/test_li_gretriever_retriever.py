@@ -9,7 +9,8 @@ from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
 from kgcore.exceptions import ConfigurationError, InvalidQuestionError
-from kgcore.gretriever import PCSTSettings, bracketed_entities
+from kgcore.gretriever import PCSTSettings
+from kgcore.linking import bracketed_entities
 from llamaindex_gretriever import GRetrieverRetriever
 
 

@@ -19,8 +19,8 @@ from kgcore.gretriever import (
     PCSTSettings,
     RegionSettings,
     TextualGraph,
-    bracketed_entities,
 )
+from kgcore.linking import bracketed_entities
 from kgcore.types import Triple
 
 
