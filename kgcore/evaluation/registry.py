@@ -27,7 +27,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
@@ -37,11 +37,33 @@ Factory = Callable[..., Any]
 OptionNames = Callable[[], frozenset[str]]
 
 
-def keyword_names(target: Callable[..., Any], skip: tuple[str, ...] = ()) -> frozenset[str]:
-    """The keyword options ``target`` accepts: a dataclass's init fields, else its parameters.
+def _config_classes(annotation: Any) -> list[type]:
+    """The dataclasses a type hint names (``Config``, ``Config | None``, ``Optional[Config]``)."""
+    if isinstance(annotation, type) and is_dataclass(annotation):
+        return [annotation]
+    return [a for a in get_args(annotation) if isinstance(a, type) and is_dataclass(a)]
 
-    ``*args`` and ``**kwargs`` are left out (what they take is listed by the caller), and so
-    are the names in ``skip``.
+
+def _hints(target: Any) -> dict[str, Any]:
+    """The resolved type hints of a dataclass's fields or a callable's parameters; ``{}``
+    where one names a type-checking-only import."""
+    try:
+        if isinstance(target, type) and is_dataclass(target):
+            return get_type_hints(target)
+        parameters = inspect.signature(target, eval_str=True).parameters.values()
+    except Exception:  # noqa: BLE001 - hints only refine the names; without them, none nest
+        return {}
+    return {p.name: p.annotation for p in parameters}
+
+
+def keyword_names(target: Callable[..., Any], skip: tuple[str, ...] = ()) -> frozenset[str]:
+    """The keyword options ``target`` accepts, from its signature or its dataclass fields.
+
+    A dataclass (a method's config) takes its init fields, and the fields of any config nested
+    in one (flat overrides such as ``max_community_size=2``). A callable takes its named
+    parameters; when it also takes ``**kwargs`` beside a ``config`` parameter typed as a
+    dataclass, the config's names are accepted as overrides. ``*args`` and other ``**kwargs``
+    are left out (what they take is listed by the caller), and so are the names in ``skip``.
 
     Example
     -------
@@ -49,13 +71,23 @@ def keyword_names(target: Callable[..., Any], skip: tuple[str, ...] = ()) -> fro
     >>> sorted(keyword_names(engine, skip=("store",)))
     ['seed', 'width']
     """
-    if is_dataclass(target):
-        names = {f.name for f in fields(target) if f.init}
-    else:
-        keyword_kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-        names = {
-            p.name for p in inspect.signature(target).parameters.values() if p.kind in keyword_kinds
-        }
+    hints = _hints(target)
+    names: set[str] = set()
+    if isinstance(target, type) and is_dataclass(target):
+        for f in fields(target):
+            if f.init:
+                names.add(f.name)
+                for nested in _config_classes(hints.get(f.name)):
+                    names |= keyword_names(nested)
+        return frozenset(names - set(skip))
+    parameters = inspect.signature(target).parameters.values()
+    takes_overrides = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    for p in parameters:
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            names.add(p.name)
+            if takes_overrides:
+                for config in _config_classes(hints.get(p.name)):
+                    names |= keyword_names(config)
     return frozenset(names - set(skip))
 
 

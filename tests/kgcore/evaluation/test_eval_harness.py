@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from kgcore.evaluation import evaluate, make_method, method_names, read_traces
 from kgcore.evaluation.datasets import Dataset, EvalExample
 from kgcore.evaluation.harness import run_label
-from kgcore.evaluation.registry import METHODS, MethodSpec, method_options
+from kgcore.evaluation.registry import METHODS, MethodSpec, keyword_names, method_options
 from kgcore.evaluation.report import summarize, write_report
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
@@ -170,6 +171,39 @@ def test_registry_checks_options_against_what_the_engine_accepts() -> None:
     assert {"max_branches", "match_threshold"} <= method_options("cgpe")
     assert {"text_format", "k_nodes", "hops"} <= method_options("gretriever")
     assert method_options("io") == frozenset()
+
+
+@dataclass(frozen=True)
+class _Inner:
+    radius: int = 2
+
+
+@dataclass(frozen=True)
+class _Config:
+    width: int = 3
+    inner: _Inner = field(default_factory=_Inner)
+
+
+class _OverridableEngine:
+    def __init__(self, store: object, config: _Config | None = None, **overrides: int) -> None:
+        self.config = config
+
+
+class _StrictEngine:
+    def __init__(self, store: object, config: _Config | None = None) -> None:
+        self.config = config
+
+
+def test_option_names_follow_nested_configs_and_config_overrides() -> None:
+    assert keyword_names(_Config) == {"width", "inner", "radius"}
+    # **overrides beside a config parameter: the config's names are options too
+    assert keyword_names(_OverridableEngine, skip=("store",)) == {
+        "config",
+        "width",
+        "inner",
+        "radius",
+    }
+    assert keyword_names(_StrictEngine, skip=("store",)) == {"config"}
 
 
 def test_registry_lets_a_type_error_inside_a_constructor_propagate(
