@@ -53,7 +53,7 @@ test-fast: setup
 lint: setup
 	$(BIN)/ruff check kgcore kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
 	$(BIN)/ruff format --check kgcore kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
-	$(BIN)/mypy kgcore
+	$(BIN)/mypy kgcore kgqa langchain_fasttog llamaindex_gretriever
 
 # Execute the example notebooks with the local Qwen model and save their outputs in place (slow:
 # minutes per notebook on a CPU). The test suite runs them with scripted models instead.

@@ -38,10 +38,10 @@ from kgcore.gretriever import (
     RegionSettings,
     SentenceTransformerEmbedder,
     TextualGraph,
-    bracketed_entities,
     retrieve_in_graph,
     textualize_paper,
 )
+from kgcore.linking import bracketed_entities
 
 Tokenizer = Callable[[str], int]
 

@@ -39,7 +39,7 @@ from kgcore.community.lcs import LCSConfig, local_community_search
 from kgcore.community.sampling import sample_neighborhood
 from kgcore.evaluation.datasets import default_data_dir
 from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.neo4j_loader import load_triples
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j
 from kgcore.graph.neo4j_store import Neo4jGraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,9 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"server: {server}", flush=True)
     try:
         store = Neo4jGraphStore(**conn)
-        summary = load_triples(store, args.kb, batch_size=args.batch_size, progress=False)
+        summary = write_triples_to_neo4j(store, args.kb, batch_size=args.batch_size, progress=False)
         print(summary, flush=True)
-        rerun = load_triples(store, args.kb, batch_size=args.batch_size, progress=False)
+        rerun = write_triples_to_neo4j(store, args.kb, batch_size=args.batch_size, progress=False)
         print(f"rerun: {rerun}", flush=True)
 
         started = time.perf_counter()

@@ -35,9 +35,9 @@ from kgcore.gretriever import (
     PCSTSettings,
     SentenceTransformerEmbedder,
     TextualGraph,
-    bracketed_entities,
     expand_region,
 )
+from kgcore.linking import bracketed_entities
 
 WEBQSP_NODES, WEBQSP_EDGES, WEBQSP_RELATIONS = 1371, 4252, 300
 SETTINGS = PCSTSettings()  # the paper's WebQSP setting: k_nodes=3, k_edges=5, C_e=0.5

@@ -18,11 +18,15 @@ class KGRetrieverError(Exception):
     """Base class of every error raised by this project."""
 
 
-class ConfigurationError(KGRetrieverError):
-    """A setting, file or optional dependency is missing or wrong."""
+class ConfigurationError(KGRetrieverError, ValueError):
+    """A setting, file or optional dependency is missing or wrong.
+
+    Also a :class:`ValueError`, so code that validates arguments the standard way (and pydantic
+    validators, which turn a ``ValueError`` into a validation error) catches it.
+    """
 
 
-class InvalidSettingError(ConfigurationError, ValueError):
+class InvalidSettingError(ConfigurationError):
     """A setting is outside its documented range (every cost-scaling setting has a maximum)."""
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgcore.community.detection import ALGORITHMS
-from kgcore.exceptions import KGRetrieverError
+from kgcore.exceptions import ConfigurationError, KGRetrieverError
 from kgcore.graph.store import GraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS
@@ -36,7 +36,7 @@ def open_graph(spec: str | None, progress: bool = True) -> GraphStore:
     """A graph store for a triple file path (or, once available, a ``neo4j://`` URI)."""
     spec = spec or os.environ.get("KGQA_KG")
     if not spec:
-        raise KGRetrieverError("no knowledge graph: pass --kg PATH or set KGQA_KG")
+        raise ConfigurationError("no knowledge graph: pass --kg PATH or set KGQA_KG")
     try:
         from kgcore.graph.open import open_store  # Neo4j URIs and triple files
     except ImportError:
@@ -71,14 +71,20 @@ def format_result(result: FastToGResult) -> str:
 
 
 def _config_from(args: argparse.Namespace) -> FastToGConfig:
-    return FastToGConfig().with_overrides(
-        width=args.width,
-        max_depth=args.depth,
-        max_community_size=args.max_community_size,
-        algorithm=args.algorithm,
-        seed=args.seed,
-        fallback=args.fallback,
-    )
+    """The FastToG settings of ``kgqa ask``; a bad value is a :class:`ConfigurationError`."""
+    try:
+        return FastToGConfig().with_overrides(
+            width=args.width,
+            max_depth=args.depth,
+            max_community_size=args.max_community_size,
+            algorithm=args.algorithm,
+            seed=args.seed,
+            fallback=args.fallback,
+        )
+    except ConfigurationError:
+        raise
+    except ValueError as err:  # a config check not yet raising ConfigurationError (issue 10)
+        raise ConfigurationError(str(err)) from err
 
 
 #: Optional modules and the extra that installs each.
@@ -124,10 +130,11 @@ def _ask(args: argparse.Namespace) -> int:
         from kgcore.visualize.render import check_image_path
 
         check_image_path(args.draw)  # a wrong file name fails before the slow part
+    config = _config_from(args)  # bad settings fail before the graph is loaded
     started = time.perf_counter()
     store = open_graph(args.kg, progress=not args.quiet)
     loaded = time.perf_counter() - started
-    engine = FastToG(store, _config_from(args))
+    engine = FastToG(store, config)
     llm = llm_for(args.llm, args.sampling)
     result = engine.run(args.question, llm, args.entity or None)
     if args.draw:

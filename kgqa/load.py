@@ -15,9 +15,9 @@ from typing import Any
 
 
 def _load(args: argparse.Namespace) -> int:
-    from kgcore.graph.open import load_into
+    from kgcore.graph.open import write_file_to_neo4j
 
-    summary = load_into(
+    summary = write_file_to_neo4j(
         args.kg or "neo4j", args.path, batch_size=args.batch_size, progress=not args.quiet
     )
     print(summary)

@@ -23,6 +23,7 @@ Example
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -35,9 +36,14 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from kgcore.exceptions import EntityNotFoundError, InvalidQuestionError
+from kgcore.exceptions import (
+    EntityNotFoundError,
+    InvalidQuestionError,
+    InvalidSettingError,
+    KGRetrieverError,
+)
 from kgcore.foreign_graphs import as_graph_store
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, link_entity_details
@@ -103,7 +109,50 @@ def not_found_document(err: EntityNotFoundError) -> Document:
     )
 
 
-class GraphField(BaseModel):
+def kg_error_of(error: ValidationError) -> KGRetrieverError | None:
+    """The first kg-retrievers error a pydantic validator raised, if any.
+
+    :class:`~kgcore.exceptions.ConfigurationError` is a ``ValueError``, which pydantic wraps in
+    a ``ValidationError``; the adapters raise the original instead, so the error contract
+    (every error a :class:`~kgcore.exceptions.KGRetrieverError`) holds for construction too.
+
+    Example
+    -------
+    >>> from pydantic import BaseModel, field_validator
+    >>> from kgcore.exceptions import ConfigurationError
+    >>> class Model(BaseModel):
+    ...     x: int
+    ...     @field_validator("x")
+    ...     @classmethod
+    ...     def _check(cls, value):
+    ...         raise ConfigurationError("x is wrong")
+    >>> try:
+    ...     Model(x=1)
+    ... except ValidationError as err:
+    ...     print(repr(kg_error_of(err)))
+    ConfigurationError('x is wrong')
+    """
+    for detail in error.errors():
+        cause = (detail.get("ctx") or {}).get("error")
+        if isinstance(cause, KGRetrieverError):
+            return cause
+    return None
+
+
+class KGModel(BaseModel):
+    """A pydantic model whose validators' kg-retrievers errors leave construction unwrapped."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            super().__init__(*args, **kwargs)
+        except ValidationError as err:
+            cause = kg_error_of(err)
+            if cause is None:
+                raise
+            raise cause from err
+
+
+class GraphField(KGModel):
     """A ``graph`` field checked at construction: a GraphStore, or a graph adapted to one."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -116,7 +165,7 @@ class GraphField(BaseModel):
         return as_graph_store(value)
 
 
-class _LLMFields(BaseModel):
+class _LLMFields(KGModel):
     """Validation of ``llm`` and the sampling policy the methods share."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -183,7 +232,8 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
         self, value: ChainInput, run_manager: AsyncCallbackManagerForChainRun
     ) -> dict[str, Any]:
         question, topic = unpack_input(value)
-        result = await self.engine().arun(question, self._llm(run_manager), topic)
+        engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
+        result = await engine.arun(question, self._llm(run_manager), topic)
         return dict(result.to_dict())
 
     def invoke(
@@ -227,7 +277,7 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     def _k(self, k: int | None) -> int | None:
         k = self.k if k is None else k
         if k is not None and k < 1:
-            raise ValueError("k must be >= 1")
+            raise InvalidSettingError("k must be >= 1")
         return k
 
     def _llm(self, run_manager: Any) -> LangChainLLM:
@@ -282,7 +332,10 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     ) -> list[Document]:
         k = self._k(k)
         try:
-            result = await self.engine().arun(query, self._llm(run_manager), topic_entities)
+            engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
+            result = await engine.arun(query, self._llm(run_manager), topic_entities)
         except EntityNotFoundError as err:
             return self._unknown_entity(err)
-        return self._with_links(self.to_documents(result, k), query, topic_entities)
+        # linking reads the graph: off the event loop too
+        docs = self.to_documents(result, k)
+        return await asyncio.to_thread(self._with_links, docs, query, topic_entities)

@@ -29,6 +29,7 @@ from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.response_synthesizers.base import BaseSynthesizer
 from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
 
+from kgcore.exceptions import ConfigurationError
 from kgcore.gretriever.gnn.answers import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.graph_data import VectorLookup, textual_graph_to_data
 from kgcore.gretriever.gnn.model import GraphPrompt, GraphPromptModel
@@ -80,7 +81,9 @@ class GraphPromptSynthesizer(BaseSynthesizer):
         index = core.index if core is not None else None
         embedder = embedder if embedder is not None else (core.embedder if core else None)
         if embedder is None and index is None:
-            raise ValueError("GraphPromptSynthesizer needs a GRetrieverRetriever or an embedder")
+            raise ConfigurationError(
+                "GraphPromptSynthesizer needs a GRetrieverRetriever or an embedder"
+            )
         self.model = model
         self.labels = tuple(labels)
         self._lookup = VectorLookup(

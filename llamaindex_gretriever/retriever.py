@@ -46,7 +46,7 @@ from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities, link_entity_details
 from llamaindex_gretriever.source_text import source_chunks, with_source_text
 
-#: Extracts topic entities from a question (e.g. :func:`kgcore.gretriever.bracketed_entities`).
+#: Extracts topic entities from a question (e.g. :func:`kgcore.linking.bracketed_entities`).
 EntityExtractor = Callable[[str], Sequence[str]]
 
 

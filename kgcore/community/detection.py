@@ -33,6 +33,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from kgcore.exceptions import ConfigurationError, InvalidSettingError
+
 Partition = list[frozenset[Any]]
 ALGORITHMS = ("louvain", "leiden", "girvan_newman", "hierarchical", "spectral", "random")
 
@@ -218,7 +220,7 @@ def iter_partitions(
     try:
         generator = _GENERATORS[algorithm]
     except KeyError:
-        raise ValueError(
+        raise ConfigurationError(
             f"unknown community algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}"
         ) from None
     if graph.number_of_nodes() == 0:
@@ -280,7 +282,7 @@ def detect_communities(
     True
     """
     if max_size < 1:
-        raise ValueError("max_size must be >= 1")
+        raise InvalidSettingError("max_size must be >= 1")
     finest: Partition = []
     for partition in iter_partitions(graph, algorithm, seed, max_size):
         finest = partition

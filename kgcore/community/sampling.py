@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
+from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.store import GraphStore
 from kgcore.types import Triple
 
@@ -123,11 +124,11 @@ def sample_neighborhood(
     (['1990', 'Heat'], ['1990'])
     """
     if radius < 0:
-        raise ValueError("radius must be >= 0")
+        raise InvalidSettingError("radius must be >= 0")
     if not 0.0 <= decay <= 1.0:
-        raise ValueError("decay must be in [0, 1]")
+        raise InvalidSettingError("decay must be in [0, 1]")
     if not neighbors_per_hop or min(neighbors_per_hop) < 1:
-        raise ValueError("neighbors_per_hop needs at least one value, each >= 1")
+        raise InvalidSettingError("neighbors_per_hop needs at least one value, each >= 1")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     hops: dict[str, int] = {}
     for node in sorted(set(seeds)):

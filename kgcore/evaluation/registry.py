@@ -5,6 +5,11 @@ result is a :class:`~kgcore.methods.result.MethodResult`. A factory takes the gr
 (``None`` for the prompt-only baselines) and keyword options, such as ``width=2`` or
 ``max_community_size=2``. Engines are imported when first made, so the registry costs nothing.
 
+Options are checked against what the engine accepts (its constructor's signature, or the fields
+of its configuration dataclass) before the engine is made: an unknown option is a
+:class:`~kgcore.exceptions.ConfigurationError` naming the accepted ones, while a ``TypeError``
+raised inside a constructor is a bug and propagates unchanged.
+
 Example
 -------
 >>> from kgcore.graph import InMemoryGraphStore
@@ -13,28 +18,88 @@ Example
 2
 >>> method_names()[:3]
 ['fasttog', 'fasttog-node', 'tog']
+>>> sorted(method_options("cot-sc"))
+['n', 'seed', 'temperature']
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, get_args, get_type_hints
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
 
 Factory = Callable[..., Any]
+#: The option names a method accepts; called when first needed, so engines load lazily.
+OptionNames = Callable[[], frozenset[str]]
+
+
+def _config_classes(annotation: Any) -> list[type]:
+    """The dataclasses a type hint names (``Config``, ``Config | None``, ``Optional[Config]``)."""
+    if isinstance(annotation, type) and is_dataclass(annotation):
+        return [annotation]
+    return [a for a in get_args(annotation) if isinstance(a, type) and is_dataclass(a)]
+
+
+def _hints(target: Any) -> dict[str, Any]:
+    """The resolved type hints of a dataclass's fields or a callable's parameters; ``{}``
+    where one names a type-checking-only import."""
+    try:
+        if isinstance(target, type) and is_dataclass(target):
+            return get_type_hints(target)
+        parameters = inspect.signature(target, eval_str=True).parameters.values()
+    except Exception:  # noqa: BLE001 - hints only refine the names; without them, none nest
+        return {}
+    return {p.name: p.annotation for p in parameters}
+
+
+def keyword_names(target: Callable[..., Any], skip: tuple[str, ...] = ()) -> frozenset[str]:
+    """The keyword options ``target`` accepts, from its signature or its dataclass fields.
+
+    A dataclass (a method's config) takes its init fields, and the fields of any config nested
+    in one (flat overrides such as ``max_community_size=2``). A callable takes its named
+    parameters; when it also takes ``**kwargs`` beside a ``config`` parameter typed as a
+    dataclass, the config's names are accepted as overrides. ``*args`` and other ``**kwargs``
+    are left out (what they take is listed by the caller), and so are the names in ``skip``.
+
+    Example
+    -------
+    >>> def engine(store, width=3, *, seed=0, **extra): ...
+    >>> sorted(keyword_names(engine, skip=("store",)))
+    ['seed', 'width']
+    """
+    hints = _hints(target)
+    names: set[str] = set()
+    if isinstance(target, type) and is_dataclass(target):
+        for f in fields(target):
+            if f.init:
+                names.add(f.name)
+                for nested in _config_classes(hints.get(f.name)):
+                    names |= keyword_names(nested)
+        return frozenset(names - set(skip))
+    parameters = inspect.signature(target).parameters.values()
+    takes_overrides = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    for p in parameters:
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            names.add(p.name)
+            if takes_overrides:
+                for config in _config_classes(hints.get(p.name)):
+                    names |= keyword_names(config)
+    return frozenset(names - set(skip))
 
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A registered method: its factory and whether it reads the graph."""
+    """A registered method: its factory, whether it reads the graph, and its option names."""
 
     name: str
     factory: Factory
     needs_graph: bool
     description: str
+    options: OptionNames = lambda: frozenset()
 
 
 def _fasttog(store: GraphStore, **options: Any) -> Any:
@@ -80,27 +145,96 @@ def _prompt(kind: str) -> Factory:
     def make(store: GraphStore | None = None, **options: Any) -> Any:
         from kgcore.methods.baselines import PromptBaseline
 
-        if kind != "cot-sc" and options:
-            raise TypeError(f"{kind} takes no options, got {', '.join(sorted(options))}")
         return PromptBaseline(kind, **options)
 
     return make
 
 
+def _fasttog_options() -> frozenset[str]:
+    from kgcore.methods.fasttog import FastToGConfig
+
+    return keyword_names(FastToGConfig) | {"textualizer"}
+
+
+def _tog_options() -> frozenset[str]:
+    from kgcore.methods.tog import ToG
+
+    return keyword_names(ToG, skip=("store",))
+
+
+def _cgpe_options() -> frozenset[str]:
+    from kgcore.methods.cgpe import CGPE
+
+    return keyword_names(CGPE, skip=("store",))
+
+
+def _retrieval_settings() -> frozenset[str]:
+    """What ``GRetrieverQA``'s ``**settings`` take: PCST and region settings."""
+    from kgcore.gretriever import PCSTSettings, RegionSettings
+
+    return keyword_names(PCSTSettings) | keyword_names(RegionSettings)
+
+
+def _gretriever_options() -> frozenset[str]:
+    from kgcore.evaluation.gretriever_qa import GRetrieverQA
+
+    return keyword_names(GRetrieverQA, skip=("store",)) | _retrieval_settings()
+
+
+def _gretriever_gnn_options() -> frozenset[str]:
+    from kgcore.gretriever.gnn.engine import GRetrieverGNNQA
+
+    return keyword_names(GRetrieverGNNQA, skip=("store",)) | _retrieval_settings()
+
+
+def _cot_sc_options() -> frozenset[str]:
+    from kgcore.methods.baselines import PromptBaseline
+
+    return keyword_names(PromptBaseline, skip=("kind",))
+
+
 METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in (
-        MethodSpec("fasttog", _fasttog, True, "FastToG, community by community (M=4)"),
-        MethodSpec("fasttog-node", _fasttog_node, True, "FastToG with communities of one node"),
-        MethodSpec("tog", _tog, True, "Think-on-Graph, node by node (W=3, D=3)"),
-        MethodSpec("cgpe", _cgpe, True, "Clue-Guided Path Exploration"),
-        MethodSpec("gretriever", _gretriever, True, "G-Retriever subgraph retrieval + answer"),
         MethodSpec(
-            "gretriever-gnn", _gretriever_gnn, True, "G-Retriever GNN graph prompt + frozen LLM"
+            "fasttog",
+            _fasttog,
+            True,
+            "FastToG, community by community (M=4)",
+            _fasttog_options,
+        ),
+        MethodSpec(
+            "fasttog-node",
+            _fasttog_node,
+            True,
+            "FastToG with communities of one node",
+            _fasttog_options,
+        ),
+        MethodSpec("tog", _tog, True, "Think-on-Graph, node by node (W=3, D=3)", _tog_options),
+        MethodSpec("cgpe", _cgpe, True, "Clue-Guided Path Exploration", _cgpe_options),
+        MethodSpec(
+            "gretriever",
+            _gretriever,
+            True,
+            "G-Retriever subgraph retrieval + answer",
+            _gretriever_options,
+        ),
+        MethodSpec(
+            "gretriever-gnn",
+            _gretriever_gnn,
+            True,
+            "G-Retriever GNN graph prompt + frozen LLM",
+            _gretriever_gnn_options,
         ),
         MethodSpec("io", _prompt("io"), False, "IO prompting, no graph"),
         MethodSpec("cot", _prompt("cot"), False, "chain-of-thought prompting, no graph"),
-        MethodSpec("cot-sc", _prompt("cot-sc"), False, "CoT with self-consistency, no graph"),
+        MethodSpec(
+            "cot-sc",
+            _prompt("cot-sc"),
+            False,
+            "CoT with self-consistency, no graph",
+            _cot_sc_options,
+        ),
     )
 }
 
@@ -120,12 +254,30 @@ def get_method(name: str) -> MethodSpec:
         ) from None
 
 
+def method_options(name: str) -> frozenset[str]:
+    """The option names method ``name`` accepts (an unknown name: :class:`ConfigurationError`)."""
+    return get_method(name).options()
+
+
 def make_method(name: str, store: GraphStore | None = None, **options: Any) -> Any:
-    """An engine for ``name`` over ``store``, with options passed to its factory."""
+    """An engine for ``name`` over ``store``, with options passed to its factory.
+
+    Options the method does not accept raise a :class:`ConfigurationError` before anything is
+    built; errors raised while building (a ``TypeError`` from a bug included) propagate.
+
+    Example
+    -------
+    >>> make_method("io", None, width=3)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.ConfigurationError: bad option for method 'io': width (it takes no options)
+    """
     spec = get_method(name)
     if spec.needs_graph and store is None:
         raise ConfigurationError(f"method {name!r} needs a knowledge graph")
-    try:
-        return spec.factory(store, **options)
-    except TypeError as err:
-        raise ConfigurationError(f"bad option for method {name!r}: {err}") from err
+    accepted = spec.options()
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        takes = f"it takes {', '.join(sorted(accepted))}" if accepted else "it takes no options"
+        raise ConfigurationError(f"bad option for method {name!r}: {', '.join(unknown)} ({takes})")
+    return spec.factory(store, **options)

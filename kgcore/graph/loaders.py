@@ -75,7 +75,7 @@ def _triple_from_json(obj: Any) -> Triple:
         ):
             if all(k in obj for k in keys):
                 return Triple(*(str(obj[k]) for k in keys))
-    raise ValueError("expected [head, relation, tail] or an object with head/relation/tail")
+    raise GraphLoadError("expected [head, relation, tail] or an object with head/relation/tail")
 
 
 def _fields(line: str, fmt: str) -> list[str]:
@@ -109,13 +109,13 @@ def _parse_line(line: str, fmt: str) -> Triple | None:
         try:
             return _triple_from_json(json.loads(line))
         except RecursionError as err:
-            raise ValueError("JSON nested too deeply") from err
+            raise GraphLoadError("JSON nested too deeply") from err
     fields = _fields(line, fmt)
     if len(fields) != 3:
-        raise ValueError(f"expected 3 fields, found {len(fields)}")
+        raise GraphLoadError(f"expected 3 fields, found {len(fields)}")
     head, relation, tail = (f.strip() for f in fields)
     if not head or not relation or not tail:
-        raise ValueError("empty head, relation or tail")
+        raise GraphLoadError("empty head, relation or tail")
     return Triple(head, relation, tail)
 
 
@@ -166,7 +166,7 @@ def read_triples(
                 continue
             try:
                 triple = _parse_line(line, fmt)
-            except (ValueError, csv.Error) as err:
+            except (GraphLoadError, ValueError, csv.Error) as err:  # ValueError: bad JSON
                 raise GraphLoadError(f"{path}:{number}: malformed {fmt} triple: {err}") from err
             if triple is not None:
                 yield triple

@@ -18,7 +18,7 @@ Example
 -------
 >>> from kgcore.graph.neo4j_store import Neo4jGraphStore
 >>> store = Neo4jGraphStore("bolt://127.0.0.1:7687", "neo4j", "pw")  # doctest: +SKIP
->>> summary = load_triples(store, "../shared/data/metaqa/kb.txt")  # doctest: +SKIP
+>>> summary = write_triples_to_neo4j(store, "../shared/data/metaqa/kb.txt")  # doctest: +SKIP
 >>> print(summary)  # doctest: +SKIP
 read 133,582 triples in 27 batches into bolt://127.0.0.1:7687: created 43,234 nodes, ...
 """
@@ -35,12 +35,24 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgcore.exceptions import GraphLoadError, GraphStoreError
+from kgcore.deprecation import deprecated_alias
+from kgcore.exceptions import (
+    ConfigurationError,
+    GraphLoadError,
+    GraphStoreError,
+    InvalidSettingError,
+)
 from kgcore.graph.loaders import read_triples
 from kgcore.graph.neo4j_store import GraphMapping, Neo4jGraphStore, cypher_identifier
 from kgcore.types import Triple
 
-__all__ = ["LoadSummary", "ensure_schema", "load_triples", "validate_source", "write_queries"]
+__all__ = [
+    "LoadSummary",
+    "ensure_schema",
+    "validate_source",
+    "write_queries",
+    "write_triples_to_neo4j",
+]
 
 
 @dataclass
@@ -122,7 +134,7 @@ def write_queries(mapping: GraphMapping, relation: str | None = None) -> str:
     lines = ["UNWIND $rows AS row", _node_merge(mapping, "h", 0), _node_merge(mapping, "t", 2)]
     if mapping.relation_from_type:
         if relation is None:
-            raise ValueError("this mapping needs the relation of the batch")
+            raise ConfigurationError("this mapping needs the relation of the batch")
         rel_type = cypher_identifier(relation, "relationship type (relation name)")
         lines.append(f"MERGE (h)-[r:{rel_type}]->(t)")
     else:
@@ -228,7 +240,7 @@ def _batches(triples: Iterable[Sequence[str]], size: int) -> Iterator[list[Seque
         yield batch
 
 
-def load_triples(
+def write_triples_to_neo4j(
     store: Neo4jGraphStore,
     source: str | Path | Iterable[Sequence[str]],
     *,
@@ -272,12 +284,13 @@ def load_triples(
 
     Example
     -------
-    >>> summary = load_triples(store, [("Heat", "directed_by", "Michael Mann")])  # doctest: +SKIP
+    >>> triples = [("Heat", "directed_by", "Michael Mann")]
+    >>> summary = write_triples_to_neo4j(store, triples)  # doctest: +SKIP
     >>> summary.relationships_created  # doctest: +SKIP
     1
     """
     if batch_size < 1:
-        raise ValueError("batch_size must be >= 1")
+        raise InvalidSettingError("batch_size must be >= 1")
     neo4j = store._neo4j
     mapping = store.mapping
     if validate:
@@ -337,3 +350,7 @@ def load_triples(
     summary.seconds = time.perf_counter() - start
     store.refresh_names()
     return summary
+
+
+#: The former name of :func:`write_triples_to_neo4j` (it read like a file reader).
+load_triples = deprecated_alias(write_triples_to_neo4j, "kgcore.graph.neo4j_loader.load_triples")

@@ -14,7 +14,7 @@ Example
 -------
 >>> store = open_store("../shared/data/metaqa/kb.txt", progress=False)  # doctest: +SKIP
 >>> store = open_store("bolt://127.0.0.1:7687/kg?mapping=llamaindex")  # doctest: +SKIP
->>> summary = load_into("bolt://127.0.0.1:7687", "kb.txt")  # doctest: +SKIP
+>>> summary = write_file_to_neo4j("bolt://127.0.0.1:7687", "kb.txt")  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
+from kgcore.deprecation import deprecated_alias
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.neo4j_loader import LoadSummary, load_triples, validate_source
+from kgcore.graph.neo4j_loader import LoadSummary, validate_source, write_triples_to_neo4j
 from kgcore.graph.neo4j_store import (
     DEFAULT_MAPPING,
     LLAMAINDEX_MAPPING,
@@ -35,7 +36,7 @@ from kgcore.graph.neo4j_store import (
 )
 from kgcore.graph.store import GraphStore
 
-__all__ = ["NEO4J_SCHEMES", "is_neo4j_spec", "load_into", "open_neo4j", "open_store"]
+__all__ = ["NEO4J_SCHEMES", "is_neo4j_spec", "open_neo4j", "open_store", "write_file_to_neo4j"]
 
 NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 _MAPPING_KEYS = {
@@ -152,7 +153,7 @@ def open_store(spec: str, progress: bool = True, **kwargs: Any) -> GraphStore:
     return InMemoryGraphStore.from_file(Path(spec), fmt=kwargs.get("fmt"), progress=progress)
 
 
-def load_into(
+def write_file_to_neo4j(
     spec: str,
     source: str | Path,
     *,
@@ -167,7 +168,7 @@ def load_into(
 
     Example
     -------
-    >>> print(load_into("bolt://127.0.0.1:7687", "kb.txt"))  # doctest: +SKIP
+    >>> print(write_file_to_neo4j("bolt://127.0.0.1:7687", "kb.txt"))  # doctest: +SKIP
     read 133,582 triples in 27 batches into bolt://127.0.0.1:7687: created 43,234 nodes ...
     """
     # The file is checked whole before connecting: a bad line costs no server round trip
@@ -175,7 +176,7 @@ def load_into(
     validate_source(source, fmt=fmt)
     store = open_neo4j(spec, **kwargs)
     try:
-        return load_triples(
+        return write_triples_to_neo4j(
             store,
             source,
             batch_size=batch_size,
@@ -185,3 +186,7 @@ def load_into(
         )
     finally:
         store.close()
+
+
+#: The former name of :func:`write_file_to_neo4j` (it did not say what it writes to).
+load_into = deprecated_alias(write_file_to_neo4j, "kgcore.graph.open.load_into")

@@ -21,10 +21,7 @@ from kgcore.gretriever.retriever import (
 )
 from kgcore.gretriever.textgraph import TextualGraph
 from kgcore.gretriever.textualize import textualize_paper, textualize_triples
-from kgcore.linking import (
-    bracketed_entities,  # the default entity extractor
-    link_entities,
-)
+from kgcore.linking import link_entities
 
 __all__ = [
     "EmbeddedTexts",
@@ -39,7 +36,6 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "TextEmbedder",
     "TextualGraph",
-    "bracketed_entities",
     "build_pcst_problem",
     "default_cache_dir",
     "edge_prizes",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgcore.exceptions import InvalidSettingError
 from kgcore.gretriever.textgraph import TextualGraph
 from kgcore.gretriever.textualize import (
     TextFormat,
@@ -116,7 +117,7 @@ class GRetrieverResult:
         edges = list(range(len(self.edges)))
         cut = max_edges is not None and max_edges < len(edges)
         if max_edges is not None and max_edges < 0:
-            raise ValueError(f"max_edges must be at least 0, got {max_edges}")
+            raise InvalidSettingError(f"max_edges must be at least 0, got {max_edges}")
         if cut:
             relevance = self.edge_relevance()
             # sorted() is stable: equal relevance keeps PCST's order, so the cut repeats.

@@ -28,6 +28,7 @@ import json
 import re
 import string
 
+from kgcore.exceptions import ConfigurationError
 from kgcore.validation import MAX_REPLY_CHARS, answer_phrase, cap_names
 
 #: The most characters of one reply any parser reads (the drivers already cut replies to
@@ -76,7 +77,7 @@ def parse_choices(
     [1, 4]
     """
     if labels not in ("letters", "numbers"):
-        raise ValueError("labels must be 'letters' or 'numbers'")
+        raise ConfigurationError("labels must be 'letters' or 'numbers'")
     if n_options <= 0:
         return []
     if not isinstance(text, str):

@@ -35,7 +35,7 @@ import random
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from kgcore.exceptions import InvalidSettingError, KGRetrieverError, LLMResponseError
 from kgcore.validation import MAX_REPLY_CHARS
@@ -347,18 +347,49 @@ def run_steps(steps: Steps[T], llm: ChatLLM, retry: RetryPolicy | None = None) -
         return stop.value
 
 
+@dataclass(frozen=True)
+class _Finished(Generic[T]):
+    """The result of a step generator that has returned."""
+
+    value: T
+
+
+def _resume(steps: Steps[T], reply: LLMReply | None) -> LLMRequest | _Finished[T]:
+    """Run ``steps`` up to its next request, or to its end (``StopIteration`` cannot cross a
+    thread's future, so the end is returned as a :class:`_Finished`)."""
+    try:
+        return next(steps) if reply is None else steps.send(reply)
+    except StopIteration as stop:
+        return _Finished(stop.value)
+
+
 async def arun_steps(
     steps: Steps[T], llm: AsyncChatLLM | ChatLLM, retry: RetryPolicy | None = None
 ) -> T:
-    """Drive a step generator with an asynchronous model (or a sync one, in a thread)."""
+    """Drive a step generator with an asynchronous model (or a sync one, in a thread).
+
+    The generator's own work between model calls (graph reads, community search, embedding,
+    PCST) runs in a worker thread, so it never blocks the event loop: concurrent runs overlap
+    their graph waits as they overlap their model calls.
+
+    Example
+    -------
+    >>> def ask(question):
+    ...     reply = yield LLMRequest.from_prompt(question, purpose="io")
+    ...     return reply.text.upper()
+    >>> class Echo:
+    ...     async def agenerate(self, request):
+    ...         return LLMReply(text=request.messages[-1].content)
+    >>> asyncio.run(arun_steps(ask("hello"), Echo()))
+    'HELLO'
+    """
     guard = _CallGuard(retry or DEFAULT_RETRY)
-    try:
-        request = next(steps)
-        while True:
-            request = guard.prepare(request)
-            request = steps.send(await _acall(llm, request, guard))
-    except StopIteration as stop:
-        return stop.value
+    reply: LLMReply | None = None
+    while True:
+        step = await asyncio.to_thread(_resume, steps, reply)
+        if isinstance(step, _Finished):
+            return step.value
+        reply = await _acall(llm, guard.prepare(step), guard)
 
 
 @dataclass

@@ -24,7 +24,7 @@ import json
 import signal
 from typing import Any
 
-from kgcore.exceptions import MissingDependencyError
+from kgcore.exceptions import ConfigurationError, MissingDependencyError
 
 #: Input limits: at most this many triples per request, characters per field and in all.
 MAX_TRIPLES = 32
@@ -49,16 +49,20 @@ class G2TRequest(BaseModel):
     def _check_triples(cls, triples: list[list[str]]) -> list[list[str]]:
         for index, triple in enumerate(triples):
             if len(triple) != 3:
-                raise ValueError(f"triple {index} has {len(triple)} parts, expected 3")
+                raise ConfigurationError(f"triple {index} has {len(triple)} parts, expected 3")
             if any(len(part) > MAX_FIELD_CHARS for part in triple):
-                raise ValueError(f"triple {index} has a part over {MAX_FIELD_CHARS} characters")
+                raise ConfigurationError(
+                    f"triple {index} has a part over {MAX_FIELD_CHARS} characters"
+                )
         return triples
 
     @model_validator(mode="after")
     def _check_total(self) -> "G2TRequest":
         total = sum(len(part) for triple in self.triples for part in triple)
         if total > MAX_TOTAL_CHARS:
-            raise ValueError(f"{total} characters of triples, over the {MAX_TOTAL_CHARS} limit")
+            raise ConfigurationError(
+                f"{total} characters of triples, over the {MAX_TOTAL_CHARS} limit"
+            )
         return self
 
 

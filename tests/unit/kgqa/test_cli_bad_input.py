@@ -45,3 +45,34 @@ def test_ask_refuses_a_depth_over_the_maximum(
     code = main(["ask", "who directed [Heat]", "--kg", str(kb), "--depth", "100000", "--quiet"])
     assert code == 2
     assert "max_depth=100000 is out of range" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--width", "0"], "width"),
+        (["--depth", "0"], "max_depth"),
+        (["--max-community-size", "0"], "max_community_size"),
+        (["--width", "1000"], "width=1000 is out of range"),
+    ],
+)
+def test_ask_bad_setting_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str], message: str
+) -> None:
+    # the settings are checked before the graph is read: the file need not exist
+    missing = tmp_path / "absent.txt"
+    assert main(["ask", "who directed [Heat]", "--kg", str(missing), *option, "--quiet"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kgqa: error: "), captured.err
+    assert message in lines[0]
+    assert captured.out == ""
+
+
+def test_ask_without_a_graph_is_a_configuration_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("KGQA_KG", raising=False)
+    assert main(["ask", "who directed [Heat]", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == "kgqa: error: no knowledge graph: pass --kg PATH or set KGQA_KG\n"

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from typing import Any
 from uuid import UUID
 
@@ -152,3 +154,35 @@ def test_local_model_takes_call_settings_without_a_copy() -> None:
     assert llm.model is model
     kwargs = llm.call_kwargs(LLMRequest.from_prompt("x", purpose="prune", temperature=0.4))
     assert kwargs == {"temperature": 0.4, "max_tokens": 256}
+
+
+class SlowStore(InMemoryGraphStore):
+    """Every ``neighbors`` read blocks for 0.3 s, as a slow graph server would."""
+
+    calls = 0
+    lock = threading.Lock()
+
+    def neighbors(self, node: str, limit: int | None = None) -> list[Any]:
+        with self.lock:
+            type(self).calls += 1
+        time.sleep(0.3)
+        return super().neighbors(node, limit)
+
+
+def test_two_concurrent_ainvokes_overlap_their_graph_waits() -> None:
+    store = SlowStore.from_triples([("Heat", "directed_by", "Michael Mann")])
+    config = FastToGConfig(width=1, max_depth=1, max_community_size=2)
+
+    async def both() -> list[list[Document]]:
+        retrievers = [
+            FastToGRetriever(graph=store, llm=fake("{Michael Mann}"), config=config)
+            for _ in range(2)
+        ]
+        return list(await asyncio.gather(*(r.ainvoke("who directed [Heat]") for r in retrievers)))
+
+    started = time.perf_counter()
+    results = asyncio.run(both())
+    elapsed = time.perf_counter() - started
+    assert [docs[0].metadata["answer"] for docs in results] == ["Michael Mann"] * 2
+    serial = store.calls * 0.3
+    assert store.calls >= 2 and elapsed < 0.75 * serial, f"{elapsed:.2f}s, serial {serial:.2f}s"

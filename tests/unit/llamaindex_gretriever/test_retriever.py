@@ -9,7 +9,8 @@ from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
 from kgcore.exceptions import ConfigurationError, InvalidQuestionError
-from kgcore.gretriever import PCSTSettings, bracketed_entities
+from kgcore.gretriever import PCSTSettings
+from kgcore.linking import bracketed_entities
 from llamaindex_gretriever import GRetrieverRetriever
 
 
@@ -89,3 +90,32 @@ def test_bad_input(retriever, movie_triples, embedder) -> None:
         GRetrieverRetriever.from_triples(
             movie_triples, embedder, cache_dir=None, pcst=PCSTSettings(k_edges=-2)
         )
+
+
+async def test_two_concurrent_aretrieves_overlap_their_graph_waits(embedder) -> None:
+    import asyncio
+    import threading
+    import time
+
+    from kgcore.graph import InMemoryGraphStore
+
+    class SlowStore(InMemoryGraphStore):
+        calls = 0
+        lock = threading.Lock()
+
+        def neighbors(self, node: str, limit: int | None = None) -> list:  # type: ignore[type-arg]
+            with self.lock:
+                type(self).calls += 1
+            time.sleep(0.3)  # a blocking read, as a graph server's
+            return super().neighbors(node, limit)
+
+    store = SlowStore.from_triples([("Heat", "directed_by", "Michael Mann")])
+    retriever = GRetrieverRetriever.from_graph(store, embedder, cache_dir=None)
+    started = time.perf_counter()
+    results = await asyncio.gather(
+        *(retriever.aretrieve(f"who directed [Heat] {i}") for i in (1, 2))
+    )
+    elapsed = time.perf_counter() - started
+    assert all("Michael Mann" in nodes[0].node.text for nodes in results)
+    serial = SlowStore.calls * 0.3
+    assert SlowStore.calls >= 2 and elapsed < 0.75 * serial, f"{elapsed:.2f}s, serial {serial:.2f}s"

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kgcore.foreign_graphs import as_graph_store
-from kgcore.graph.neo4j_loader import load_triples
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j
 from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, Neo4jGraphStore
 from kgcore.types import Triple
 
@@ -32,7 +32,7 @@ def test_a_neo4j_graph_object_reads_through_its_own_driver(
 
     mapping = fresh_mapping(LLAMAINDEX_MAPPING)
     server = make_store(mapping)
-    load_triples(server, TRIPLES, progress=False)
+    write_triples_to_neo4j(server, TRIPLES, progress=False)
     adapted = as_graph_store(Neo4jGraph(server.driver, server.database), mapping=mapping)
     assert isinstance(adapted, Neo4jGraphStore) and adapted.driver is server.driver
     assert [tuple(t) for t in adapted.neighbors("Joseph L. Mankiewicz")] == [

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kgcore.exceptions import GraphLoadError
-from kgcore.graph.neo4j_loader import LoadSummary, load_triples, write_queries
+from kgcore.graph.neo4j_loader import LoadSummary, write_queries, write_triples_to_neo4j
 from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, Neo4jGraphStore
 from tests.support.neo4j_testgraphs import memory_store, synthetic_triples
 from tests.support.neo4j_testserver import BoltServer, fresh_mapping
@@ -24,7 +24,7 @@ def test_loading_twice_adds_nothing_the_second_time(make_store: MakeStore, tmp_p
     path.write_text("".join(f"{h}|{r}|{t}\n" for h, r, t in triples), encoding="utf-8")
     store = make_store()
 
-    first = load_triples(store, path, batch_size=250, progress=False)
+    first = write_triples_to_neo4j(store, path, batch_size=250, progress=False)
     assert first.triples_read == len(triples)
     assert first.batches == math.ceil(len(triples) / 250)
     assert first.nodes_created == memory.num_nodes()
@@ -32,7 +32,7 @@ def test_loading_twice_adds_nothing_the_second_time(make_store: MakeStore, tmp_p
     assert store.num_nodes() == memory.num_nodes()
     assert store.num_triples() == memory.num_triples()
 
-    second = load_triples(store, path, batch_size=97, progress=False)
+    second = write_triples_to_neo4j(store, path, batch_size=97, progress=False)
     assert second.triples_read == len(triples)
     assert (second.nodes_created, second.relationships_created, second.properties_set) == (0, 0, 0)
     assert store.num_nodes() == memory.num_nodes()
@@ -42,9 +42,9 @@ def test_loading_twice_adds_nothing_the_second_time(make_store: MakeStore, tmp_p
 
 def test_schema_is_created_first_and_repeatable(make_store: MakeStore) -> None:
     store = make_store()
-    summary = load_triples(store, [("a", "r", "b")], progress=False)
+    summary = write_triples_to_neo4j(store, [("a", "r", "b")], progress=False)
     assert summary.schema and summary.schema[-1].startswith(("constraint", "index"))
-    again = load_triples(store, [("a", "r", "b")], progress=False)
+    again = write_triples_to_neo4j(store, [("a", "r", "b")], progress=False)
     assert again.schema == summary.schema  # IF NOT EXISTS: a rerun is fine
     assert store.num_nodes() == 2
 
@@ -53,7 +53,9 @@ def test_progress_bar_and_summary(
     make_store: MakeStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
     store = make_store()
-    summary = load_triples(store, synthetic_triples()[:500], batch_size=100, progress=True)
+    summary = write_triples_to_neo4j(
+        store, synthetic_triples()[:500], batch_size=100, progress=True
+    )
     err = capsys.readouterr().err
     assert "writing triples" in err and "500" in err
     assert isinstance(summary, LoadSummary) and summary.triples_per_s > 0
@@ -62,9 +64,9 @@ def test_progress_bar_and_summary(
 def test_llamaindex_layout_refuses_relations_that_cannot_be_types(make_store: MakeStore) -> None:
     store = make_store(fresh_mapping(LLAMAINDEX_MAPPING))
     with pytest.raises(GraphLoadError, match="cannot be a relationship type"):
-        load_triples(store, [("a", "directed by", "b")], progress=False)
+        write_triples_to_neo4j(store, [("a", "directed by", "b")], progress=False)
     assert store.num_nodes() == 0
-    summary = load_triples(
+    summary = write_triples_to_neo4j(
         store, [("a", "directed_by", "b"), ("b", "starred", "c")], progress=False
     )
     assert summary.relationships_created == 2

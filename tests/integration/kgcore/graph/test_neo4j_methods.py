@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.neo4j_loader import load_triples
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j
 from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, Neo4jGraphStore
 from kgcore.llm.protocol import LLMRequest
 from kgcore.llm.scripted import ScriptedLLM
@@ -50,7 +50,7 @@ def stores(
         bolt_server.database,
         mapping=fresh_mapping(),
     )
-    load_triples(server, metaqa_graph, progress=False)
+    write_triples_to_neo4j(server, metaqa_graph, progress=False)
     try:
         yield InMemoryGraphStore.from_triples(metaqa_graph), server
     finally:
@@ -238,7 +238,7 @@ def llamaindex_graph(bolt_server: BoltServer) -> Iterator[tuple[list[Triple], An
         mapping=LLAMAINDEX_MAPPING,
     )
     delete_label(writer, drop_schema=False)  # LlamaIndex's labels are fixed: start empty
-    load_triples(writer, triples, progress=False)
+    write_triples_to_neo4j(writer, triples, progress=False)
     flags = {"refresh_schema": False, "create_indexes": False} if bolt_server.is_arcadedb else {}
     graph_store = Neo4jPropertyGraphStore(
         username=bolt_server.username,

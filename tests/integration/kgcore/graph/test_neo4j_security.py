@@ -11,7 +11,7 @@ import neo4j
 import pytest
 
 from kgcore.community.sampling import sample_neighborhood
-from kgcore.graph.neo4j_loader import load_triples
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j
 from kgcore.graph.neo4j_store import Neo4jGraphStore
 from tests.support.neo4j_testgraphs import adversarial_names, adversarial_triples, memory_store
 from tests.support.neo4j_testserver import BoltServer
@@ -132,7 +132,7 @@ def test_adversarial_names_load_and_come_back_unchanged(
     before = count_everything(store)
     # Neo4j's range indexes refuse keys over about 8 KB, so on a real Neo4j the 100 KB names
     # are loaded without the name constraint; ArcadeDB indexes them.
-    summary = load_triples(
+    summary = write_triples_to_neo4j(
         store, path, batch_size=300, create_schema=bolt_server.is_arcadedb, progress=False
     )
     assert summary.nodes_created == 1000
@@ -176,7 +176,7 @@ def test_hostile_input_never_changes_a_query_and_reads_in_read_mode(
 ) -> None:
     names, triples = hostile
     store = make_store()
-    load_triples(store, triples[:400], progress=False)
+    write_triples_to_neo4j(store, triples[:400], progress=False)
     before = count_everything(store)
     spy = spy_on(store)
 
@@ -235,7 +235,7 @@ def test_arcadedb_inline_map_parameter_lookalike_is_noted(
     matches names with ``WHERE`` (the same plan on Neo4j). Neo4j finds the node either way.
     """
     store = make_store()
-    load_triples(store, [("$names", "r", "b")], progress=False)
+    write_triples_to_neo4j(store, [("$names", "r", "b")], progress=False)
     label, name = store.mapping.label, store.mapping.name
     inline = f"UNWIND $names AS node MATCH (n:{label} {{{name}: node}}) RETURN n.{name} AS found"
     with store.driver.session(database=store.database) as session:

@@ -11,7 +11,7 @@ import pytest
 from kgcore.community.sampling import sample_neighborhood
 from kgcore.exceptions import GraphStoreError
 from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.neo4j_loader import load_triples
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j
 from kgcore.graph.neo4j_store import (
     LLAMAINDEX_MAPPING,
     Neo4jGraphStore,
@@ -77,7 +77,7 @@ def test_protocol_matches_in_memory_store(make_store: MakeStore) -> None:
     triples = synthetic_triples()
     memory = memory_store(triples)
     server = make_store()
-    summary = load_triples(server, triples, batch_size=300, progress=False)
+    summary = write_triples_to_neo4j(server, triples, batch_size=300, progress=False)
     assert summary.relationships_created == memory.num_triples()
     assert summary.nodes_created == memory.num_nodes()
     assert_same_protocol(server, memory, SEARCHES)
@@ -89,7 +89,7 @@ def test_search_on_large_graphs_preselects_on_the_server(make_store: MakeStore) 
     triples = synthetic_triples()
     memory = memory_store(triples)
     server = make_store(name_cache_limit=0)
-    load_triples(server, triples, progress=False)
+    write_triples_to_neo4j(server, triples, progress=False)
     # Exact and case/spacing-insensitive matches are found as in memory; fuzzy fill-up only
     # among names sharing a word with the text (so it may return fewer names).
     cases = [
@@ -116,7 +116,7 @@ def test_llamaindex_mapping_matches_in_memory_store(make_store: MakeStore) -> No
     memory = memory_store(triples)
     mapping = fresh_mapping(LLAMAINDEX_MAPPING)
     server = make_store(mapping)
-    load_triples(server, triples, batch_size=100, progress=False)
+    write_triples_to_neo4j(server, triples, batch_size=100, progress=False)
     assert_same_protocol(server, memory, SEARCHES)
     with server.driver.session(database=server.database) as session:
         record = session.execute_read(
@@ -140,7 +140,7 @@ def test_llamaindex_mapping_matches_in_memory_store(make_store: MakeStore) -> No
 def test_frontier_is_one_round_trip_and_sampling_is_r_plus_one(make_store: MakeStore) -> None:
     triples = synthetic_triples()
     server = make_store()
-    load_triples(server, triples, progress=False)
+    write_triples_to_neo4j(server, triples, progress=False)
     server.reset_round_trips()
     server.neighbors_batch(sorted({t.head for t in triples})[:100], limit=32)
     assert server.round_trips == 1
@@ -161,7 +161,7 @@ def test_sample_neighborhood_identical_on_synthetic_graph(
     triples = synthetic_triples()
     memory = memory_store(triples)
     server = make_store()
-    load_triples(server, triples, progress=False)
+    write_triples_to_neo4j(server, triples, progress=False)
     for seeds in (["Heat"], ["Hub Year"], ["Alien", "The Matrix"], ["Film 003", "Year 010"]):
         for seed in (0, 1, 42):
             kwargs = dict(
@@ -191,7 +191,7 @@ def test_sample_neighborhood_identical_on_metaqa(
     seeds, triples = metaqa
     memory = InMemoryGraphStore.from_triples(triples)
     server = make_store()
-    load_triples(server, triples, progress=False)
+    write_triples_to_neo4j(server, triples, progress=False)
     for entity in seeds:
         for seed in (0, 7):
             kwargs = dict(radius=2, decay=0.5, max_nodes=160, max_neighbors_per_node=32, seed=seed)
@@ -260,7 +260,7 @@ def test_query_errors_name_the_uri_and_database(bolt_server: BoltServer) -> None
 def test_existing_graph_with_gaps_is_read_without_errors(make_store: MakeStore) -> None:
     """Nodes without a name and relationships without a relation are skipped, not fatal."""
     store = make_store()
-    load_triples(store, [("a", "r", "b")], progress=False)
+    write_triples_to_neo4j(store, [("a", "r", "b")], progress=False)
     label, name = store.mapping.label, store.mapping.name
     with store.driver.session(database=store.database) as session:
         session.execute_write(

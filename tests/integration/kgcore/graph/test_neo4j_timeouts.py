@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from kgcore.exceptions import GraphStoreError, InvalidSettingError
-from kgcore.graph.neo4j_loader import load_triples
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j
 from kgcore.graph.neo4j_store import Neo4jGraphStore
 from tests.support.neo4j_testserver import BoltServer, fresh_mapping
 from tests.support.tcp_proxy import StallingProxy
@@ -34,7 +34,7 @@ def proxied_store(bolt_server: BoltServer, proxy: StallingProxy, **kwargs: objec
 @pytest.fixture
 def loaded(make_store: MakeStore):
     store = make_store()
-    load_triples(store, TRIPLES, progress=False)
+    write_triples_to_neo4j(store, TRIPLES, progress=False)
     return store
 
 
@@ -91,5 +91,5 @@ def test_bad_line_writes_nothing(make_store: MakeStore, tmp_path) -> None:
     path.write_text("\n".join(lines) + "\n")
     store = make_store(mapping=fresh_mapping())
     with pytest.raises(GraphLoadError, match=r"kb.txt:31: malformed"):
-        load_triples(store, path, batch_size=10, progress=False)
+        write_triples_to_neo4j(store, path, batch_size=10, progress=False)
     assert store.num_triples() == 0

@@ -1,4 +1,4 @@
-"""open_store / load_into: one string picks the embedded store or a Neo4j server."""
+"""open_store / write_file_to_neo4j: one string picks the embedded store or a Neo4j server."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from urllib.parse import quote
 import pytest
 
 from kgcore.exceptions import GraphStoreError
-from kgcore.graph.neo4j_loader import load_triples
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j
 from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, Neo4jGraphStore
-from kgcore.graph.open import load_into, open_store
+from kgcore.graph.open import open_store, write_file_to_neo4j
 from tests.support.neo4j_testserver import BoltServer, delete_label, fresh_mapping
 
 
@@ -26,7 +26,7 @@ def test_uri_carries_credentials_database_and_mapping(
     path = tmp_path / "kb.txt"
     path.write_text("Heat|directed_by|Michael Mann\nHeat|release_year|1995\n", encoding="utf-8")
     spec = spec_for(bolt_server, "OpenT1", "&mapping=llamaindex")
-    summary = load_into(spec, path, progress=False)
+    summary = write_file_to_neo4j(spec, path, progress=False)
     assert summary.relationships_created == 2
     store = open_store(spec)
     try:
@@ -68,7 +68,7 @@ def test_routing_scheme_works_too(bolt_server: BoltServer) -> None:
         mapping=fresh_mapping(),
     )
     try:
-        load_triples(store, [("Heat", "directed_by", "Michael Mann")], progress=False)
+        write_triples_to_neo4j(store, [("Heat", "directed_by", "Michael Mann")], progress=False)
         assert store.neighbors("Michael Mann") == [("Heat", "directed_by", "Michael Mann")]
     finally:
         delete_label(store, drop_schema=not bolt_server.is_arcadedb)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from kgcore.evaluation import evaluate, make_method, method_names, read_traces
 from kgcore.evaluation.datasets import Dataset, EvalExample
 from kgcore.evaluation.harness import run_label
+from kgcore.evaluation.registry import METHODS, MethodSpec, keyword_names, method_options
 from kgcore.evaluation.report import summarize, write_report
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
@@ -153,6 +155,69 @@ def test_bad_input_is_refused_clearly(tmp_path: Path) -> None:
         make_method("io", None, width=3)
     # An unreadable trace line is skipped and its question re-run: tests/kgcore/evaluation/
     # test_traces_reliability.py (issue 12).
+
+
+def test_registry_checks_options_against_what_the_engine_accepts() -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    with pytest.raises(ConfigurationError, match=r"'tog': widht \(it takes .*\bwidth\b"):
+        make_method("tog", store, widht=2)
+    with pytest.raises(ConfigurationError, match=r"'fasttog': beam .*max_community_size"):
+        make_method("fasttog", store, beam=2)
+    with pytest.raises(ConfigurationError, match=r"'cot': n \(it takes no options\)"):
+        make_method("cot", None, n=3)
+    # the accepted names come from the engines' signatures and configuration fields
+    assert {"width", "max_depth", "seed"} <= method_options("tog")
+    assert {"width", "max_community_size", "textualizer"} <= method_options("fasttog")
+    assert {"max_branches", "match_threshold"} <= method_options("cgpe")
+    assert {"text_format", "k_nodes", "hops"} <= method_options("gretriever")
+    assert method_options("io") == frozenset()
+
+
+@dataclass(frozen=True)
+class _Inner:
+    radius: int = 2
+
+
+@dataclass(frozen=True)
+class _Config:
+    width: int = 3
+    inner: _Inner = field(default_factory=_Inner)
+
+
+class _OverridableEngine:
+    def __init__(self, store: object, config: _Config | None = None, **overrides: int) -> None:
+        self.config = config
+
+
+class _StrictEngine:
+    def __init__(self, store: object, config: _Config | None = None) -> None:
+        self.config = config
+
+
+def test_option_names_follow_nested_configs_and_config_overrides() -> None:
+    assert keyword_names(_Config) == {"width", "inner", "radius"}
+    # **overrides beside a config parameter: the config's names are options too
+    assert keyword_names(_OverridableEngine, skip=("store",)) == {
+        "config",
+        "width",
+        "inner",
+        "radius",
+    }
+    assert keyword_names(_StrictEngine, skip=("store",)) == {"config"}
+
+
+def test_registry_lets_a_type_error_inside_a_constructor_propagate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(store: object, width: int = 3) -> object:
+        return len(width)  # type: ignore[arg-type]  # a bug: TypeError inside the engine
+
+    spec = MethodSpec("broken", broken, False, "a buggy engine", lambda: frozenset({"width"}))
+    monkeypatch.setitem(METHODS, "broken", spec)
+    with pytest.raises(TypeError, match="has no len"):
+        make_method("broken", None, width=2)
+    with pytest.raises(ConfigurationError, match="bad option"):
+        make_method("broken", None, depth=2)
 
 
 def test_a_truncated_last_trace_line_is_ignored(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ from kgcore.gretriever import (
     PCSTSettings,
     RegionSettings,
     TextualGraph,
-    bracketed_entities,
 )
+from kgcore.linking import bracketed_entities
 from kgcore.types import Triple
 from tests.support.gretriever_fakes import TableEmbedder
 
