@@ -17,17 +17,15 @@ Example
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.store import GraphStore
-from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import ANSWER_SYSTEM, UNKNOWN, ask_parsed
+from kgcore.methods.kernel import ANSWER_SYSTEM, UNKNOWN, ask_parsed, parse_graph_answer
 from kgcore.methods.result import MethodResult
-from kgcore.methods.tog import parse_graph_answer
-from kgcore.validation import check_question
 
 if TYPE_CHECKING:  # kgcore.gretriever is imported when an engine is built, not before
     from kgcore.gretriever.result import GRetrieverResult
@@ -80,9 +78,11 @@ class GRetrieverQA(StepMethod[MethodResult]):
         **settings: Any,
     ) -> None:
         if max_graph_tokens is not None and max_graph_tokens < 1:
-            raise ValueError(f"max_graph_tokens must be at least 1, got {max_graph_tokens}")
+            raise InvalidSettingError(
+                f"max_graph_tokens must be at least 1, got {max_graph_tokens}"
+            )
         if chars_per_token <= 0:
-            raise ValueError(f"chars_per_token must be positive, got {chars_per_token}")
+            raise InvalidSettingError(f"chars_per_token must be positive, got {chars_per_token}")
         from kgcore.gretriever import GRetriever, PCSTSettings, RegionSettings
         from kgcore.gretriever.embedding import SentenceTransformerEmbedder
         from kgcore.gretriever.textualize import check_text_format
@@ -129,11 +129,9 @@ class GRetrieverQA(StepMethod[MethodResult]):
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
         """Retrieval (graph time), then one answer call over the retrieved subgraph."""
-        question = check_question(question)
-        started = time.perf_counter()
-        usage = UsageMeter()
-        retrieved = self.retriever.retrieve(question, topic_entities=topic_entities or None)
-        graph_seconds = time.perf_counter() - started
+        meter = self.meter()
+        with meter.graph():
+            retrieved = self.retriever.retrieve(question, topic_entities=topic_entities or None)
         context, kept_edges = self.fit_context(retrieved)
         request = LLMRequest.from_prompt(
             f"Question: {question}\nKnowledge graph:\n{context}\n"
@@ -143,19 +141,16 @@ class GRetrieverQA(StepMethod[MethodResult]):
             max_tokens=self.max_tokens,
         )
         answer = yield from ask_parsed(
-            request, parse_graph_answer, "Reply only with the answer in braces.", usage
+            request, parse_graph_answer, "Reply only with the answer in braces.", meter.usage
         )
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,
             method=self.name,
             depth=0,
-            graph_seconds=graph_seconds,
             context=context,
         )
-        result.record_usage(usage)
         result.extra.update(
             {"edges": retrieved.num_edges, "nodes": retrieved.num_nodes, "kept_edges": kept_edges}
         )
-        result.total_seconds = time.perf_counter() - started
-        return result
+        return meter.finish(result)

@@ -49,7 +49,6 @@ Example
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -63,24 +62,24 @@ from kgcore.linking import link_entities
 from kgcore.llm.parsing import NONE_WORDS, parse_choices, parse_entities
 from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import (
+from kgcore.methods.kernel import (
+    GRAPH_SYSTEM,
+    MAX_RECORDED_PRUNED,
     UNKNOWN,
     answer_steps,
     ask_parsed,
     drop_topic_answer,
-    topic_names,
-)
-from kgcore.methods.result import MethodResult
-from kgcore.methods.tog import (
-    MAX_RECORDED_PRUNED,
-    SYSTEM,
     options_text,
     parse_graph_answer,
     relation_text,
+    topic_names,
     triple_text,
 )
+from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
-from kgcore.validation import CGPE_LIMITS, check_question, check_settings
+from kgcore.validation import CGPE_LIMITS, check_settings
+
+SYSTEM = GRAPH_SYSTEM
 
 _PLACEHOLDERS = {"clue", "clue left", "a clue"}
 _CLUE_PAIR = re.compile(r"\b([A-Z])\b\s*[:=\-]+>?\s*([^,;\n{}]+)")
@@ -131,7 +130,6 @@ class _Candidate:
 class _Stats:
     char_matches: int = 0
     step_calls: list[int] = field(default_factory=lambda: [0, 0, 0])
-    dropped_replies: int = 0
 
 
 def char_match(a: str, b: str) -> float:
@@ -304,11 +302,9 @@ class CGPE(StepMethod[MethodResult]):
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
         """CGPE as a step generator (see :mod:`kgcore.llm.protocol`)."""
-        question = check_question(question)
-        started = time.perf_counter()
-        usage = UsageMeter()
+        meter = self.meter()
+        usage = meter.usage
         stats = _Stats()
-        graph_seconds = 0.0
         rng = np.random.default_rng(self.seed)
 
         extracted = yield from ask_parsed(
@@ -319,18 +315,17 @@ class CGPE(StepMethod[MethodResult]):
         )
         clues = list(dict.fromkeys(c for c in (extracted or []) if c.strip()))
         used: set[str] = set()
-        tick = time.perf_counter()
         starts: list[str] = []
-        if topic_entities and self.use_topic_entities:
-            starts = link_entities(self.store, list(topic_entities), strict=False)
-            for node in starts:
-                used.update(c for c in clues if char_match(c, node) >= self.match_threshold)
-        else:
-            found = self.initial_points(clues)
-            if found is not None:
-                used.add(found[0])
-                starts = [found[1]]
-        graph_seconds += time.perf_counter() - tick
+        with meter.graph():
+            if topic_entities and self.use_topic_entities:
+                starts = link_entities(self.store, list(topic_entities), strict=False)
+                for node in starts:
+                    used.update(c for c in clues if char_match(c, node) >= self.match_threshold)
+            else:
+                found = self.initial_points(clues)
+                if found is not None:
+                    used.add(found[0])
+                    starts = [found[1]]
 
         active = [CluePath((node,)) for node in starts]
         explored: list[dict[str, object]] = []  # what each depth kept and dropped, for pictures
@@ -341,21 +336,9 @@ class CGPE(StepMethod[MethodResult]):
             if not unused:
                 break
             depth += 1
-            tick = time.perf_counter()
-            batch = self.store.neighbors_batch(dict.fromkeys(p.nodes[-1] for p in active))
-            candidates: list[_Candidate] = []
-            for index, path in enumerate(active):
-                end = path.nodes[-1]
-                for triple in batch.get(end, ()):
-                    node = triple.other(end)
-                    if node in path.nodes:
-                        continue
-                    rel = relation_text(triple.relation, triple.head == end)
-                    candidates.append(
-                        _Candidate(index, triple, node, rel, self.label(node, triple.relation))
-                    )
-            matches = self._char_matches(candidates, unused)
-            graph_seconds += time.perf_counter() - tick
+            with meter.graph():
+                candidates = self._candidates(active)
+                matches = self._char_matches(candidates, unused)
             stats.char_matches += len(matches)
             remaining = [c for c in unused if c not in {clue for _, clue in matches}]
             taken = {id(c) for c, _ in matches}
@@ -407,10 +390,8 @@ class CGPE(StepMethod[MethodResult]):
             method=self.name,
             depth=depth,
             fell_back=fell_back,
-            graph_seconds=graph_seconds,
             context=context,
         )
-        result.record_usage(usage)
         result.extra.update(
             {
                 "clues": clues,
@@ -418,13 +399,27 @@ class CGPE(StepMethod[MethodResult]):
                 "paths": [p.text() for p in leaves],
                 "char_matches": stats.char_matches,
                 "step_calls": stats.step_calls,
-                "dropped_replies": stats.dropped_replies,
                 "topic_entities": list(starts),
                 "explored": explored,
             }
         )
-        result.total_seconds = time.perf_counter() - started
-        return result
+        return meter.finish(result)
+
+    def _candidates(self, active: list[CluePath]) -> list[_Candidate]:
+        """Every neighbour of the paths' ends that is not on its path yet."""
+        batch = self.store.neighbors_batch(dict.fromkeys(p.nodes[-1] for p in active))
+        candidates: list[_Candidate] = []
+        for index, path in enumerate(active):
+            end = path.nodes[-1]
+            for triple in batch.get(end, ()):
+                node = triple.other(end)
+                if node in path.nodes:
+                    continue
+                rel = relation_text(triple.relation, triple.head == end)
+                candidates.append(
+                    _Candidate(index, triple, node, rel, self.label(node, triple.relation))
+                )
+        return candidates
 
     def _char_matches(
         self, candidates: list[_Candidate], unused: list[str]
@@ -472,8 +467,6 @@ class CGPE(StepMethod[MethodResult]):
             "Reply only like {A: clue}, or {none}.",
             usage,
         )
-        if step1 is None:
-            stats.dropped_replies += 1
         if not step1:
             return []
         chosen = {summaries[i]: clue for i, clue in step1.items()}
@@ -499,8 +492,6 @@ class CGPE(StepMethod[MethodResult]):
             "Reply only with letters in braces, e.g. {A, C}, or {none}.",
             usage,
         )
-        if step2 is None:
-            stats.dropped_replies += 1
         if not step2:
             return []
         picked = [survivors[i] for i in step2]
@@ -526,6 +517,5 @@ class CGPE(StepMethod[MethodResult]):
             usage,
         )
         if step3 is None:
-            stats.dropped_replies += 1
             return list(zip(picked, fallback, strict=True))
         return [(c, step3[i] or fallback[i]) for i, c in enumerate(picked) if i in step3]

@@ -34,53 +34,43 @@ Example
 from __future__ import annotations
 
 import re
-import string
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
-from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.store import GraphStore
-from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
-from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
-from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.llm.parsing import parse_choices
+from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import (
+from kgcore.methods.kernel import (
+    GRAPH_SYSTEM,
+    MAX_RECORDED_PRUNED,
     UNKNOWN,
+    Linked,
     answer_steps,
     ask_parsed,
     drop_topic_answer,
+    link_steps,
+    options_text,
+    parse_graph_answer,
+    relation_text,
     topic_names,
+    triple_text,
 )
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
-from kgcore.validation import TOG_LIMITS, check_question, check_settings
+from kgcore.validation import TOG_LIMITS, check_settings
 
-SYSTEM = "You help answer questions over a knowledge graph. Reply briefly in the asked format."
+SYSTEM = GRAPH_SYSTEM
+#: ToG's format reminder after an entity list that could not be read.
+ENTITY_REMINDER = 'Reply with a JSON list of entity names, e.g. ["Titanic"].'
 REASON_SYSTEM = (
     "You answer questions from knowledge-graph triplets. The answer is never the entity in "
     "brackets."
 )
-MAX_RECORDED_PRUNED = 24  # dropped candidates kept per depth in result.extra["explored"]
 _SCORE = re.compile(r"\b([A-Z])\b\s*[:=(\-]\s*(?:score\s*[:=]?\s*)?(\d*\.?\d+)", re.IGNORECASE)
-
-
-def relation_text(relation: str, outgoing: bool) -> str:
-    """How a relation is shown from one side: ``"directed_by"`` or ``"directed_by (reverse)"``."""
-    return relation if outgoing else f"{relation} (reverse)"
-
-
-def triple_text(triple: Triple) -> str:
-    """``(head, relation, tail)`` as the prompts show it."""
-    return f"({triple.head}, {triple.relation}, {triple.tail})"
-
-
-def options_text(options: Sequence[str]) -> str:
-    """``A. first`` / ``B. second`` lines (at most 26 options)."""
-    return "\n".join(f"{string.ascii_uppercase[i]}. {o}" for i, o in enumerate(options))
 
 
 def parse_scores(text: str, n_options: int, max_choices: int) -> dict[int, float] | None:
@@ -111,18 +101,6 @@ def parse_scores(text: str, n_options: int, max_choices: int) -> dict[int, float
     if picked is None:
         return None
     return {i: 1.0 / len(picked) for i in picked}
-
-
-def parse_graph_answer(text: str) -> str | None:
-    """:func:`~kgcore.llm.parsing.parse_answer`, refusing the prompt's ``{answer}`` placeholder.
-
-    Example
-    -------
-    >>> parse_graph_answer("{Cobra}"), parse_graph_answer("{answer}")
-    ('Cobra', None)
-    """
-    answer = parse_answer(text)
-    return None if answer is None or answer.strip().lower() == "answer" else answer
 
 
 def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
@@ -268,30 +246,15 @@ class ToG(StepMethod[MethodResult]):
         names are used, and without those the LLM extracts the entities (one call).
         Raises :class:`~kgcore.exceptions.EntityNotFoundError` when none can be linked.
         """
-        question = check_question(question)
-        started = time.perf_counter()
-        usage = UsageMeter()
-        graph_seconds = 0.0
+        meter = self.meter()
+        usage = meter.usage
         rng = np.random.default_rng(self.seed)
-        names = list(topic_entities) if topic_entities else bracketed_entities(question)
-        from_model = not names
-        if not names:
-            extracted = yield from ask_parsed(
-                entity_extraction_request(question),
-                lambda text: parse_entities(text) or None,
-                'Reply with a JSON list of entity names, e.g. ["Titanic"].',
-                usage,
-            )
-            names = extracted or []
-        tick = time.perf_counter()
-        try:
-            frontier = link_entities(self.store, names, strict=False) if names else []
-        except EntityNotFoundError:
-            if not from_model:
-                raise
-            frontier = []  # the model's names are not in the graph: answer by CoT
+        linked: Linked = yield from meter.graph_steps(
+            link_steps(self.store, question, topic_entities, usage, reminder=ENTITY_REMINDER)
+        )
+        names = linked.names
+        frontier = list(linked.nodes)
         frontier_start = list(frontier)
-        graph_seconds += time.perf_counter() - tick
 
         kept: list[Triple] = []
         explored: list[dict[str, object]] = []  # what each depth kept and dropped, for pictures
@@ -299,13 +262,12 @@ class ToG(StepMethod[MethodResult]):
         visited = set(frontier)
         depth = 0
         answer: str | None = None
-        stats = {"relation_calls": 0, "entity_calls": 0, "reason_calls": 0, "dropped_replies": 0}
+        stats = {"relation_calls": 0, "entity_calls": 0, "reason_calls": 0}
         while frontier and depth < self.max_depth:
             depth += 1
             candidates: list[_Candidate] = []
-            tick = time.perf_counter()
-            batch = self.store.neighbors_batch(frontier)
-            graph_seconds += time.perf_counter() - tick
+            with meter.graph():
+                batch = self.store.neighbors_batch(frontier)
             for entity in frontier:
                 by_relation: dict[tuple[str, bool], list[Triple]] = {}
                 for triple in batch.get(entity, ()):
@@ -328,8 +290,7 @@ class ToG(StepMethod[MethodResult]):
                         usage,
                     )
                     if parsed is None:
-                        stats["dropped_replies"] += 1
-                        continue
+                        continue  # an unreadable relation choice drops the entity
                     rel_scores = parsed
                 for index, rel_score in rel_scores.items():
                     triples = by_relation[relations[index]]
@@ -347,8 +308,7 @@ class ToG(StepMethod[MethodResult]):
                             "Reply only with letters and scores, e.g. {A: 0.5, B: 0.5}.",
                             usage,
                         )
-                        if parsed is None:
-                            stats["dropped_replies"] += 1
+                        if parsed is None:  # unreadable scores: uniform
                             parsed = {i: 1.0 / len(others) for i in range(len(others))}
                         ent_scores = parsed
                     for i, ent_score in ent_scores.items():
@@ -394,11 +354,8 @@ class ToG(StepMethod[MethodResult]):
             method=self.name,
             depth=depth,
             fell_back=fell_back,
-            graph_seconds=graph_seconds,
             context="\n".join(triple_text(t) for t in kept),
         )
-        result.record_usage(usage)
         result.extra.update(stats)
         result.extra.update(topic_entities=topic, explored=explored)
-        result.total_seconds = time.perf_counter() - started
-        return result
+        return meter.finish(result)
