@@ -48,7 +48,6 @@ Example
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -59,11 +58,24 @@ from rapidfuzz import fuzz, process
 from kgcore.graph.memory import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.linking import link_entities
-from kgcore.llm.parsing import NONE_WORDS, parse_choices, parse_entities
+from kgcore.llm.parsing import parse_choices, parse_entities
 from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.base import StepMethod
+from kgcore.methods.cgpe.parsing import char_match, parse_clue_matches
+from kgcore.methods.cgpe.prompts import (
+    ANSWER_PROMPT,
+    ANSWER_REMINDER,
+    CLUE_PROMPT,
+    CLUE_REMINDER,
+    STEP1_PROMPT,
+    STEP1_REMINDER,
+    STEP2_PROMPT,
+    STEP2_REMINDER,
+    STEP3_PROMPT,
+    STEP3_REMINDER,
+    request,
+)
 from kgcore.methods.kernel import (
-    GRAPH_SYSTEM,
     MAX_RECORDED_PRUNED,
     UNKNOWN,
     answer_steps,
@@ -78,11 +90,6 @@ from kgcore.methods.kernel import (
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
 from kgcore.validation import CGPE_LIMITS, check_settings
-
-SYSTEM = GRAPH_SYSTEM
-
-_PLACEHOLDERS = {"clue", "clue left", "a clue"}
-_CLUE_PAIR = re.compile(r"\b([A-Z])\b\s*[:=\-]+>?\s*([^,;\n{}]+)")
 
 
 @dataclass(frozen=True)
@@ -130,51 +137,6 @@ class _Candidate:
 class _Stats:
     char_matches: int = 0
     step_calls: list[int] = field(default_factory=lambda: [0, 0, 0])
-
-
-def char_match(a: str, b: str) -> float:
-    """Character similarity of two names, 0-100 (rapidfuzz ``ratio`` on normalised names)."""
-    return float(fuzz.ratio(normalize_name(a), normalize_name(b)))
-
-
-def parse_clue_matches(
-    text: str, n_options: int, clues: Sequence[str]
-) -> dict[int, str | None] | None:
-    """Option index -> matched clue from ``{A: film, B: none}``.
-
-    A letter without a clue maps to ``None`` (the only clue when one is left). ``{}`` means no
-    match; ``None`` means nothing usable was found.
-
-    Example
-    -------
-    >>> parse_clue_matches("{A: films, B: none}", 2, ["films", "person"])
-    {0: 'films'}
-    >>> parse_clue_matches("{A: clue, B: none}", 2, ["films", "person"])  # format copied
-    {0: None}
-    """
-    pairs: dict[int, str | None] = {}
-    said_none = False
-    for letter, said in _CLUE_PAIR.findall(text):
-        index = ord(letter) - ord("A")
-        if not 0 <= index < n_options or index in pairs:
-            continue
-        said = said.strip().strip("\"'`.").strip()
-        if not said or NONE_WORDS.fullmatch(said.lower()) or said.lower() in {"no", "n/a"}:
-            said_none = True
-            continue
-        best = process.extractOne(said, list(clues), scorer=fuzz.WRatio, processor=normalize_name)
-        if best is not None and best[1] >= 70:
-            pairs[index] = best[0]
-        elif len(clues) == 1 or said.strip("<>").lower() in _PLACEHOLDERS:
-            # A small model may copy the format's placeholder: a match, clue unnamed.
-            pairs[index] = clues[0] if len(clues) == 1 else None
-    if pairs or said_none:
-        return pairs
-    picked = parse_choices(text, n_options=n_options, max_choices=n_options)
-    if picked is None:
-        return None
-    only = clues[0] if len(clues) == 1 else None
-    return {i: only for i in picked}
 
 
 def graph_type_of(store: GraphStore, key: str = "type") -> Callable[[str], str | None] | None:
@@ -272,20 +234,9 @@ class CGPE(StepMethod[MethodResult]):
         return relation
 
     # -- prompts -----------------------------------------------------------------------
-    def _request(self, prompt: str, purpose: str, max_tokens: int | None = None) -> LLMRequest:
-        return LLMRequest.from_prompt(
-            prompt, purpose=purpose, system=SYSTEM, max_tokens=max_tokens or self.max_tokens
-        )
-
     def clue_request(self, question: str) -> LLMRequest:
-        return self._request(
-            f"Question: {question}\nList the clues of the question: the named entities and the "
-            "things it asks about, as a JSON list of short strings. Example: for 'what language "
-            "is the film written by [John Smith] in' reply "
-            '["John Smith", "film", "language"].',
-            "cgpe_clues",
-            max_tokens=self.max_tokens + 16,
-        )
+        """The clue-extraction request."""
+        return request(CLUE_PROMPT, "cgpe_clues", self.max_tokens + 16, question=question)
 
     # -- the method ----------------------------------------------------------------------
     def initial_points(self, clues: Sequence[str]) -> tuple[str, str] | None:
@@ -310,7 +261,7 @@ class CGPE(StepMethod[MethodResult]):
         extracted = yield from ask_parsed(
             self.clue_request(question),
             lambda text: parse_entities(text) or None,
-            'Reply only with a JSON list of short strings, e.g. ["John Smith", "film"].',
+            CLUE_REMINDER,
             usage,
         )
         clues = list(dict.fromkeys(c for c in (extracted or []) if c.strip()))
@@ -369,15 +320,15 @@ class CGPE(StepMethod[MethodResult]):
         if leaves:
             context = "\n".join(f"{i + 1}. {p.text()}" for i, p in enumerate(leaves))
             answer = yield from ask_parsed(
-                self._request(
-                    f"Question: {question}\nKnowledge paths:\n{context}\n"
-                    "Answer the question using these paths. Give the answer in braces, "
-                    "like: {answer}.",
+                request(
+                    ANSWER_PROMPT,
                     "cgpe_answer",
-                    max_tokens=self.answer_max_tokens,
+                    self.answer_max_tokens,
+                    question=question,
+                    paths=context,
                 ),
                 parse_graph_answer,
-                "Reply only with the answer in braces, like: {answer}.",
+                ANSWER_REMINDER,
                 usage,
             )
         else:
@@ -457,14 +408,17 @@ class CGPE(StepMethod[MethodResult]):
         summaries = list(dict.fromkeys(c.summary for c in candidates))[:26]
         stats.step_calls[0] += 1
         step1 = yield from ask_parsed(
-            self._request(
-                f"Question: {question}\nClues left: {clue_list}\nFrom {ends} the graph leads "
-                f"through:\n{options_text(summaries)}\nWhich of these lead to a clue left? "
-                "Reply like {A: clue}, or {none}.",
+            request(
+                STEP1_PROMPT,
                 "cgpe_step1",
+                self.max_tokens,
+                question=question,
+                clues=clue_list,
+                ends=ends,
+                options=options_text(summaries),
             ),
             lambda text: parse_clue_matches(text, len(summaries), clues),
-            "Reply only like {A: clue}, or {none}.",
+            STEP1_REMINDER,
             usage,
         )
         if not step1:
@@ -479,17 +433,19 @@ class CGPE(StepMethod[MethodResult]):
         # Step 2: (label, entity name) of the survivors.
         stats.step_calls[1] += 1
         step2 = yield from ask_parsed(
-            self._request(
-                f"Question: {question}\nClues left: {clue_list}\nCandidates (type: name):\n"
-                + options_text([f"{c.label}: {c.node}" for c in survivors])
-                + f"\nWhich candidates match a clue left? Reply with up to {self.max_branches} "
-                "letters, e.g. {A, C}, or {none}.",
+            request(
+                STEP2_PROMPT,
                 "cgpe_step2",
+                self.max_tokens,
+                question=question,
+                clues=clue_list,
+                options=options_text([f"{c.label}: {c.node}" for c in survivors]),
+                max_branches=self.max_branches,
             ),
             lambda text: parse_choices(
                 text, n_options=len(survivors), max_choices=self.max_branches
             ),
-            "Reply only with letters in braces, e.g. {A, C}, or {none}.",
+            STEP2_REMINDER,
             usage,
         )
         if not step2:
@@ -501,19 +457,16 @@ class CGPE(StepMethod[MethodResult]):
         # Step 3: which clue each surviving entity matches.
         stats.step_calls[2] += 1
         step3 = yield from ask_parsed(
-            self._request(
-                f"Question: {question}\nClues left: {clue_list}\nEntities:\n"
-                + options_text([f"{c.node}, from {triple_text(c.triple)}" for c in picked])
-                # The example names no "none": on dev 2-hop questions 11-20 the local 1.5B
-                # model copied the example verbatim in 4 of 8 replies, and a copied
-                # "{A: clue, B: none}" dropped entity B. A copied "{A: clue, B: clue}" keeps
-                # every entity on its step-1 clue (hit@1 4/10 -> 5/10 there).
-                + "\nWhich clue left does each entity match? Reply like {A: clue, B: clue}, "
-                "with none for an entity that matches no clue.",
+            request(
+                STEP3_PROMPT,
                 "cgpe_step3",
+                self.max_tokens,
+                question=question,
+                clues=clue_list,
+                options=options_text([f"{c.node}, from {triple_text(c.triple)}" for c in picked]),
             ),
             lambda text: parse_clue_matches(text, len(picked), clues),
-            "Reply only like {A: clue, B: clue}, or none for no match.",
+            STEP3_REMINDER,
             usage,
         )
         if step3 is None:
