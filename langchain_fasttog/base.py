@@ -108,7 +108,7 @@ class GraphField(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    graph: Any
+    graph: GraphStore
 
     @field_validator("graph", mode="before")
     @classmethod

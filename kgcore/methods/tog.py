@@ -35,11 +35,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 
+from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.store import GraphStore
 from kgcore.llm.parsing import parse_choices
 from kgcore.llm.protocol import LLMRequest, Steps
@@ -51,6 +53,7 @@ from kgcore.methods.kernel import (
     Linked,
     answer_steps,
     ask_parsed,
+    check_template,
     drop_topic_answer,
     link_steps,
     options_text,
@@ -58,6 +61,9 @@ from kgcore.methods.kernel import (
     relation_text,
     topic_names,
     triple_text,
+)
+from kgcore.methods.kernel import (
+    with_overrides as _with_overrides,
 )
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
@@ -128,6 +134,109 @@ def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
     return None
 
 
+#: The relation-pruning prompt (``str.format`` fields: question, entity, options, width).
+RELATION_PROMPT = (
+    "Question: {question}\nEntity: {entity}\nRelations:\n{options}\n"
+    "Pick up to {width} relations that help answer the question and score them "
+    "(scores sum to 1). Reply like {{A: 0.7, B: 0.3}}."
+)
+#: The entity-scoring prompt (fields: question, entity, relation, options).
+ENTITY_PROMPT = (
+    "Question: {question}\nEntity: {entity}\nRelation: {relation}\n"
+    "Candidates:\n{options}\n"
+    "Score how much each candidate helps answer the question (scores sum to 1). "
+    "Reply like {{A: 0.5, B: 0.5}}."
+)
+# Triplets first, then the question, and the answer itself as the "yes": on MetaQA dev
+# questions the local 1.5B model answered a bare "No" (question first) or a bare "Yes"
+# (no answer) to the paper's yes/no wording, even with the answer in the triplets.
+# "Not enough" is asked as {Unknown}, as FastToG asks it: replaying the final triplets
+# of 8 dev 2-hop questions that held a gold answer, the model replied {No} to 6 when
+# offered {No}, and named a gold answer for 4 (was 2) when offered {Unknown}. On dev
+# 2-hop questions 11-20 (outside the report's slice) whole ToG runs went from 5/10
+# hit@1, 5 CoT fallbacks and 74 LLM calls to 6/10, 1 fallback and 44 calls.
+#: The reasoning prompt (fields: triples, question).
+REASON_PROMPT = (
+    "Knowledge triplets:\n{triples}\nQuestion: {question}\n"
+    "Reply with the answer names from the triplets in braces. If the triplets lack "
+    "them, reply {{Unknown}}."
+)
+#: Each template's fields, by the config field that holds it.
+TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
+    "relation_prompt": frozenset({"question", "entity", "options", "width"}),
+    "entity_prompt": frozenset({"question", "entity", "relation", "options"}),
+    "reason_prompt": frozenset({"triples", "question"}),
+}
+
+
+@dataclass(frozen=True)
+class ToGConfig:
+    """Every ToG setting, checked when made.
+
+    Parameters
+    ----------
+    width : int
+        ``W``: relations kept per entity and paths kept per depth.
+    max_depth : int
+        ``D_max``: hops explored before the CoT fallback.
+    entity_sample_threshold : int
+        A relation with at least this many tail entities is sampled down...
+    entity_sample_size : int
+        ...to this many, by a seeded draw.
+    max_relations : int
+        At most this many relations are listed per entity (canonical order; 26 at most are
+        shown).
+    seed : int
+        Seeds the entity sampling; the same seed gives the same run.
+    max_tokens : int
+        Cap on the tokens of each pruning, scoring and reasoning reply.
+    answer_max_tokens : int
+        Cap on the CoT fallback's reply.
+    relation_prompt, entity_prompt, reason_prompt : str
+        ``str.format`` templates of the three steps (:data:`RELATION_PROMPT`,
+        :data:`ENTITY_PROMPT`, :data:`REASON_PROMPT`); a template must keep their fields.
+
+    Example
+    -------
+    >>> ToGConfig(width=2).width
+    2
+    >>> ToGConfig(width=0)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: ToG setting width=0 is out of range: ...
+    """
+
+    width: int = 3
+    max_depth: int = 3
+    entity_sample_threshold: int = 20
+    entity_sample_size: int = 5
+    max_relations: int = 26
+    seed: int = 0
+    max_tokens: int = 48
+    answer_max_tokens: int = 160
+    relation_prompt: str = field(default=RELATION_PROMPT, repr=False)
+    entity_prompt: str = field(default=ENTITY_PROMPT, repr=False)
+    reason_prompt: str = field(default=REASON_PROMPT, repr=False)
+
+    def __post_init__(self) -> None:
+        check_settings("ToG", self, TOG_LIMITS)  # documented maxima bound the cost
+        if self.entity_sample_size > self.entity_sample_threshold:
+            raise InvalidSettingError(
+                "ToG needs entity_sample_size <= entity_sample_threshold, got "
+                f"{self.entity_sample_size} > {self.entity_sample_threshold}"
+            )
+        for name, fields in TEMPLATE_FIELDS.items():
+            check_template("ToG", name, getattr(self, name), fields)
+
+    def with_overrides(self, **overrides: Any) -> ToGConfig:
+        """A copy with some settings changed; an unknown name is refused.
+
+        >>> ToGConfig().with_overrides(width=1).width
+        1
+        """
+        return _with_overrides("ToG", self, overrides)
+
+
 @dataclass(frozen=True)
 class _Candidate:
     triple: Triple
@@ -142,98 +251,64 @@ class ToG(StepMethod[MethodResult]):
     ----------
     store : GraphStore
         The knowledge graph.
-    width : int
-        ``W``: relations kept per entity and paths kept per depth.
-    max_depth : int
-        ``D_max``: hops explored before the CoT fallback.
-    entity_sample_threshold : int
-        A relation with at least this many tail entities is sampled down...
-    entity_sample_size : int
-        ...to this many, by a seeded draw.
-    max_relations : int
-        At most this many relations are listed per entity (canonical order).
-    seed : int
-        Seeds the entity sampling; the same seed gives the same run.
-    max_tokens : int
-        Cap on the tokens of each pruning, scoring and reasoning reply.
+    config : ToGConfig, optional
+        Every setting (:class:`ToGConfig`'s defaults when left out).
+    **overrides :
+        :class:`ToGConfig` fields that override ``config``'s (``ToG(store, width=2)``).
 
     Example
     -------
     >>> from kgcore.graph import InMemoryGraphStore
-    >>> ToG(InMemoryGraphStore.from_triples([("a", "r", "b")])).width
-    3
+    >>> store = InMemoryGraphStore.from_triples([("a", "r", "b")])
+    >>> ToG(store).width, ToG(store, ToGConfig(width=2), max_depth=1).config.max_depth
+    (3, 1)
     """
 
     name = "tog"
 
-    def __init__(
-        self,
-        store: GraphStore,
-        width: int = 3,
-        max_depth: int = 3,
-        entity_sample_threshold: int = 20,
-        entity_sample_size: int = 5,
-        max_relations: int = 26,
-        seed: int = 0,
-        max_tokens: int = 48,
-        answer_max_tokens: int = 160,
-    ) -> None:
-        if width < 1 or max_depth < 1:
-            raise ValueError("width and max_depth must be at least 1")
-        if not 1 <= entity_sample_size <= entity_sample_threshold:
-            raise ValueError("need 1 <= entity_sample_size <= entity_sample_threshold")
-        check_settings("ToG", locals(), TOG_LIMITS)  # documented maxima bound the cost
+    def __init__(self, store: GraphStore, config: ToGConfig | None = None, **overrides: Any):
         self.store = store
-        self.width = width
-        self.max_depth = max_depth
-        self.entity_sample_threshold = entity_sample_threshold
-        self.entity_sample_size = entity_sample_size
-        self.max_relations = min(max_relations, 26)
-        self.seed = seed
-        self.max_tokens = max_tokens
-        self.answer_max_tokens = answer_max_tokens
+        self.config = (config or ToGConfig()).with_overrides(**overrides)
+
+    @property
+    def width(self) -> int:
+        """``W``: relations kept per entity and paths kept per depth."""
+        return self.config.width
+
+    @property
+    def max_depth(self) -> int:
+        """``D_max``: hops explored before the CoT fallback."""
+        return self.config.max_depth
 
     # -- prompts -----------------------------------------------------------------------
     def _relation_request(self, question: str, entity: str, relations: list[str]) -> LLMRequest:
+        prompt = self.config.relation_prompt.format(
+            question=question, entity=entity, options=options_text(relations), width=self.width
+        )
         return LLMRequest.from_prompt(
-            f"Question: {question}\nEntity: {entity}\nRelations:\n{options_text(relations)}\n"
-            f"Pick up to {self.width} relations that help answer the question and score them "
-            "(scores sum to 1). Reply like {A: 0.7, B: 0.3}.",
-            purpose="tog_relations",
-            system=SYSTEM,
-            max_tokens=self.max_tokens,
+            prompt, purpose="tog_relations", system=SYSTEM, max_tokens=self.config.max_tokens
         )
 
     def _entity_request(
         self, question: str, entity: str, relation: str, names: list[str]
     ) -> LLMRequest:
+        prompt = self.config.entity_prompt.format(
+            question=question, entity=entity, relation=relation, options=options_text(names)
+        )
         return LLMRequest.from_prompt(
-            f"Question: {question}\nEntity: {entity}\nRelation: {relation}\n"
-            f"Candidates:\n{options_text(names)}\n"
-            "Score how much each candidate helps answer the question (scores sum to 1). "
-            "Reply like {A: 0.5, B: 0.5}.",
+            prompt,
             purpose="tog_entities",
             system=SYSTEM,
-            max_tokens=self.max_tokens + 4 * len(names),
+            max_tokens=self.config.max_tokens + 4 * len(names),
         )
 
     def _reason_request(self, question: str, triples: list[Triple]) -> LLMRequest:
-        # Triplets first, then the question, and the answer itself as the "yes": on MetaQA dev
-        # questions the local 1.5B model answered a bare "No" (question first) or a bare "Yes"
-        # (no answer) to the paper's yes/no wording, even with the answer in the triplets.
-        # "Not enough" is asked as {Unknown}, as FastToG asks it: replaying the final triplets
-        # of 8 dev 2-hop questions that held a gold answer, the model replied {No} to 6 when
-        # offered {No}, and named a gold answer for 4 (was 2) when offered {Unknown}. On dev
-        # 2-hop questions 11-20 (outside the report's slice) whole ToG runs went from 5/10
-        # hit@1, 5 CoT fallbacks and 74 LLM calls to 6/10, 1 fallback and 44 calls.
         lines = "\n".join(triple_text(t) for t in triples)
         return LLMRequest.from_prompt(
-            f"Knowledge triplets:\n{lines}\nQuestion: {question}\n"
-            "Reply with the answer names from the triplets in braces. If the triplets lack "
-            "them, reply {Unknown}.",
+            self.config.reason_prompt.format(triples=lines, question=question),
             purpose="tog_reason",
             system=REASON_SYSTEM,
-            max_tokens=self.max_tokens,
+            max_tokens=self.config.max_tokens,
         )
 
     # -- the method ----------------------------------------------------------------------
@@ -246,9 +321,10 @@ class ToG(StepMethod[MethodResult]):
         names are used, and without those the LLM extracts the entities (one call).
         Raises :class:`~kgcore.exceptions.EntityNotFoundError` when none can be linked.
         """
+        cfg = self.config
         meter = self.meter()
         usage = meter.usage
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(cfg.seed)
         linked: Linked = yield from meter.graph_steps(
             link_steps(self.store, question, topic_entities, usage, reminder=ENTITY_REMINDER)
         )
@@ -275,7 +351,7 @@ class ToG(StepMethod[MethodResult]):
                         continue
                     key = (triple.relation, triple.head == entity)
                     by_relation.setdefault(key, []).append(triple)
-                relations = sorted(by_relation)[: self.max_relations]
+                relations = sorted(by_relation)[: min(self.config.max_relations, 26)]
                 if not relations:
                     continue
                 labels = [relation_text(r, out) for r, out in relations]
@@ -294,8 +370,10 @@ class ToG(StepMethod[MethodResult]):
                     rel_scores = parsed
                 for index, rel_score in rel_scores.items():
                     triples = by_relation[relations[index]]
-                    if len(triples) >= self.entity_sample_threshold:
-                        chosen = rng.choice(len(triples), self.entity_sample_size, replace=False)
+                    if len(triples) >= self.config.entity_sample_threshold:
+                        chosen = rng.choice(
+                            len(triples), self.config.entity_sample_size, replace=False
+                        )
                         triples = [triples[i] for i in sorted(chosen)]
                     others = [t.other(entity) for t in triples]
                     if len(triples) == 1:
@@ -346,7 +424,7 @@ class ToG(StepMethod[MethodResult]):
 
         fell_back = answer is None
         if answer is None:
-            answer = yield from answer_steps(question, usage, self.answer_max_tokens)
+            answer = yield from answer_steps(question, usage, self.config.answer_max_tokens)
             answer = drop_topic_answer(answer, topic_names(question, [*names, *frontier_start]))
         result = MethodResult(
             question=question,

@@ -2,6 +2,7 @@
 on the graph (see :mod:`kgcore.methods.cgpe.engine` for the algorithm).
 
 - :mod:`~kgcore.methods.cgpe.prompts`: the prompt templates and reminders;
+- :mod:`~kgcore.methods.cgpe.config`: :class:`CGPEConfig`, every setting, checked;
 - :mod:`~kgcore.methods.cgpe.parsing`: clue matching by characters, clue-match replies;
 - :mod:`~kgcore.methods.cgpe.engine`: :class:`CGPE`, the step generator.
 
@@ -12,7 +13,8 @@ Example
 3
 """
 
+from kgcore.methods.cgpe.config import CGPEConfig
 from kgcore.methods.cgpe.engine import CGPE, CluePath, graph_type_of
 from kgcore.methods.cgpe.parsing import char_match, parse_clue_matches
 
-__all__ = ["CGPE", "CluePath", "char_match", "graph_type_of", "parse_clue_matches"]
+__all__ = ["CGPE", "CGPEConfig", "CluePath", "char_match", "graph_type_of", "parse_clue_matches"]

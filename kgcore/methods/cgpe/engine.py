@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -61,17 +61,13 @@ from kgcore.linking import link_entities
 from kgcore.llm.parsing import parse_choices, parse_entities
 from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.base import StepMethod
+from kgcore.methods.cgpe.config import CGPEConfig
 from kgcore.methods.cgpe.parsing import char_match, parse_clue_matches
 from kgcore.methods.cgpe.prompts import (
-    ANSWER_PROMPT,
     ANSWER_REMINDER,
-    CLUE_PROMPT,
     CLUE_REMINDER,
-    STEP1_PROMPT,
     STEP1_REMINDER,
-    STEP2_PROMPT,
     STEP2_REMINDER,
-    STEP3_PROMPT,
     STEP3_REMINDER,
     request,
 )
@@ -89,7 +85,6 @@ from kgcore.methods.kernel import (
 )
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
-from kgcore.validation import CGPE_LIMITS, check_settings
 
 
 @dataclass(frozen=True)
@@ -169,29 +164,22 @@ class CGPE(StepMethod[MethodResult]):
     ----------
     store : GraphStore
         The knowledge graph.
-    max_depth : int
-        Hops explored at most.
-    max_branches : int
-        Paths kept per depth when several candidates match.
-    match_threshold : float
-        Character-match score (0-100) above which a clue matches a node name.
-    max_entities : int
-        Candidates shown in step 2; more are sampled down with ``seed``.
+    config : CGPEConfig, optional
+        Every setting (:class:`~kgcore.methods.cgpe.config.CGPEConfig`'s defaults when left
+        out).
     type_of : callable, optional
         ``node -> type label``; by default the graph's type property when it has one (see the
         module docstring), else the relation that reached the node.
-    use_topic_entities : bool
-        Start from the caller's topic entities when given, instead of clue matching.
-    seed : int
-        Seeds the step-2 sampling.
-    max_tokens : int
-        Cap on each matching reply.
+    **overrides :
+        :class:`~kgcore.methods.cgpe.config.CGPEConfig` fields that override ``config``'s
+        (``CGPE(store, max_depth=2)``).
 
     Example
     -------
     >>> from kgcore.graph import InMemoryGraphStore
-    >>> CGPE(InMemoryGraphStore.from_triples([("a", "r", "b")])).max_depth
-    3
+    >>> store = InMemoryGraphStore.from_triples([("a", "r", "b")])
+    >>> CGPE(store).max_depth, CGPE(store, CGPEConfig(max_depth=2)).config.max_depth
+    (3, 2)
     """
 
     name = "cgpe"
@@ -199,31 +187,23 @@ class CGPE(StepMethod[MethodResult]):
     def __init__(
         self,
         store: GraphStore,
-        max_depth: int = 3,
-        max_branches: int = 3,
-        match_threshold: float = 90.0,
-        max_entities: int = 12,
+        config: CGPEConfig | None = None,
         type_of: Callable[[str], str | None] | None = None,
-        use_topic_entities: bool = True,
-        seed: int = 0,
-        max_tokens: int = 48,
-        answer_max_tokens: int = 96,
+        **overrides: Any,
     ) -> None:
-        if max_depth < 1 or max_branches < 1:
-            raise ValueError("max_depth and max_branches must be at least 1")
-        if not 0 < match_threshold <= 100:
-            raise ValueError("match_threshold must be in (0, 100]")
-        check_settings("CGPE", locals(), CGPE_LIMITS)  # documented maxima bound the cost
         self.store = store
-        self.max_depth = max_depth
-        self.max_branches = max_branches
-        self.match_threshold = match_threshold
-        self.max_entities = min(max_entities, 26)
+        self.config = (config or CGPEConfig()).with_overrides(**overrides)
         self.type_of = type_of if type_of is not None else graph_type_of(store)
-        self.use_topic_entities = use_topic_entities
-        self.seed = seed
-        self.max_tokens = max_tokens
-        self.answer_max_tokens = answer_max_tokens
+
+    @property
+    def max_depth(self) -> int:
+        """Hops explored at most."""
+        return self.config.max_depth
+
+    @property
+    def max_branches(self) -> int:
+        """Paths kept per depth."""
+        return self.config.max_branches
 
     def label(self, node: str, relation: str) -> str:
         """The node's type label: its type property, else the relation that reached it."""
@@ -236,7 +216,9 @@ class CGPE(StepMethod[MethodResult]):
     # -- prompts -----------------------------------------------------------------------
     def clue_request(self, question: str) -> LLMRequest:
         """The clue-extraction request."""
-        return request(CLUE_PROMPT, "cgpe_clues", self.max_tokens + 16, question=question)
+        return request(
+            self.config.clue_prompt, "cgpe_clues", self.config.max_tokens + 16, question=question
+        )
 
     # -- the method ----------------------------------------------------------------------
     def initial_points(self, clues: Sequence[str]) -> tuple[str, str] | None:
@@ -245,7 +227,7 @@ class CGPE(StepMethod[MethodResult]):
         for clue in clues:
             for node in self.store.search_nodes(clue, limit=5):
                 score = char_match(clue, node)
-                if score >= self.match_threshold and (best is None or score > best[0]):
+                if score >= self.config.match_threshold and (best is None or score > best[0]):
                     best = (score, clue, node)
         return None if best is None else (best[1], best[2])
 
@@ -256,7 +238,7 @@ class CGPE(StepMethod[MethodResult]):
         meter = self.meter()
         usage = meter.usage
         stats = _Stats()
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(self.config.seed)
 
         extracted = yield from ask_parsed(
             self.clue_request(question),
@@ -268,10 +250,11 @@ class CGPE(StepMethod[MethodResult]):
         used: set[str] = set()
         starts: list[str] = []
         with meter.graph():
-            if topic_entities and self.use_topic_entities:
+            if topic_entities and self.config.use_topic_entities:
                 starts = link_entities(self.store, list(topic_entities), strict=False)
                 for node in starts:
-                    used.update(c for c in clues if char_match(c, node) >= self.match_threshold)
+                    threshold = self.config.match_threshold
+                    used.update(c for c in clues if char_match(c, node) >= threshold)
             else:
                 found = self.initial_points(clues)
                 if found is not None:
@@ -321,9 +304,9 @@ class CGPE(StepMethod[MethodResult]):
             context = "\n".join(f"{i + 1}. {p.text()}" for i, p in enumerate(leaves))
             answer = yield from ask_parsed(
                 request(
-                    ANSWER_PROMPT,
+                    self.config.answer_prompt,
                     "cgpe_answer",
-                    self.answer_max_tokens,
+                    self.config.answer_max_tokens,
                     question=question,
                     paths=context,
                 ),
@@ -333,7 +316,7 @@ class CGPE(StepMethod[MethodResult]):
             )
         else:
             context = ""
-            answer = yield from answer_steps(question, usage, self.answer_max_tokens)
+            answer = yield from answer_steps(question, usage, self.config.answer_max_tokens)
         answer = drop_topic_answer(answer, topic_names(question, topic_entities))  # not an answer
         result = MethodResult(
             question=question,
@@ -385,7 +368,7 @@ class CGPE(StepMethod[MethodResult]):
                 normalize_name(clue),
                 names,
                 scorer=fuzz.ratio,
-                score_cutoff=self.match_threshold,
+                score_cutoff=self.config.match_threshold,
                 limit=self.max_branches,
             ):
                 matches.append((candidates[index], clue))
@@ -409,9 +392,9 @@ class CGPE(StepMethod[MethodResult]):
         stats.step_calls[0] += 1
         step1 = yield from ask_parsed(
             request(
-                STEP1_PROMPT,
+                self.config.step1_prompt,
                 "cgpe_step1",
-                self.max_tokens,
+                self.config.max_tokens,
                 question=question,
                 clues=clue_list,
                 ends=ends,
@@ -427,16 +410,16 @@ class CGPE(StepMethod[MethodResult]):
         survivors = list(
             {c.node: c for c in candidates if c.summary in chosen}.values()
         )  # one candidate per node
-        if len(survivors) > self.max_entities:
-            keep = rng.choice(len(survivors), self.max_entities, replace=False)
+        if len(survivors) > min(self.config.max_entities, 26):
+            keep = rng.choice(len(survivors), min(self.config.max_entities, 26), replace=False)
             survivors = [survivors[i] for i in sorted(keep)]
         # Step 2: (label, entity name) of the survivors.
         stats.step_calls[1] += 1
         step2 = yield from ask_parsed(
             request(
-                STEP2_PROMPT,
+                self.config.step2_prompt,
                 "cgpe_step2",
-                self.max_tokens,
+                self.config.max_tokens,
                 question=question,
                 clues=clue_list,
                 options=options_text([f"{c.label}: {c.node}" for c in survivors]),
@@ -458,9 +441,9 @@ class CGPE(StepMethod[MethodResult]):
         stats.step_calls[2] += 1
         step3 = yield from ask_parsed(
             request(
-                STEP3_PROMPT,
+                self.config.step3_prompt,
                 "cgpe_step3",
-                self.max_tokens,
+                self.config.max_tokens,
                 question=question,
                 clues=clue_list,
                 options=options_text([f"{c.node}, from {triple_text(c.triple)}" for c in picked]),

@@ -106,7 +106,7 @@ class FastToG(StepMethod[FastToGResult]):
         """One Local Community Search step as the engine runs it (seeded by depth and chain)."""
         seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
         return local_community_search(
-            self.store, current, self.config.lcs_config(), exclude=history, seed=seed
+            self.store, current, self.config.lcs, exclude=history, seed=seed
         )
 
     def _choose(
@@ -137,6 +137,7 @@ class FastToG(StepMethod[FastToGResult]):
             temperature=self.config.prune_temperature,
             max_tokens=self.config.prune_max_tokens,
             allow_none=not first,
+            template=self.config.prune_prompt,
         )
 
         def record(
@@ -211,6 +212,7 @@ class FastToG(StepMethod[FastToGResult]):
                     [[c.text for c in chain] for chain in chains],
                     temperature=cfg.reason_temperature,
                     max_tokens=cfg.reason_max_tokens,
+                    template=cfg.reason_prompt,
                 )
                 reply = yield request
                 usage.add(reply)

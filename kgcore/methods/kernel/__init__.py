@@ -4,6 +4,8 @@
   the IO and CoT requests, trace records;
 - :mod:`~kgcore.methods.kernel.answers`: what counts as an answer (no topic entity, no
   placeholder);
+- :mod:`~kgcore.methods.kernel.settings`: checks of the typed configs (prompt templates,
+  keyword overrides);
 - :mod:`~kgcore.methods.kernel.steps`: parse-and-retry (:func:`ask_parsed`), entity linking
   (:func:`link_steps`), the prompt-only answers and fallbacks (IO, CoT, CoT-SC);
 - the accounting lives with the step protocol, in :class:`kgcore.methods.base.RunMeter`.
@@ -33,6 +35,7 @@ from kgcore.methods.kernel.prompts import (
     step_record,
     triple_text,
 )
+from kgcore.methods.kernel.settings import check_template, with_overrides
 from kgcore.methods.kernel.steps import (
     ENTITY_REMINDER,
     Linked,
@@ -57,6 +60,7 @@ __all__ = [
     "RunMeter",
     "answer_steps",
     "ask_parsed",
+    "check_template",
     "cot_request",
     "cot_sc_steps",
     "cot_steps",
@@ -72,4 +76,5 @@ __all__ = [
     "step_record",
     "topic_names",
     "triple_text",
+    "with_overrides",
 ]
