@@ -268,6 +268,8 @@ class ToG(StepMethod[MethodResult]):
 
     def __init__(self, store: GraphStore, config: ToGConfig | None = None, **overrides: Any):
         self.store = store
+        if config is not None and not isinstance(config, ToGConfig):
+            raise InvalidSettingError(f"config must be a ToGConfig, got {type(config).__name__}")
         self.config = (config or ToGConfig()).with_overrides(**overrides)
 
     @property

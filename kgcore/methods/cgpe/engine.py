@@ -55,6 +55,7 @@ from typing import Any, cast
 import numpy as np
 from rapidfuzz import fuzz, process
 
+from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.memory import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.linking import link_entities
@@ -192,6 +193,8 @@ class CGPE(StepMethod[MethodResult]):
         **overrides: Any,
     ) -> None:
         self.store = store
+        if config is not None and not isinstance(config, CGPEConfig):
+            raise InvalidSettingError(f"config must be a CGPEConfig, got {type(config).__name__}")
         self.config = (config or CGPEConfig()).with_overrides(**overrides)
         self.type_of = type_of if type_of is not None else graph_type_of(store)
 

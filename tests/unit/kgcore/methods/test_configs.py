@@ -48,6 +48,10 @@ def test_tog_takes_a_config_and_keyword_overrides() -> None:
     assert (engine.width, engine.max_depth, engine.config.seed) == (2, 1, 4)
     with pytest.raises(InvalidSettingError, match="no setting 'widht'"):
         ToG(STORE, widht=2)
+    with pytest.raises(InvalidSettingError, match="config must be a ToGConfig, got int"):
+        ToG(STORE, 2)  # type: ignore[arg-type]
+    with pytest.raises(InvalidSettingError, match="config must be a CGPEConfig, got dict"):
+        CGPE(STORE, {"max_depth": 2})  # type: ignore[arg-type]
 
 
 def test_a_tog_prompt_template_reaches_the_model() -> None:
