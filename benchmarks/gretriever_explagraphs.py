@@ -59,9 +59,10 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
     from kgcore.evaluation.metrics import wilson_interval
     from kgcore.gretriever.gnn import GraphPromptConfig, GraphPromptModel, load_model
-    from kgcore.gretriever.gnn.explagraphs import load_explagraph_prompts, seeded_subset
+    from kgcore.gretriever.gnn.explagraphs import seeded_subset
     from kgcore.gretriever.gnn.training import evaluate_accuracy
 
     torch.set_num_threads(args.threads)

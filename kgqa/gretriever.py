@@ -58,8 +58,9 @@ def _model_config(args: argparse.Namespace) -> Any:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
     from kgcore.gretriever.gnn import GraphPromptModel
-    from kgcore.gretriever.gnn.explagraphs import load_explagraph_prompts, seeded_subset
+    from kgcore.gretriever.gnn.explagraphs import seeded_subset
     from kgcore.gretriever.gnn.training import BEST_FILE, TrainConfig, Trainer, evaluate_accuracy
 
     _threads(args.threads)
@@ -109,8 +110,9 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
     from kgcore.gretriever.gnn import load_model
-    from kgcore.gretriever.gnn.explagraphs import load_explagraph_prompts, seeded_subset
+    from kgcore.gretriever.gnn.explagraphs import seeded_subset
     from kgcore.gretriever.gnn.training import evaluate_accuracy
 
     _threads(args.threads)

@@ -157,7 +157,7 @@ class GraphField(KGModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    graph: Any
+    graph: GraphStore
 
     @field_validator("graph", mode="before")
     @classmethod

@@ -14,12 +14,19 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from pydantic import Field, model_validator
+
 from kgcore.methods.baselines import PromptBaseline
-from kgcore.methods.tog import ToG
+from kgcore.methods.tog import ToG, ToGConfig
 from langchain_fasttog.base import GraphField, KGMethodChain
 from langchain_fasttog.llm import SamplingPolicy
+from langchain_fasttog.method_config import fold_config
+
+#: The ToGConfig fields ToGChain takes as keywords.
+TOG_FIELDS = tuple(f.name for f in dataclasses.fields(ToGConfig))
 
 
 class BaselineChain(KGMethodChain):
@@ -61,10 +68,11 @@ class ToGChain(GraphField, KGMethodChain):
         The knowledge graph.
     llm : BaseChatModel
         Any LangChain chat model.
-    width, max_depth, seed :
-        ToG's W, D_max and the seed of its entity sampling (defaults 3, 3, 0).
-    options : dict
-        Further :class:`~kgcore.methods.tog.ToG` settings.
+    config : ToGConfig
+        Every ToG setting, prompts included (:class:`~kgcore.methods.tog.ToGConfig`); its
+        fields may also be given as keywords (``width=2``), which override ``config``'s.
+        The untyped ``options`` dict of earlier versions is still read, with a
+        :class:`DeprecationWarning`.
 
     Example
     -------
@@ -74,19 +82,17 @@ class ToGChain(GraphField, KGMethodChain):
     >>> chain = ToGChain(graph=store, llm=FakeListChatModel(responses=["Yes {J. Mankiewicz}"]))
     >>> chain.invoke("who directed [Cleopatra]")["llm_calls"]
     1
+    >>> ToGChain(graph=store, llm=FakeListChatModel(responses=[]), width=2).config.width
+    2
     """
 
     method: str = "tog"
-    width: int = 3
-    max_depth: int = 3
-    seed: int = 0
-    options: dict[str, Any] = {}
+    config: ToGConfig = Field(default_factory=ToGConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fold_config_fields(cls, data: Any) -> Any:
+        return fold_config(data, ToGConfig, TOG_FIELDS, deprecated_options=True)
 
     def engine(self) -> ToG:
-        return ToG(
-            self.graph,
-            width=self.width,
-            max_depth=self.max_depth,
-            seed=self.seed,
-            **self.options,
-        )
+        return ToG(self.graph, self.config)

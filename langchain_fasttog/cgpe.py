@@ -14,13 +14,19 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from langchain_core.documents import Document
+from pydantic import Field, model_validator
 
-from kgcore.methods.cgpe import CGPE
+from kgcore.methods.cgpe import CGPE, CGPEConfig
 from kgcore.methods.result import MethodResult
 from langchain_fasttog.base import GraphField, KGMethodChain, KGMethodRetriever
+from langchain_fasttog.method_config import fold_config
+
+#: The CGPEConfig fields the CGPE adapters take as keywords.
+CGPE_FIELDS = tuple(f.name for f in dataclasses.fields(CGPEConfig))
 
 
 def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]:
@@ -43,11 +49,26 @@ def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]
     return docs if k is None else docs[:k]
 
 
-def _make_engine(graph: Any, options: dict[str, Any]) -> CGPE:
-    return CGPE(graph, **options)
+class CGPEFields(GraphField):
+    """``graph`` and a typed ``config``, shared by the CGPE retriever and chain.
+
+    :class:`~kgcore.methods.cgpe.CGPEConfig` fields may be given as keywords
+    (``max_depth=2``); they override ``config``'s. The untyped ``options`` dict of earlier
+    versions is still read, with a :class:`DeprecationWarning`.
+    """
+
+    config: CGPEConfig = Field(default_factory=CGPEConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fold_config_fields(cls, data: Any) -> Any:
+        return fold_config(data, CGPEConfig, CGPE_FIELDS, deprecated_options=True)
+
+    def engine(self) -> CGPE:
+        return CGPE(self.graph, self.config)
 
 
-class CGPERetriever(GraphField, KGMethodRetriever):
+class CGPERetriever(CGPEFields, KGMethodRetriever):
     """Retrieve the knowledge paths CGPE explores for a question.
 
     Parameters
@@ -58,21 +79,18 @@ class CGPERetriever(GraphField, KGMethodRetriever):
         Any LangChain chat model (clue extraction, information matching, answer).
     k : int, optional
         At most ``k`` documents; ``invoke(question, k=1)`` overrides it.
-    options : dict
-        :class:`~kgcore.methods.cgpe.CGPE` settings (``max_depth``, ``max_branches``, ...).
+    config : CGPEConfig
+        Every CGPE setting, prompts included (``max_depth``, ``max_branches``, ...); see
+        :class:`CGPEFields`.
     """
 
     method: str = "cgpe"
-    options: dict[str, Any] = {}
-
-    def engine(self) -> CGPE:
-        return _make_engine(self.graph, self.options)
 
     def to_documents(self, result: MethodResult, k: int | None) -> list[Document]:
         return cgpe_documents(result, k)
 
 
-class CGPEChain(GraphField, KGMethodChain):
+class CGPEChain(CGPEFields, KGMethodChain):
     """CGPE question answering as a Runnable; the output is the result dict (paths in ``extra``).
 
     Example
@@ -87,7 +105,3 @@ class CGPEChain(GraphField, KGMethodChain):
     """
 
     method: str = "cgpe"
-    options: dict[str, Any] = {}
-
-    def engine(self) -> CGPE:
-        return _make_engine(self.graph, self.options)

@@ -19,7 +19,7 @@ from kgcore.methods.fasttog import FastToG, FastToGConfig
 from langchain_fasttog.base import GraphField
 from langchain_fasttog.llm import SamplingPolicy
 
-CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(FastToGConfig))
+CONFIG_FIELDS = FastToGConfig.setting_names()
 #: Config fields and the step purposes they set when the user changes them.
 _TEMPERATURE_FIELDS = {"prune_temperature": "prune", "reason_temperature": "reason"}
 _MAX_TOKEN_FIELDS = {"prune_max_tokens": "prune", "reason_max_tokens": "reason"}

@@ -1,6 +1,7 @@
 """The evaluation harness: datasets, metrics, method registry, traces, reports.
 
-Imports are lazy so that methods may use :mod:`kgcore.evaluation.metrics` without a cycle.
+Methods do not import this package (answer normalisation lives in
+:mod:`kgcore.llm.answers`), so its exports are imported eagerly.
 
 Example
 -------
@@ -9,36 +10,36 @@ Example
 True
 """
 
-from __future__ import annotations
+from kgcore.evaluation.datasets import (
+    Dataset,
+    EvalExample,
+    load_dataset,
+    load_explagraphs,
+    load_jsonl,
+    load_metaqa,
+)
+from kgcore.evaluation.harness import EvalRun, evaluate
+from kgcore.evaluation.metrics import answer_recall, hit_at_1, normalize_answer
+from kgcore.evaluation.registry import METHODS, make_method, method_names
+from kgcore.evaluation.report import summarize, write_report
+from kgcore.evaluation.traces import read_traces
 
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "normalize_answer": "kgcore.evaluation.metrics",
-    "hit_at_1": "kgcore.evaluation.metrics",
-    "answer_recall": "kgcore.evaluation.metrics",
-    "EvalExample": "kgcore.evaluation.datasets",
-    "Dataset": "kgcore.evaluation.datasets",
-    "load_dataset": "kgcore.evaluation.datasets",
-    "load_metaqa": "kgcore.evaluation.datasets",
-    "load_explagraphs": "kgcore.evaluation.datasets",
-    "load_jsonl": "kgcore.evaluation.datasets",
-    "METHODS": "kgcore.evaluation.registry",
-    "make_method": "kgcore.evaluation.registry",
-    "method_names": "kgcore.evaluation.registry",
-    "evaluate": "kgcore.evaluation.harness",
-    "EvalRun": "kgcore.evaluation.harness",
-    "read_traces": "kgcore.evaluation.traces",
-    "summarize": "kgcore.evaluation.report",
-    "write_report": "kgcore.evaluation.report",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kgcore.evaluation' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__all__ = [
+    "METHODS",
+    "Dataset",
+    "EvalExample",
+    "EvalRun",
+    "answer_recall",
+    "evaluate",
+    "hit_at_1",
+    "load_dataset",
+    "load_explagraphs",
+    "load_jsonl",
+    "load_metaqa",
+    "make_method",
+    "method_names",
+    "normalize_answer",
+    "read_traces",
+    "summarize",
+    "write_report",
+]

@@ -22,22 +22,21 @@ from __future__ import annotations
 
 import math
 import re
-import string
-import unicodedata
 from collections.abc import Sequence
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = re.compile(f"[{re.escape(string.punctuation)}‘’“”–—]")
-_SPACES = re.compile(r"\s+")
+from kgcore.llm.answers import normalize_answer
 
-
-def normalize_answer(text: str) -> str:
-    """Lower-case, strip accents, punctuation and articles, collapse spaces."""
-    text = unicodedata.normalize("NFKD", str(text))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
-    text = _PUNCT.sub(" ", text)
-    text = _ARTICLES.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
+__all__ = [
+    "answer_recall",
+    "contains_answer",
+    "first_answer",
+    "grounded_hit",
+    "hit_at_1",
+    "is_topic_answer",
+    "normalize_answer",
+    "strict_hit",
+    "wilson_interval",
+]
 
 
 def contains_answer(text: str, answer: str) -> bool:

@@ -130,7 +130,7 @@ def _cgpe(store: GraphStore, **options: Any) -> Any:
 
 
 def _gretriever(store: GraphStore, **options: Any) -> Any:
-    from kgcore.evaluation.gretriever_qa import GRetrieverQA
+    from kgcore.methods.gretriever_qa import GRetrieverQA
 
     return GRetrieverQA(store, **options)
 

@@ -1,1 +1,8 @@
-"""QA methods written once against the LLM protocol: FastToG, baselines, ToG, CGPE."""
+"""QA methods written once against the LLM protocol: FastToG, ToG, CGPE, G-Retriever QA and
+the prompt-only baselines.
+
+Every method is a :class:`~kgcore.methods.base.StepMethod` built from the shared kernel
+(:mod:`kgcore.methods.kernel`, :mod:`kgcore.methods.base`, :mod:`kgcore.methods.result`); a
+method's module (``tog``, ``baselines``, ``gretriever_qa``) or package (``fasttog/``, ``cgpe/``)
+imports nothing from another method. A new method goes in a module or package of its own.
+"""

@@ -34,53 +34,49 @@ Example
 from __future__ import annotations
 
 import re
-import string
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 
-from kgcore.exceptions import EntityNotFoundError
+from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.store import GraphStore
-from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
-from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
-from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.llm.parsing import parse_choices
+from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import (
+from kgcore.methods.kernel import (
+    GRAPH_SYSTEM,
+    MAX_RECORDED_PRUNED,
     UNKNOWN,
+    Linked,
     answer_steps,
     ask_parsed,
+    check_template,
     drop_topic_answer,
+    link_steps,
+    options_text,
+    parse_graph_answer,
+    relation_text,
     topic_names,
+    triple_text,
+)
+from kgcore.methods.kernel import (
+    with_overrides as _with_overrides,
 )
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
-from kgcore.validation import TOG_LIMITS, check_question, check_settings
+from kgcore.validation import TOG_LIMITS, check_settings
 
-SYSTEM = "You help answer questions over a knowledge graph. Reply briefly in the asked format."
+SYSTEM = GRAPH_SYSTEM
+#: ToG's format reminder after an entity list that could not be read.
+ENTITY_REMINDER = 'Reply with a JSON list of entity names, e.g. ["Titanic"].'
 REASON_SYSTEM = (
     "You answer questions from knowledge-graph triplets. The answer is never the entity in "
     "brackets."
 )
-MAX_RECORDED_PRUNED = 24  # dropped candidates kept per depth in result.extra["explored"]
 _SCORE = re.compile(r"\b([A-Z])\b\s*[:=(\-]\s*(?:score\s*[:=]?\s*)?(\d*\.?\d+)", re.IGNORECASE)
-
-
-def relation_text(relation: str, outgoing: bool) -> str:
-    """How a relation is shown from one side: ``"directed_by"`` or ``"directed_by (reverse)"``."""
-    return relation if outgoing else f"{relation} (reverse)"
-
-
-def triple_text(triple: Triple) -> str:
-    """``(head, relation, tail)`` as the prompts show it."""
-    return f"({triple.head}, {triple.relation}, {triple.tail})"
-
-
-def options_text(options: Sequence[str]) -> str:
-    """``A. first`` / ``B. second`` lines (at most 26 options)."""
-    return "\n".join(f"{string.ascii_uppercase[i]}. {o}" for i, o in enumerate(options))
 
 
 def parse_scores(text: str, n_options: int, max_choices: int) -> dict[int, float] | None:
@@ -113,18 +109,6 @@ def parse_scores(text: str, n_options: int, max_choices: int) -> dict[int, float
     return {i: 1.0 / len(picked) for i in picked}
 
 
-def parse_graph_answer(text: str) -> str | None:
-    """:func:`~kgcore.llm.parsing.parse_answer`, refusing the prompt's ``{answer}`` placeholder.
-
-    Example
-    -------
-    >>> parse_graph_answer("{Cobra}"), parse_graph_answer("{answer}")
-    ('Cobra', None)
-    """
-    answer = parse_answer(text)
-    return None if answer is None or answer.strip().lower() == "answer" else answer
-
-
 def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
     """``(True, answer)`` for "Yes {answer}", ``(False, None)`` for "No", ``None`` if unclear.
 
@@ -150,6 +134,109 @@ def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
     return None
 
 
+#: The relation-pruning prompt (``str.format`` fields: question, entity, options, width).
+RELATION_PROMPT = (
+    "Question: {question}\nEntity: {entity}\nRelations:\n{options}\n"
+    "Pick up to {width} relations that help answer the question and score them "
+    "(scores sum to 1). Reply like {{A: 0.7, B: 0.3}}."
+)
+#: The entity-scoring prompt (fields: question, entity, relation, options).
+ENTITY_PROMPT = (
+    "Question: {question}\nEntity: {entity}\nRelation: {relation}\n"
+    "Candidates:\n{options}\n"
+    "Score how much each candidate helps answer the question (scores sum to 1). "
+    "Reply like {{A: 0.5, B: 0.5}}."
+)
+# Triplets first, then the question, and the answer itself as the "yes": on MetaQA dev
+# questions the local 1.5B model answered a bare "No" (question first) or a bare "Yes"
+# (no answer) to the paper's yes/no wording, even with the answer in the triplets.
+# "Not enough" is asked as {Unknown}, as FastToG asks it: replaying the final triplets
+# of 8 dev 2-hop questions that held a gold answer, the model replied {No} to 6 when
+# offered {No}, and named a gold answer for 4 (was 2) when offered {Unknown}. On dev
+# 2-hop questions 11-20 (outside the report's slice) whole ToG runs went from 5/10
+# hit@1, 5 CoT fallbacks and 74 LLM calls to 6/10, 1 fallback and 44 calls.
+#: The reasoning prompt (fields: triples, question).
+REASON_PROMPT = (
+    "Knowledge triplets:\n{triples}\nQuestion: {question}\n"
+    "Reply with the answer names from the triplets in braces. If the triplets lack "
+    "them, reply {{Unknown}}."
+)
+#: Each template's fields, by the config field that holds it.
+TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
+    "relation_prompt": frozenset({"question", "entity", "options", "width"}),
+    "entity_prompt": frozenset({"question", "entity", "relation", "options"}),
+    "reason_prompt": frozenset({"triples", "question"}),
+}
+
+
+@dataclass(frozen=True)
+class ToGConfig:
+    """Every ToG setting, checked when made.
+
+    Parameters
+    ----------
+    width : int
+        ``W``: relations kept per entity and paths kept per depth.
+    max_depth : int
+        ``D_max``: hops explored before the CoT fallback.
+    entity_sample_threshold : int
+        A relation with at least this many tail entities is sampled down...
+    entity_sample_size : int
+        ...to this many, by a seeded draw.
+    max_relations : int
+        At most this many relations are listed per entity (canonical order; 26 at most are
+        shown).
+    seed : int
+        Seeds the entity sampling; the same seed gives the same run.
+    max_tokens : int
+        Cap on the tokens of each pruning, scoring and reasoning reply.
+    answer_max_tokens : int
+        Cap on the CoT fallback's reply.
+    relation_prompt, entity_prompt, reason_prompt : str
+        ``str.format`` templates of the three steps (:data:`RELATION_PROMPT`,
+        :data:`ENTITY_PROMPT`, :data:`REASON_PROMPT`); a template must keep their fields.
+
+    Example
+    -------
+    >>> ToGConfig(width=2).width
+    2
+    >>> ToGConfig(width=0)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: ToG setting width=0 is out of range: ...
+    """
+
+    width: int = 3
+    max_depth: int = 3
+    entity_sample_threshold: int = 20
+    entity_sample_size: int = 5
+    max_relations: int = 26
+    seed: int = 0
+    max_tokens: int = 48
+    answer_max_tokens: int = 160
+    relation_prompt: str = field(default=RELATION_PROMPT, repr=False)
+    entity_prompt: str = field(default=ENTITY_PROMPT, repr=False)
+    reason_prompt: str = field(default=REASON_PROMPT, repr=False)
+
+    def __post_init__(self) -> None:
+        check_settings("ToG", self, TOG_LIMITS)  # documented maxima bound the cost
+        if self.entity_sample_size > self.entity_sample_threshold:
+            raise InvalidSettingError(
+                "ToG needs entity_sample_size <= entity_sample_threshold, got "
+                f"{self.entity_sample_size} > {self.entity_sample_threshold}"
+            )
+        for name, fields in TEMPLATE_FIELDS.items():
+            check_template("ToG", name, getattr(self, name), fields)
+
+    def with_overrides(self, **overrides: Any) -> ToGConfig:
+        """A copy with some settings changed; an unknown name is refused.
+
+        >>> ToGConfig().with_overrides(width=1).width
+        1
+        """
+        return _with_overrides("ToG", self, overrides)
+
+
 @dataclass(frozen=True)
 class _Candidate:
     triple: Triple
@@ -164,98 +251,66 @@ class ToG(StepMethod[MethodResult]):
     ----------
     store : GraphStore
         The knowledge graph.
-    width : int
-        ``W``: relations kept per entity and paths kept per depth.
-    max_depth : int
-        ``D_max``: hops explored before the CoT fallback.
-    entity_sample_threshold : int
-        A relation with at least this many tail entities is sampled down...
-    entity_sample_size : int
-        ...to this many, by a seeded draw.
-    max_relations : int
-        At most this many relations are listed per entity (canonical order).
-    seed : int
-        Seeds the entity sampling; the same seed gives the same run.
-    max_tokens : int
-        Cap on the tokens of each pruning, scoring and reasoning reply.
+    config : ToGConfig, optional
+        Every setting (:class:`ToGConfig`'s defaults when left out).
+    **overrides :
+        :class:`ToGConfig` fields that override ``config``'s (``ToG(store, width=2)``).
 
     Example
     -------
     >>> from kgcore.graph import InMemoryGraphStore
-    >>> ToG(InMemoryGraphStore.from_triples([("a", "r", "b")])).width
-    3
+    >>> store = InMemoryGraphStore.from_triples([("a", "r", "b")])
+    >>> ToG(store).width, ToG(store, ToGConfig(width=2), max_depth=1).config.max_depth
+    (3, 1)
     """
 
     name = "tog"
 
-    def __init__(
-        self,
-        store: GraphStore,
-        width: int = 3,
-        max_depth: int = 3,
-        entity_sample_threshold: int = 20,
-        entity_sample_size: int = 5,
-        max_relations: int = 26,
-        seed: int = 0,
-        max_tokens: int = 48,
-        answer_max_tokens: int = 160,
-    ) -> None:
-        if width < 1 or max_depth < 1:
-            raise ValueError("width and max_depth must be at least 1")
-        if not 1 <= entity_sample_size <= entity_sample_threshold:
-            raise ValueError("need 1 <= entity_sample_size <= entity_sample_threshold")
-        check_settings("ToG", locals(), TOG_LIMITS)  # documented maxima bound the cost
+    def __init__(self, store: GraphStore, config: ToGConfig | None = None, **overrides: Any):
         self.store = store
-        self.width = width
-        self.max_depth = max_depth
-        self.entity_sample_threshold = entity_sample_threshold
-        self.entity_sample_size = entity_sample_size
-        self.max_relations = min(max_relations, 26)
-        self.seed = seed
-        self.max_tokens = max_tokens
-        self.answer_max_tokens = answer_max_tokens
+        if config is not None and not isinstance(config, ToGConfig):
+            raise InvalidSettingError(f"config must be a ToGConfig, got {type(config).__name__}")
+        self.config = (config or ToGConfig()).with_overrides(**overrides)
+
+    @property
+    def width(self) -> int:
+        """``W``: relations kept per entity and paths kept per depth."""
+        return self.config.width
+
+    @property
+    def max_depth(self) -> int:
+        """``D_max``: hops explored before the CoT fallback."""
+        return self.config.max_depth
 
     # -- prompts -----------------------------------------------------------------------
     def _relation_request(self, question: str, entity: str, relations: list[str]) -> LLMRequest:
+        prompt = self.config.relation_prompt.format(
+            question=question, entity=entity, options=options_text(relations), width=self.width
+        )
         return LLMRequest.from_prompt(
-            f"Question: {question}\nEntity: {entity}\nRelations:\n{options_text(relations)}\n"
-            f"Pick up to {self.width} relations that help answer the question and score them "
-            "(scores sum to 1). Reply like {A: 0.7, B: 0.3}.",
-            purpose="tog_relations",
-            system=SYSTEM,
-            max_tokens=self.max_tokens,
+            prompt, purpose="tog_relations", system=SYSTEM, max_tokens=self.config.max_tokens
         )
 
     def _entity_request(
         self, question: str, entity: str, relation: str, names: list[str]
     ) -> LLMRequest:
+        prompt = self.config.entity_prompt.format(
+            question=question, entity=entity, relation=relation, options=options_text(names)
+        )
         return LLMRequest.from_prompt(
-            f"Question: {question}\nEntity: {entity}\nRelation: {relation}\n"
-            f"Candidates:\n{options_text(names)}\n"
-            "Score how much each candidate helps answer the question (scores sum to 1). "
-            "Reply like {A: 0.5, B: 0.5}.",
+            prompt,
             purpose="tog_entities",
             system=SYSTEM,
-            max_tokens=self.max_tokens + 4 * len(names),
+            max_tokens=self.config.max_tokens + 4 * len(names),
         )
 
     def _reason_request(self, question: str, triples: list[Triple]) -> LLMRequest:
-        # Triplets first, then the question, and the answer itself as the "yes": on MetaQA dev
-        # questions the local 1.5B model answered a bare "No" (question first) or a bare "Yes"
-        # (no answer) to the paper's yes/no wording, even with the answer in the triplets.
-        # "Not enough" is asked as {Unknown}, as FastToG asks it: replaying the final triplets
-        # of 8 dev 2-hop questions that held a gold answer, the model replied {No} to 6 when
-        # offered {No}, and named a gold answer for 4 (was 2) when offered {Unknown}. On dev
-        # 2-hop questions 11-20 (outside the report's slice) whole ToG runs went from 5/10
-        # hit@1, 5 CoT fallbacks and 74 LLM calls to 6/10, 1 fallback and 44 calls.
         lines = "\n".join(triple_text(t) for t in triples)
         return LLMRequest.from_prompt(
-            f"Knowledge triplets:\n{lines}\nQuestion: {question}\n"
-            "Reply with the answer names from the triplets in braces. If the triplets lack "
-            "them, reply {Unknown}.",
+            self.config.reason_prompt.format(triples=lines, question=question),
             purpose="tog_reason",
             system=REASON_SYSTEM,
-            max_tokens=self.max_tokens,
+            max_tokens=self.config.max_tokens,
         )
 
     # -- the method ----------------------------------------------------------------------
@@ -268,30 +323,16 @@ class ToG(StepMethod[MethodResult]):
         names are used, and without those the LLM extracts the entities (one call).
         Raises :class:`~kgcore.exceptions.EntityNotFoundError` when none can be linked.
         """
-        question = check_question(question)
-        started = time.perf_counter()
-        usage = UsageMeter()
-        graph_seconds = 0.0
-        rng = np.random.default_rng(self.seed)
-        names = list(topic_entities) if topic_entities else bracketed_entities(question)
-        from_model = not names
-        if not names:
-            extracted = yield from ask_parsed(
-                entity_extraction_request(question),
-                lambda text: parse_entities(text) or None,
-                'Reply with a JSON list of entity names, e.g. ["Titanic"].',
-                usage,
-            )
-            names = extracted or []
-        tick = time.perf_counter()
-        try:
-            frontier = link_entities(self.store, names, strict=False) if names else []
-        except EntityNotFoundError:
-            if not from_model:
-                raise
-            frontier = []  # the model's names are not in the graph: answer by CoT
+        cfg = self.config
+        meter = self.meter()
+        usage = meter.usage
+        rng = np.random.default_rng(cfg.seed)
+        linked: Linked = yield from meter.graph_steps(
+            link_steps(self.store, question, topic_entities, usage, reminder=ENTITY_REMINDER)
+        )
+        names = linked.names
+        frontier = list(linked.nodes)
         frontier_start = list(frontier)
-        graph_seconds += time.perf_counter() - tick
 
         kept: list[Triple] = []
         explored: list[dict[str, object]] = []  # what each depth kept and dropped, for pictures
@@ -299,13 +340,12 @@ class ToG(StepMethod[MethodResult]):
         visited = set(frontier)
         depth = 0
         answer: str | None = None
-        stats = {"relation_calls": 0, "entity_calls": 0, "reason_calls": 0, "dropped_replies": 0}
+        stats = {"relation_calls": 0, "entity_calls": 0, "reason_calls": 0}
         while frontier and depth < self.max_depth:
             depth += 1
             candidates: list[_Candidate] = []
-            tick = time.perf_counter()
-            batch = self.store.neighbors_batch(frontier)
-            graph_seconds += time.perf_counter() - tick
+            with meter.graph():
+                batch = self.store.neighbors_batch(frontier)
             for entity in frontier:
                 by_relation: dict[tuple[str, bool], list[Triple]] = {}
                 for triple in batch.get(entity, ()):
@@ -313,7 +353,7 @@ class ToG(StepMethod[MethodResult]):
                         continue
                     key = (triple.relation, triple.head == entity)
                     by_relation.setdefault(key, []).append(triple)
-                relations = sorted(by_relation)[: self.max_relations]
+                relations = sorted(by_relation)[: min(self.config.max_relations, 26)]
                 if not relations:
                     continue
                 labels = [relation_text(r, out) for r, out in relations]
@@ -328,13 +368,14 @@ class ToG(StepMethod[MethodResult]):
                         usage,
                     )
                     if parsed is None:
-                        stats["dropped_replies"] += 1
-                        continue
+                        continue  # an unreadable relation choice drops the entity
                     rel_scores = parsed
                 for index, rel_score in rel_scores.items():
                     triples = by_relation[relations[index]]
-                    if len(triples) >= self.entity_sample_threshold:
-                        chosen = rng.choice(len(triples), self.entity_sample_size, replace=False)
+                    if len(triples) >= self.config.entity_sample_threshold:
+                        chosen = rng.choice(
+                            len(triples), self.config.entity_sample_size, replace=False
+                        )
                         triples = [triples[i] for i in sorted(chosen)]
                     others = [t.other(entity) for t in triples]
                     if len(triples) == 1:
@@ -347,8 +388,7 @@ class ToG(StepMethod[MethodResult]):
                             "Reply only with letters and scores, e.g. {A: 0.5, B: 0.5}.",
                             usage,
                         )
-                        if parsed is None:
-                            stats["dropped_replies"] += 1
+                        if parsed is None:  # unreadable scores: uniform
                             parsed = {i: 1.0 / len(others) for i in range(len(others))}
                         ent_scores = parsed
                     for i, ent_score in ent_scores.items():
@@ -386,7 +426,7 @@ class ToG(StepMethod[MethodResult]):
 
         fell_back = answer is None
         if answer is None:
-            answer = yield from answer_steps(question, usage, self.answer_max_tokens)
+            answer = yield from answer_steps(question, usage, self.config.answer_max_tokens)
             answer = drop_topic_answer(answer, topic_names(question, [*names, *frontier_start]))
         result = MethodResult(
             question=question,
@@ -394,11 +434,8 @@ class ToG(StepMethod[MethodResult]):
             method=self.name,
             depth=depth,
             fell_back=fell_back,
-            graph_seconds=graph_seconds,
             context="\n".join(triple_text(t) for t in kept),
         )
-        result.record_usage(usage)
         result.extra.update(stats)
         result.extra.update(topic_entities=topic, explored=explored)
-        result.total_seconds = time.perf_counter() - started
-        return result
+        return meter.finish(result)

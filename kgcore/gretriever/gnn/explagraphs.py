@@ -1,15 +1,16 @@
 """ExplaGraphs as graph prompts: each row's whole graph, its text, the question and the label.
 
-The rows and the split are the ones :func:`kgcore.evaluation.datasets.load_explagraphs`
-reads (G-Retriever's split: 1,659 / 553 / 554). As in the paper, each row's small graph is
-used whole. Node and relation texts are embedded once and cached in ``.kgcache/gretriever-gnn``
-(keyed by the texts and the model), so a second run starts at once.
+The rows and the split are the ones :func:`kgcore.evaluation.datasets.load_explagraphs` reads
+(G-Retriever's split: 1,659 / 553 / 554);
+:func:`kgcore.evaluation.explagraph_prompts.load_explagraph_prompts` turns them into prompts
+with :func:`prompts_from_examples`. As in the paper, each row's small graph is used whole. Node
+and relation texts are embedded once and cached in ``.kgcache/gretriever-gnn`` (keyed by the
+texts and the model), so a second run starts at once.
 
 Example
 -------
->>> examples = load_explagraph_prompts("val", limit=2)      # doctest: +SKIP
->>> examples[0].label, examples[0].prompt.data.x.shape[1]   # doctest: +SKIP
-('counter', 384)
+>>> seeded_subset(["a", "b", "c", "d"], 2, seed=0) == seeded_subset(["a", "b", "c", "d"], 2, 0)
+True
 """
 
 from __future__ import annotations
@@ -19,19 +20,36 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 
-from kgcore.evaluation.datasets import EvalExample, load_explagraphs
 from kgcore.exceptions import ConfigurationError
 from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.gretriever.gnn.graph_data import VectorLookup, graph_text, textual_graph_to_data
 from kgcore.gretriever.gnn.model import GraphPrompt
 from kgcore.gretriever.index import EmbeddedTexts
 from kgcore.gretriever.textgraph import TextualGraph
+from kgcore.types import Triple
 
 T = TypeVar("T")
+
+
+class GraphExample(Protocol):
+    """A question with its own graph and gold answers (such as
+    :class:`kgcore.evaluation.EvalExample`; this module does not import the evaluation)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def question(self) -> str: ...
+
+    @property
+    def answers(self) -> tuple[str, ...]: ...
+
+    @property
+    def triples(self) -> tuple[Triple, ...] | None: ...
 
 
 @dataclass(frozen=True)
@@ -74,7 +92,7 @@ def cached_lookup(
     return VectorLookup(embedder, [table])
 
 
-def example_graph(example: EvalExample) -> TextualGraph:
+def example_graph(example: GraphExample) -> TextualGraph:
     """The example's own graph (ExplaGraphs rows carry their triples)."""
     if not example.triples:
         raise ConfigurationError(f"example {example.id} has no graph")
@@ -82,7 +100,7 @@ def example_graph(example: EvalExample) -> TextualGraph:
 
 
 def prompts_from_examples(
-    examples: Sequence[EvalExample],
+    examples: Sequence[GraphExample],
     embedder: TextEmbedder | None = None,
     cache_dir: str | Path | None = "default",
 ) -> list[LabelledPrompt]:
@@ -119,15 +137,3 @@ def seeded_subset(items: Sequence[T], size: int | None, seed: int) -> list[T]:
         raise ConfigurationError(f"a subset size must be >= 0, got {size}")
     chosen = np.sort(np.random.default_rng(seed).choice(len(items), size=size, replace=False))
     return [items[i] for i in chosen]
-
-
-def load_explagraph_prompts(
-    split: str,
-    limit: int | None = None,
-    embedder: TextEmbedder | None = None,
-    data_dir: str | Path | None = None,
-    cache_dir: str | Path | None = "default",
-) -> list[LabelledPrompt]:
-    """The split's rows (the first ``limit``) as labelled graph prompts."""
-    dataset = load_explagraphs(split, limit, data_dir)
-    return prompts_from_examples(dataset.examples, embedder, cache_dir)

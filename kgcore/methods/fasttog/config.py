@@ -1,47 +1,68 @@
 """FastToG settings, with the paper's defaults.
 
+The Local Community Search settings are an :class:`~kgcore.community.lcs.LCSConfig`, nested
+as :attr:`FastToGConfig.lcs`; its fields can still be given and read flat
+(``FastToGConfig(max_community_size=2).max_community_size``).
+
 Example
 -------
 >>> FastToGConfig().width, FastToGConfig().max_depth, FastToGConfig().max_community_size
 (3, 5, 4)
->>> FastToGConfig.node_level().max_community_size
+>>> FastToGConfig.node_level().lcs.max_community_size
+1
+>>> FastToGConfig(radius=1).with_overrides(width=2).lcs.radius
 1
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Any
 
 from kgcore.community.detection import ALGORITHMS
 from kgcore.community.lcs import LCSConfig
-from kgcore.community.sampling import NEIGHBORS_PER_HOP
+from kgcore.exceptions import InvalidSettingError
+from kgcore.methods.fasttog.prompts import PRUNE_PROMPT, REASON_PROMPT, TEMPLATE_FIELDS
+from kgcore.methods.kernel import check_template
 from kgcore.validation import FASTTOG_LIMITS, check_settings
 
 FALLBACKS = ("cot", "cot-sc", "io", "none")
+#: The Local Community Search settings, given and read flat on a :class:`FastToGConfig`.
+LCS_FIELDS = tuple(f.name for f in dataclasses.fields(LCSConfig))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class FastToGConfig:
     """Every FastToG knob.
 
     Paper defaults: ``width`` W=3, ``max_depth`` D_max=5, ``max_community_size`` M=4, Louvain,
     temperature 0.4 for pruning and 0.1 for reasoning. The sampling radius, decay and caps, the
     coarse top-k and the token caps are this project's defaults (the paper leaves them open).
+
+    Parameters
+    ----------
+    width, max_depth :
+        W and D_max.
+    lcs : LCSConfig, optional
+        The community search settings (``max_community_size``, ``algorithm``, ``radius``, ...);
+        each may also be given as a keyword of its own, which overrides ``lcs``'s.
+    prune_temperature, reason_temperature, prune_max_tokens, reason_max_tokens :
+        Sampling of the pruning and reasoning replies.
+    fallback : {"cot", "cot-sc", "io", "none"}
+        How FastToG answers when the graph gave no answer.
+    seed : int
+        Seeds every sampling step.
+    max_option_triples : int
+        Triples shown per candidate community.
+    prune_prompt, reason_prompt : str
+        ``str.format`` templates (:data:`~kgcore.methods.fasttog.prompts.PRUNE_PROMPT`,
+        :data:`~kgcore.methods.fasttog.prompts.REASON_PROMPT`); a template must keep its fields.
     """
 
     width: int = 3
     max_depth: int = 5
-    max_community_size: int = 4
-    algorithm: str = "louvain"
-    radius: int = 2
-    decay: float = 1.0
-    max_subgraph_nodes: int = 160
-    neighbors_per_hop: tuple[int, ...] = NEIGHBORS_PER_HOP
-    max_neighbors_per_node: int | None = 5000
-    hub_degree: int | None = 100
-    coarse_top_k: int = 8
-    leaf_slots: int = 3
+    lcs: LCSConfig = field(default_factory=LCSConfig)
     prune_temperature: float = 0.4
     reason_temperature: float = 0.1
     fallback: str = "cot"
@@ -49,21 +70,73 @@ class FastToGConfig:
     max_option_triples: int = 8
     prune_max_tokens: int = 64
     reason_max_tokens: int = 256
+    prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)
+    reason_prompt: str = field(default=REASON_PROMPT, repr=False)
+
+    def __init__(
+        self,
+        width: int = 3,
+        max_depth: int = 5,
+        lcs: LCSConfig | None = None,
+        prune_temperature: float = 0.4,
+        reason_temperature: float = 0.1,
+        fallback: str = "cot",
+        seed: int = 0,
+        max_option_triples: int = 8,
+        prune_max_tokens: int = 64,
+        reason_max_tokens: int = 256,
+        prune_prompt: str = PRUNE_PROMPT,
+        reason_prompt: str = REASON_PROMPT,
+        **lcs_settings: Any,
+    ) -> None:
+        unknown = sorted(set(lcs_settings) - set(LCS_FIELDS))
+        if unknown:
+            raise TypeError(
+                f"FastToGConfig got unexpected settings {', '.join(unknown)}; "
+                f"its settings are {', '.join(self.setting_names())}"
+            )
+        base = lcs if lcs is not None else LCSConfig()
+        if not isinstance(base, LCSConfig):
+            raise InvalidSettingError(f"lcs must be an LCSConfig, got {type(base).__name__}")
+        values = {
+            "width": width,
+            "max_depth": max_depth,
+            "lcs": dataclasses.replace(base, **lcs_settings) if lcs_settings else base,
+            "prune_temperature": prune_temperature,
+            "reason_temperature": reason_temperature,
+            "fallback": fallback,
+            "seed": seed,
+            "max_option_triples": max_option_triples,
+            "prune_max_tokens": prune_max_tokens,
+            "reason_max_tokens": reason_max_tokens,
+            "prune_prompt": prune_prompt,
+            "reason_prompt": reason_prompt,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
-        if self.width < 1 or self.max_depth < 1 or self.max_community_size < 1:
-            raise ValueError("width, max_depth and max_community_size must be >= 1")
+        check_settings("FastToG", self, FASTTOG_LIMITS)  # documented maxima bound the cost
         if self.algorithm not in ALGORITHMS:
-            raise ValueError(
+            raise InvalidSettingError(
                 f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}"
             )
         if self.fallback not in FALLBACKS:
-            raise ValueError(
+            raise InvalidSettingError(
                 f"fallback must be one of {', '.join(FALLBACKS)}, got {self.fallback!r}"
             )
-        if self.coarse_top_k < 1:
-            raise ValueError("coarse_top_k must be >= 1")
-        check_settings("FastToG", self, FASTTOG_LIMITS)  # documented maxima bound the cost
+        for name, fields in TEMPLATE_FIELDS.items():
+            check_template("FastToG", name, getattr(self, name), fields)
+
+    @classmethod
+    def setting_names(cls) -> tuple[str, ...]:
+        """Every keyword the constructor takes: its own fields, then the flat LCS fields.
+
+        >>> "radius" in FastToGConfig.setting_names()
+        True
+        """
+        return tuple(f.name for f in dataclasses.fields(cls)) + LCS_FIELDS
 
     @classmethod
     def node_level(cls, **overrides: Any) -> FastToGConfig:
@@ -72,18 +145,59 @@ class FastToGConfig:
 
     def with_overrides(self, **overrides: Any) -> FastToGConfig:
         """A copy with some settings changed (``None`` values are ignored)."""
-        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+        return dataclasses.replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
     def lcs_config(self) -> LCSConfig:
-        return LCSConfig(
-            max_community_size=self.max_community_size,
-            algorithm=self.algorithm,
-            radius=self.radius,
-            decay=self.decay,
-            max_subgraph_nodes=self.max_subgraph_nodes,
-            neighbors_per_hop=self.neighbors_per_hop,
-            max_neighbors_per_node=self.max_neighbors_per_node,
-            hub_degree=self.hub_degree,
-            coarse_top_k=self.coarse_top_k,
-            leaf_slots=self.leaf_slots,
-        )
+        """The Local Community Search settings (:attr:`lcs`)."""
+        return self.lcs
+
+    # -- the LCS settings, read flat -----------------------------------------------------
+    @property
+    def max_community_size(self) -> int:
+        """M: nodes per community at most."""
+        return self.lcs.max_community_size
+
+    @property
+    def algorithm(self) -> str:
+        """The community detection algorithm."""
+        return self.lcs.algorithm
+
+    @property
+    def radius(self) -> int:
+        """Hops of the sampled subgraph."""
+        return self.lcs.radius
+
+    @property
+    def decay(self) -> float:
+        """Sampling decay per hop."""
+        return self.lcs.decay
+
+    @property
+    def max_subgraph_nodes(self) -> int:
+        """Nodes of the sampled subgraph at most."""
+        return self.lcs.max_subgraph_nodes
+
+    @property
+    def neighbors_per_hop(self) -> tuple[int, ...]:
+        """Neighbours sampled per node, by hop."""
+        return self.lcs.neighbors_per_hop
+
+    @property
+    def max_neighbors_per_node(self) -> int | None:
+        """Neighbours read per node before sampling."""
+        return self.lcs.max_neighbors_per_node
+
+    @property
+    def hub_degree(self) -> int | None:
+        """Degree above which a node is a hub (not expanded)."""
+        return self.lcs.hub_degree
+
+    @property
+    def coarse_top_k(self) -> int:
+        """Candidates kept by coarse pruning."""
+        return self.lcs.coarse_top_k
+
+    @property
+    def leaf_slots(self) -> int:
+        """Candidate slots kept for leaves."""
+        return self.lcs.leaf_slots

@@ -29,29 +29,14 @@ Example
 
 from __future__ import annotations
 
-import time
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 
 from kgcore.community.lcs import Community, LCSStep, local_community_search
-from kgcore.exceptions import EmptyGraphError, EntityNotFoundError
+from kgcore.exceptions import EmptyGraphError
 from kgcore.graph.store import GraphStore
-from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
-from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
-from kgcore.llm.protocol import (
-    LLMReply,
-    LLMRequest,
-    UsageMeter,
-)
-from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import (
-    UNKNOWN,
-    cot_request,
-    cot_sc_steps,
-    drop_topic_answer,
-    io_request,
-    step_record,
-    topic_names,
-)
+from kgcore.llm.parsing import parse_answer, parse_choices
+from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
+from kgcore.methods.base import RunMeter, StepMethod
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.prompts import (
     MAX_REPLY_CHARS,
@@ -62,11 +47,20 @@ from kgcore.methods.fasttog.prompts import (
     reason_request,
 )
 from kgcore.methods.fasttog.result import ChainCommunity, FastToGResult
+from kgcore.methods.kernel import (
+    UNKNOWN,
+    Linked,
+    ask_parsed,
+    cot_request,
+    cot_sc_steps,
+    drop_topic_answer,
+    io_request,
+    link_steps,
+    step_record,
+    topic_names,
+)
 from kgcore.text.registry import resolve_textualizer
 from kgcore.text.triple2text import CommunityTextualizer
-from kgcore.validation import check_question
-
-Steps = Generator[LLMRequest, LLMReply, FastToGResult]
 
 
 class FastToG(StepMethod[FastToGResult]):
@@ -82,6 +76,9 @@ class FastToG(StepMethod[FastToGResult]):
         Community-to-text conversion; rule-based :class:`~kgcore.text.Triple2Text` by default,
         or a name: ``"t2t"``, ``"g2t"`` (Graph2Text behind its guard), see
         :func:`~kgcore.text.resolve_textualizer`.
+    name : str, optional
+        The method name results report: by default ``"fasttog-node"`` for communities of one
+        node (the paper's node-level variant), else ``"fasttog"``.
     """
 
     def __init__(
@@ -89,9 +86,12 @@ class FastToG(StepMethod[FastToGResult]):
         store: GraphStore,
         config: FastToGConfig | None = None,
         textualizer: CommunityTextualizer | str | None = None,
+        name: str | None = None,
     ) -> None:
         self.store = store
         self.config = config or FastToGConfig()
+        node_level = self.config.max_community_size == 1
+        self.name = name or ("fasttog-node" if node_level else "fasttog")
         self.textualizer = resolve_textualizer(textualizer)  # "t2t", "g2t", ... or an object
 
     # -- the method ---------------------------------------------------------------------
@@ -106,7 +106,7 @@ class FastToG(StepMethod[FastToGResult]):
         """One Local Community Search step as the engine runs it (seeded by depth and chain)."""
         seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
         return local_community_search(
-            self.store, current, self.config.lcs_config(), exclude=history, seed=seed
+            self.store, current, self.config.lcs, exclude=history, seed=seed
         )
 
     def _choose(
@@ -118,7 +118,7 @@ class FastToG(StepMethod[FastToGResult]):
         usage: UsageMeter,
         trace: list[dict[str, object]],
         first: bool = False,
-    ) -> Generator[LLMRequest, LLMReply, list[int]]:
+    ) -> Steps[list[int]]:
         """Fine pruning by the LLM: valid choices kept, one retry, then no choice.
 
         No call when the choice is forced (as the reference code does): at the start, W or
@@ -137,61 +137,43 @@ class FastToG(StepMethod[FastToGResult]):
             temperature=self.config.prune_temperature,
             max_tokens=self.config.prune_max_tokens,
             allow_none=not first,
+            template=self.config.prune_prompt,
         )
-        reply = yield request
-        usage.add(reply)
-        picked = parse_choices(
-            reply.text[:MAX_REPLY_CHARS], len(candidates), max_choices, OPTION_LABELS
+
+        def record(
+            asked: LLMRequest, reply: LLMReply, picked: list[int] | None, retry: bool
+        ) -> None:
+            extra: dict[str, object] = {"retry": True} if retry else {}
+            trace.append(step_record(asked, reply, offered=offered, picked=picked, **extra))
+
+        picked = yield from ask_parsed(
+            request,
+            lambda text: parse_choices(
+                text[:MAX_REPLY_CHARS], len(candidates), max_choices, OPTION_LABELS
+            ),
+            PRUNE_REMINDER,
+            usage,
+            usable=lambda value: value is not None and (bool(value) or not first),
+            record=record,
         )
-        trace.append(step_record(request, reply, offered=offered, picked=picked))
-        if picked is None or (first and not picked):
-            usage.unparsed += 1
-            retry = request.with_reminder(reply.text, PRUNE_REMINDER)
-            reply = yield retry
-            usage.add(reply)
-            picked = parse_choices(
-                reply.text[:MAX_REPLY_CHARS], len(candidates), max_choices, OPTION_LABELS
-            )
-            trace.append(step_record(retry, reply, offered=offered, picked=picked, retry=True))
-            if picked is None:
-                usage.unparsed += 1
         return picked or []
 
-    def _link(
-        self, question: str, topic_entities: Sequence[str] | None, usage: UsageMeter
-    ) -> Generator[LLMRequest, LLMReply, list[str]]:
-        names = list(topic_entities) if topic_entities else bracketed_entities(question)
-        if names:
-            return link_entities(self.store, names, strict=True)
-        request = entity_extraction_request(question)
-        reply = yield request
-        usage.add(reply)
-        names = parse_entities(reply.text)
-        if not names:
-            reply = yield request.with_reminder(
-                reply.text, 'Reply only with a JSON list, e.g. ["Titanic"].'
-            )
-            usage.add(reply)
-            names = parse_entities(reply.text)
-        try:
-            return link_entities(self.store, names, strict=False) if names else []
-        except EntityNotFoundError:
-            return []  # the model's entities are not in the graph: answer by the fallback
-
-    def steps(self, question: str, topic_entities: Sequence[str] | None = None) -> Steps:
+    def steps(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> Steps[FastToGResult]:
         """The method as a step generator; see :mod:`kgcore.llm.protocol`."""
-        question = check_question(question)
         if self.store.num_triples() == 0:
             raise EmptyGraphError("the knowledge graph has no triples: load some before asking")
         cfg = self.config
-        started = time.perf_counter()
-        usage = UsageMeter()
-        graph_started = time.perf_counter()
-        topic = yield from self._link(question, topic_entities, usage)
-        graph_seconds = time.perf_counter() - graph_started - usage.llm_seconds
+        meter = self.meter()
+        usage = meter.usage
+        linked: Linked = yield from meter.graph_steps(
+            link_steps(self.store, question, topic_entities, usage, strict=True)
+        )
+        topic = linked.nodes
 
         result = FastToGResult(
-            question=question, answer=UNKNOWN, method="fasttog", topic_entities=topic
+            question=question, answer=UNKNOWN, method=self.name, topic_entities=topic
         )
         trace: list[dict[str, object]] = []
         result.extra["steps"] = trace
@@ -208,9 +190,8 @@ class FastToG(StepMethod[FastToGResult]):
                 text=self.textualizer(topic, start_triples),
             )
             history = set(topic)
-            t0 = time.perf_counter()
-            step = self.lcs_step(topic, history, depth=0, chain=0)
-            graph_seconds += time.perf_counter() - t0
+            with meter.graph():
+                step = self.lcs_step(topic, history, depth=0, chain=0)
             result.lcs_steps += 1
             if step.candidates:
                 chosen = yield from self._choose(
@@ -231,6 +212,7 @@ class FastToG(StepMethod[FastToGResult]):
                     [[c.text for c in chain] for chain in chains],
                     temperature=cfg.reason_temperature,
                     max_tokens=cfg.reason_max_tokens,
+                    template=cfg.reason_prompt,
                 )
                 reply = yield request
                 usage.add(reply)
@@ -240,16 +222,15 @@ class FastToG(StepMethod[FastToGResult]):
                 result.depth = depth
                 if answer is not None:
                     result.answer = answer
-                    return self._finish(result, usage, graph_seconds, started)
+                    return self._finish(result, meter)
                 if depth >= cfg.max_depth:
                     break
                 grew = False
                 for index, chain in enumerate(chains):
                     if not active[index]:
                         continue
-                    t0 = time.perf_counter()
-                    step = self.lcs_step(chain[-1].nodes, history, depth=depth, chain=index)
-                    graph_seconds += time.perf_counter() - t0
+                    with meter.graph():
+                        step = self.lcs_step(chain[-1].nodes, history, depth=depth, chain=index)
                     result.lcs_steps += 1
                     if not step.candidates:
                         active[index] = False
@@ -271,12 +252,7 @@ class FastToG(StepMethod[FastToGResult]):
                 depth += 1
         if cfg.fallback == "cot-sc":
             voted = yield from cot_sc_steps(question, seed=cfg.seed, topic_entities=topics)
-            usage.calls += voted.llm_calls
-            usage.llm_seconds += voted.llm_seconds
-            if voted.prompt_tokens is not None:
-                usage.tokens_reported = True
-                usage.prompt_tokens += voted.prompt_tokens
-                usage.completion_tokens += voted.completion_tokens or 0
+            meter.absorb(voted)
             trace.extend(voted.extra["steps"])
             result.answer = voted.answer
             result.fell_back = True
@@ -287,7 +263,7 @@ class FastToG(StepMethod[FastToGResult]):
             trace.append(step_record(request, reply))
             result.answer = drop_topic_answer(parse_answer(reply.text), topics) or UNKNOWN
             result.fell_back = True
-        return self._finish(result, usage, graph_seconds, started)
+        return self._finish(result, meter)
 
     def _chain_community(self, community: Community, chain: int, depth: int) -> ChainCommunity:
         return ChainCommunity(
@@ -315,13 +291,8 @@ class FastToG(StepMethod[FastToGResult]):
             if i not in chosen
         ]
 
-    def _finish(
-        self, result: FastToGResult, usage: UsageMeter, graph_seconds: float, started: float
-    ) -> FastToGResult:
-        result.record_usage(usage)
-        result.extra["unparsed_replies"] = usage.unparsed
-        result.graph_seconds = graph_seconds
-        result.total_seconds = time.perf_counter() - started
+    def _finish(self, result: FastToGResult, meter: RunMeter) -> FastToGResult:
+        meter.finish(result)
         parts = [result.start.text] if result.start else []
         parts += [c.text for c in result.communities()]
         result.context = "\n".join(parts)

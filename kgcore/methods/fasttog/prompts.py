@@ -45,6 +45,24 @@ REASON_EXAMPLE = (
     "by Person B. 2. Film C directed by Person B. Steps: the director of Film A is Person B "
     "(fact 1); Person B also directed Film C (fact 2). Answer: {Film C}"
 )
+#: The pruning prompt (``str.format`` fields: ``question``, ``premise``, ``options``, the
+#: numbered candidates, and ``ask``, the question of the choice); literal braces doubled.
+PRUNE_PROMPT = "Question: {question}\nPremise: {premise}\nSelection:\n{options}\n{ask}"
+#: The reasoning prompt (fields: ``question``, ``example``, :data:`REASON_EXAMPLE`, and
+#: ``facts``, the numbered facts); literal braces doubled.
+REASON_PROMPT = (
+    "Question: {question}\n"
+    "{example}\n"
+    "Facts:\n{facts}\n"
+    "Break the question into steps and answer each step from the numbered facts, briefly. "
+    "Then give the final answer names from the facts in braces, separated by ';'. "
+    "If the facts are not enough, reply {{Unknown}}."
+)
+#: Each template's fields, by the config field that holds it.
+TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
+    "prune_prompt": frozenset({"question", "premise", "options", "ask"}),
+    "reason_prompt": frozenset({"question", "example", "facts"}),
+}
 #: Replies are untrusted: at most this many characters are parsed.
 MAX_REPLY_CHARS = 4000
 _FILLED_BRACES = re.compile(r"\{[^{}]*\S[^{}]*\}")
@@ -58,10 +76,12 @@ def prune_request(
     temperature: float = 0.4,
     max_tokens: int = 64,
     allow_none: bool = True,
+    template: str = PRUNE_PROMPT,
 ) -> LLMRequest:
     """Fine pruning: choose up to ``max_choices`` of the numbered options.
 
-    ``allow_none=False`` (the first choice, where a chain must start) offers no ``{none}``.
+    ``allow_none=False`` (the first choice, where a chain must start) offers no ``{none}``;
+    ``template``: see :data:`PRUNE_PROMPT`.
     """
     listed = "\n".join(f"{i}. {text}" for i, text in enumerate(options, start=1))
     if max_choices == 1:
@@ -76,7 +96,7 @@ def prune_request(
         )
     if allow_none:
         ask += " If none helps, reply {none}."
-    prompt = f"Question: {question}\nPremise: {premise}\nSelection:\n{listed}\n{ask}"
+    prompt = template.format(question=question, premise=premise, options=listed, ask=ask)
     return LLMRequest.from_prompt(
         prompt, purpose="prune", system=PRUNE_SYSTEM, temperature=temperature, max_tokens=max_tokens
     )
@@ -88,8 +108,11 @@ def reason_request(
     chains: Sequence[Sequence[str]],
     temperature: float = 0.1,
     max_tokens: int = 256,
+    template: str = REASON_PROMPT,
 ) -> LLMRequest:
     """Reasoning: the start community once, then each chain's communities, as numbered facts.
+
+    ``template``: see :data:`REASON_PROMPT`.
 
     The question comes first, so consecutive prompts of one question share a prefix that
     llama.cpp's KV cache can reuse.
@@ -102,14 +125,7 @@ def reason_request(
             number += 1
             lines.append(f"{number}. {text}")
     facts = "\n".join(lines)
-    prompt = (
-        f"Question: {question}\n"
-        f"{REASON_EXAMPLE}\n"
-        f"Facts:\n{facts}\n"
-        "Break the question into steps and answer each step from the numbered facts, briefly. "
-        "Then give the final answer names from the facts in braces, separated by ';'. "
-        "If the facts are not enough, reply {Unknown}."
-    )
+    prompt = template.format(question=question, example=REASON_EXAMPLE, facts=facts)
     return LLMRequest.from_prompt(
         prompt,
         purpose="reason",

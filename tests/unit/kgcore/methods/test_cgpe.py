@@ -178,7 +178,8 @@ def test_unparseable_step_replies_are_retried_once_then_count_as_no_match(
         "cgpe_answer",
     ]
     assert result.answer == "Unknown"
-    assert result.extra["dropped_replies"] == 1
+    # Every unusable reply counts: both step-1 replies and both answer replies.
+    assert result.extra["unparsed_replies"] == 4
     assert result.extra["paths"] == ["Jane Seymour"]
 
 

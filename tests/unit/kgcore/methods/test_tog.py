@@ -83,7 +83,7 @@ def test_unparseable_relation_reply_is_retried_once_then_dropped_and_cot_answers
     assert llm.requests[1].messages[-1].content.startswith("Reply only")
     assert result.answer == "1963"
     assert result.fell_back
-    assert result.extra["dropped_replies"] == 1
+    assert result.extra["unparsed_replies"] == 2  # the reply and its retry
 
 
 def test_max_depth_without_sufficient_paths_falls_back_to_cot(store: InMemoryGraphStore) -> None:

@@ -48,42 +48,44 @@ Example
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from rapidfuzz import fuzz, process
 
+from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.memory import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.linking import link_entities
-from kgcore.llm.parsing import NONE_WORDS, parse_choices, parse_entities
+from kgcore.llm.parsing import parse_choices, parse_entities
 from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.base import StepMethod
-from kgcore.methods.baselines import (
+from kgcore.methods.cgpe.config import CGPEConfig
+from kgcore.methods.cgpe.parsing import char_match, parse_clue_matches
+from kgcore.methods.cgpe.prompts import (
+    ANSWER_REMINDER,
+    CLUE_REMINDER,
+    STEP1_REMINDER,
+    STEP2_REMINDER,
+    STEP3_REMINDER,
+    request,
+)
+from kgcore.methods.kernel import (
+    MAX_RECORDED_PRUNED,
     UNKNOWN,
     answer_steps,
     ask_parsed,
     drop_topic_answer,
-    topic_names,
-)
-from kgcore.methods.result import MethodResult
-from kgcore.methods.tog import (
-    MAX_RECORDED_PRUNED,
-    SYSTEM,
     options_text,
     parse_graph_answer,
     relation_text,
+    topic_names,
     triple_text,
 )
+from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
-from kgcore.validation import CGPE_LIMITS, check_question, check_settings
-
-_PLACEHOLDERS = {"clue", "clue left", "a clue"}
-_CLUE_PAIR = re.compile(r"\b([A-Z])\b\s*[:=\-]+>?\s*([^,;\n{}]+)")
 
 
 @dataclass(frozen=True)
@@ -131,52 +133,6 @@ class _Candidate:
 class _Stats:
     char_matches: int = 0
     step_calls: list[int] = field(default_factory=lambda: [0, 0, 0])
-    dropped_replies: int = 0
-
-
-def char_match(a: str, b: str) -> float:
-    """Character similarity of two names, 0-100 (rapidfuzz ``ratio`` on normalised names)."""
-    return float(fuzz.ratio(normalize_name(a), normalize_name(b)))
-
-
-def parse_clue_matches(
-    text: str, n_options: int, clues: Sequence[str]
-) -> dict[int, str | None] | None:
-    """Option index -> matched clue from ``{A: film, B: none}``.
-
-    A letter without a clue maps to ``None`` (the only clue when one is left). ``{}`` means no
-    match; ``None`` means nothing usable was found.
-
-    Example
-    -------
-    >>> parse_clue_matches("{A: films, B: none}", 2, ["films", "person"])
-    {0: 'films'}
-    >>> parse_clue_matches("{A: clue, B: none}", 2, ["films", "person"])  # format copied
-    {0: None}
-    """
-    pairs: dict[int, str | None] = {}
-    said_none = False
-    for letter, said in _CLUE_PAIR.findall(text):
-        index = ord(letter) - ord("A")
-        if not 0 <= index < n_options or index in pairs:
-            continue
-        said = said.strip().strip("\"'`.").strip()
-        if not said or NONE_WORDS.fullmatch(said.lower()) or said.lower() in {"no", "n/a"}:
-            said_none = True
-            continue
-        best = process.extractOne(said, list(clues), scorer=fuzz.WRatio, processor=normalize_name)
-        if best is not None and best[1] >= 70:
-            pairs[index] = best[0]
-        elif len(clues) == 1 or said.strip("<>").lower() in _PLACEHOLDERS:
-            # A small model may copy the format's placeholder: a match, clue unnamed.
-            pairs[index] = clues[0] if len(clues) == 1 else None
-    if pairs or said_none:
-        return pairs
-    picked = parse_choices(text, n_options=n_options, max_choices=n_options)
-    if picked is None:
-        return None
-    only = clues[0] if len(clues) == 1 else None
-    return {i: only for i in picked}
 
 
 def graph_type_of(store: GraphStore, key: str = "type") -> Callable[[str], str | None] | None:
@@ -209,29 +165,22 @@ class CGPE(StepMethod[MethodResult]):
     ----------
     store : GraphStore
         The knowledge graph.
-    max_depth : int
-        Hops explored at most.
-    max_branches : int
-        Paths kept per depth when several candidates match.
-    match_threshold : float
-        Character-match score (0-100) above which a clue matches a node name.
-    max_entities : int
-        Candidates shown in step 2; more are sampled down with ``seed``.
+    config : CGPEConfig, optional
+        Every setting (:class:`~kgcore.methods.cgpe.config.CGPEConfig`'s defaults when left
+        out).
     type_of : callable, optional
         ``node -> type label``; by default the graph's type property when it has one (see the
         module docstring), else the relation that reached the node.
-    use_topic_entities : bool
-        Start from the caller's topic entities when given, instead of clue matching.
-    seed : int
-        Seeds the step-2 sampling.
-    max_tokens : int
-        Cap on each matching reply.
+    **overrides :
+        :class:`~kgcore.methods.cgpe.config.CGPEConfig` fields that override ``config``'s
+        (``CGPE(store, max_depth=2)``).
 
     Example
     -------
     >>> from kgcore.graph import InMemoryGraphStore
-    >>> CGPE(InMemoryGraphStore.from_triples([("a", "r", "b")])).max_depth
-    3
+    >>> store = InMemoryGraphStore.from_triples([("a", "r", "b")])
+    >>> CGPE(store).max_depth, CGPE(store, CGPEConfig(max_depth=2)).config.max_depth
+    (3, 2)
     """
 
     name = "cgpe"
@@ -239,31 +188,25 @@ class CGPE(StepMethod[MethodResult]):
     def __init__(
         self,
         store: GraphStore,
-        max_depth: int = 3,
-        max_branches: int = 3,
-        match_threshold: float = 90.0,
-        max_entities: int = 12,
+        config: CGPEConfig | None = None,
         type_of: Callable[[str], str | None] | None = None,
-        use_topic_entities: bool = True,
-        seed: int = 0,
-        max_tokens: int = 48,
-        answer_max_tokens: int = 96,
+        **overrides: Any,
     ) -> None:
-        if max_depth < 1 or max_branches < 1:
-            raise ValueError("max_depth and max_branches must be at least 1")
-        if not 0 < match_threshold <= 100:
-            raise ValueError("match_threshold must be in (0, 100]")
-        check_settings("CGPE", locals(), CGPE_LIMITS)  # documented maxima bound the cost
         self.store = store
-        self.max_depth = max_depth
-        self.max_branches = max_branches
-        self.match_threshold = match_threshold
-        self.max_entities = min(max_entities, 26)
+        if config is not None and not isinstance(config, CGPEConfig):
+            raise InvalidSettingError(f"config must be a CGPEConfig, got {type(config).__name__}")
+        self.config = (config or CGPEConfig()).with_overrides(**overrides)
         self.type_of = type_of if type_of is not None else graph_type_of(store)
-        self.use_topic_entities = use_topic_entities
-        self.seed = seed
-        self.max_tokens = max_tokens
-        self.answer_max_tokens = answer_max_tokens
+
+    @property
+    def max_depth(self) -> int:
+        """Hops explored at most."""
+        return self.config.max_depth
+
+    @property
+    def max_branches(self) -> int:
+        """Paths kept per depth."""
+        return self.config.max_branches
 
     def label(self, node: str, relation: str) -> str:
         """The node's type label: its type property, else the relation that reached it."""
@@ -274,19 +217,10 @@ class CGPE(StepMethod[MethodResult]):
         return relation
 
     # -- prompts -----------------------------------------------------------------------
-    def _request(self, prompt: str, purpose: str, max_tokens: int | None = None) -> LLMRequest:
-        return LLMRequest.from_prompt(
-            prompt, purpose=purpose, system=SYSTEM, max_tokens=max_tokens or self.max_tokens
-        )
-
     def clue_request(self, question: str) -> LLMRequest:
-        return self._request(
-            f"Question: {question}\nList the clues of the question: the named entities and the "
-            "things it asks about, as a JSON list of short strings. Example: for 'what language "
-            "is the film written by [John Smith] in' reply "
-            '["John Smith", "film", "language"].',
-            "cgpe_clues",
-            max_tokens=self.max_tokens + 16,
+        """The clue-extraction request."""
+        return request(
+            self.config.clue_prompt, "cgpe_clues", self.config.max_tokens + 16, question=question
         )
 
     # -- the method ----------------------------------------------------------------------
@@ -296,7 +230,7 @@ class CGPE(StepMethod[MethodResult]):
         for clue in clues:
             for node in self.store.search_nodes(clue, limit=5):
                 score = char_match(clue, node)
-                if score >= self.match_threshold and (best is None or score > best[0]):
+                if score >= self.config.match_threshold and (best is None or score > best[0]):
                     best = (score, clue, node)
         return None if best is None else (best[1], best[2])
 
@@ -304,33 +238,31 @@ class CGPE(StepMethod[MethodResult]):
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
         """CGPE as a step generator (see :mod:`kgcore.llm.protocol`)."""
-        question = check_question(question)
-        started = time.perf_counter()
-        usage = UsageMeter()
+        meter = self.meter()
+        usage = meter.usage
         stats = _Stats()
-        graph_seconds = 0.0
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(self.config.seed)
 
         extracted = yield from ask_parsed(
             self.clue_request(question),
             lambda text: parse_entities(text) or None,
-            'Reply only with a JSON list of short strings, e.g. ["John Smith", "film"].',
+            CLUE_REMINDER,
             usage,
         )
         clues = list(dict.fromkeys(c for c in (extracted or []) if c.strip()))
         used: set[str] = set()
-        tick = time.perf_counter()
         starts: list[str] = []
-        if topic_entities and self.use_topic_entities:
-            starts = link_entities(self.store, list(topic_entities), strict=False)
-            for node in starts:
-                used.update(c for c in clues if char_match(c, node) >= self.match_threshold)
-        else:
-            found = self.initial_points(clues)
-            if found is not None:
-                used.add(found[0])
-                starts = [found[1]]
-        graph_seconds += time.perf_counter() - tick
+        with meter.graph():
+            if topic_entities and self.config.use_topic_entities:
+                starts = link_entities(self.store, list(topic_entities), strict=False)
+                for node in starts:
+                    threshold = self.config.match_threshold
+                    used.update(c for c in clues if char_match(c, node) >= threshold)
+            else:
+                found = self.initial_points(clues)
+                if found is not None:
+                    used.add(found[0])
+                    starts = [found[1]]
 
         active = [CluePath((node,)) for node in starts]
         explored: list[dict[str, object]] = []  # what each depth kept and dropped, for pictures
@@ -341,21 +273,9 @@ class CGPE(StepMethod[MethodResult]):
             if not unused:
                 break
             depth += 1
-            tick = time.perf_counter()
-            batch = self.store.neighbors_batch(dict.fromkeys(p.nodes[-1] for p in active))
-            candidates: list[_Candidate] = []
-            for index, path in enumerate(active):
-                end = path.nodes[-1]
-                for triple in batch.get(end, ()):
-                    node = triple.other(end)
-                    if node in path.nodes:
-                        continue
-                    rel = relation_text(triple.relation, triple.head == end)
-                    candidates.append(
-                        _Candidate(index, triple, node, rel, self.label(node, triple.relation))
-                    )
-            matches = self._char_matches(candidates, unused)
-            graph_seconds += time.perf_counter() - tick
+            with meter.graph():
+                candidates = self._candidates(active)
+                matches = self._char_matches(candidates, unused)
             stats.char_matches += len(matches)
             remaining = [c for c in unused if c not in {clue for _, clue in matches}]
             taken = {id(c) for c, _ in matches}
@@ -386,20 +306,20 @@ class CGPE(StepMethod[MethodResult]):
         if leaves:
             context = "\n".join(f"{i + 1}. {p.text()}" for i, p in enumerate(leaves))
             answer = yield from ask_parsed(
-                self._request(
-                    f"Question: {question}\nKnowledge paths:\n{context}\n"
-                    "Answer the question using these paths. Give the answer in braces, "
-                    "like: {answer}.",
+                request(
+                    self.config.answer_prompt,
                     "cgpe_answer",
-                    max_tokens=self.answer_max_tokens,
+                    self.config.answer_max_tokens,
+                    question=question,
+                    paths=context,
                 ),
                 parse_graph_answer,
-                "Reply only with the answer in braces, like: {answer}.",
+                ANSWER_REMINDER,
                 usage,
             )
         else:
             context = ""
-            answer = yield from answer_steps(question, usage, self.answer_max_tokens)
+            answer = yield from answer_steps(question, usage, self.config.answer_max_tokens)
         answer = drop_topic_answer(answer, topic_names(question, topic_entities))  # not an answer
         result = MethodResult(
             question=question,
@@ -407,10 +327,8 @@ class CGPE(StepMethod[MethodResult]):
             method=self.name,
             depth=depth,
             fell_back=fell_back,
-            graph_seconds=graph_seconds,
             context=context,
         )
-        result.record_usage(usage)
         result.extra.update(
             {
                 "clues": clues,
@@ -418,13 +336,27 @@ class CGPE(StepMethod[MethodResult]):
                 "paths": [p.text() for p in leaves],
                 "char_matches": stats.char_matches,
                 "step_calls": stats.step_calls,
-                "dropped_replies": stats.dropped_replies,
                 "topic_entities": list(starts),
                 "explored": explored,
             }
         )
-        result.total_seconds = time.perf_counter() - started
-        return result
+        return meter.finish(result)
+
+    def _candidates(self, active: list[CluePath]) -> list[_Candidate]:
+        """Every neighbour of the paths' ends that is not on its path yet."""
+        batch = self.store.neighbors_batch(dict.fromkeys(p.nodes[-1] for p in active))
+        candidates: list[_Candidate] = []
+        for index, path in enumerate(active):
+            end = path.nodes[-1]
+            for triple in batch.get(end, ()):
+                node = triple.other(end)
+                if node in path.nodes:
+                    continue
+                rel = relation_text(triple.relation, triple.head == end)
+                candidates.append(
+                    _Candidate(index, triple, node, rel, self.label(node, triple.relation))
+                )
+        return candidates
 
     def _char_matches(
         self, candidates: list[_Candidate], unused: list[str]
@@ -439,7 +371,7 @@ class CGPE(StepMethod[MethodResult]):
                 normalize_name(clue),
                 names,
                 scorer=fuzz.ratio,
-                score_cutoff=self.match_threshold,
+                score_cutoff=self.config.match_threshold,
                 limit=self.max_branches,
             ):
                 matches.append((candidates[index], clue))
@@ -462,45 +394,46 @@ class CGPE(StepMethod[MethodResult]):
         summaries = list(dict.fromkeys(c.summary for c in candidates))[:26]
         stats.step_calls[0] += 1
         step1 = yield from ask_parsed(
-            self._request(
-                f"Question: {question}\nClues left: {clue_list}\nFrom {ends} the graph leads "
-                f"through:\n{options_text(summaries)}\nWhich of these lead to a clue left? "
-                "Reply like {A: clue}, or {none}.",
+            request(
+                self.config.step1_prompt,
                 "cgpe_step1",
+                self.config.max_tokens,
+                question=question,
+                clues=clue_list,
+                ends=ends,
+                options=options_text(summaries),
             ),
             lambda text: parse_clue_matches(text, len(summaries), clues),
-            "Reply only like {A: clue}, or {none}.",
+            STEP1_REMINDER,
             usage,
         )
-        if step1 is None:
-            stats.dropped_replies += 1
         if not step1:
             return []
         chosen = {summaries[i]: clue for i, clue in step1.items()}
         survivors = list(
             {c.node: c for c in candidates if c.summary in chosen}.values()
         )  # one candidate per node
-        if len(survivors) > self.max_entities:
-            keep = rng.choice(len(survivors), self.max_entities, replace=False)
+        if len(survivors) > min(self.config.max_entities, 26):
+            keep = rng.choice(len(survivors), min(self.config.max_entities, 26), replace=False)
             survivors = [survivors[i] for i in sorted(keep)]
         # Step 2: (label, entity name) of the survivors.
         stats.step_calls[1] += 1
         step2 = yield from ask_parsed(
-            self._request(
-                f"Question: {question}\nClues left: {clue_list}\nCandidates (type: name):\n"
-                + options_text([f"{c.label}: {c.node}" for c in survivors])
-                + f"\nWhich candidates match a clue left? Reply with up to {self.max_branches} "
-                "letters, e.g. {A, C}, or {none}.",
+            request(
+                self.config.step2_prompt,
                 "cgpe_step2",
+                self.config.max_tokens,
+                question=question,
+                clues=clue_list,
+                options=options_text([f"{c.label}: {c.node}" for c in survivors]),
+                max_branches=self.max_branches,
             ),
             lambda text: parse_choices(
                 text, n_options=len(survivors), max_choices=self.max_branches
             ),
-            "Reply only with letters in braces, e.g. {A, C}, or {none}.",
+            STEP2_REMINDER,
             usage,
         )
-        if step2 is None:
-            stats.dropped_replies += 1
         if not step2:
             return []
         picked = [survivors[i] for i in step2]
@@ -510,22 +443,18 @@ class CGPE(StepMethod[MethodResult]):
         # Step 3: which clue each surviving entity matches.
         stats.step_calls[2] += 1
         step3 = yield from ask_parsed(
-            self._request(
-                f"Question: {question}\nClues left: {clue_list}\nEntities:\n"
-                + options_text([f"{c.node}, from {triple_text(c.triple)}" for c in picked])
-                # The example names no "none": on dev 2-hop questions 11-20 the local 1.5B
-                # model copied the example verbatim in 4 of 8 replies, and a copied
-                # "{A: clue, B: none}" dropped entity B. A copied "{A: clue, B: clue}" keeps
-                # every entity on its step-1 clue (hit@1 4/10 -> 5/10 there).
-                + "\nWhich clue left does each entity match? Reply like {A: clue, B: clue}, "
-                "with none for an entity that matches no clue.",
+            request(
+                self.config.step3_prompt,
                 "cgpe_step3",
+                self.config.max_tokens,
+                question=question,
+                clues=clue_list,
+                options=options_text([f"{c.node}, from {triple_text(c.triple)}" for c in picked]),
             ),
             lambda text: parse_clue_matches(text, len(picked), clues),
-            "Reply only like {A: clue, B: clue}, or none for no match.",
+            STEP3_REMINDER,
             usage,
         )
         if step3 is None:
-            stats.dropped_replies += 1
             return list(zip(picked, fallback, strict=True))
         return [(c, step3[i] or fallback[i]) for i, c in enumerate(picked) if i in step3]

@@ -1,0 +1,34 @@
+"""Answer normalisation: the one form answers are compared in (votes, topic checks, scores).
+
+Example
+-------
+>>> normalize_answer("The  Matrix!")
+'matrix'
+>>> normalize_answer("Amélie") == normalize_answer("amelie")
+True
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = re.compile(f"[{re.escape(string.punctuation)}‘’“”–—]")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_answer(text: str) -> str:
+    """Lower-case, strip accents, punctuation and articles, collapse spaces.
+
+    Example
+    -------
+    >>> normalize_answer("  An Ideal Husband. ")
+    'ideal husband'
+    """
+    text = unicodedata.normalize("NFKD", str(text))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+    text = _PUNCT.sub(" ", text)
+    text = _ARTICLES.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()

@@ -1,0 +1,92 @@
+"""CGPE's settings, checked when made, with its prompts as overridable templates.
+
+Example
+-------
+>>> CGPEConfig().max_depth, CGPEConfig(max_branches=2).max_branches
+(3, 2)
+>>> CGPEConfig(match_threshold=0)
+Traceback (most recent call last):
+...
+kgcore.exceptions.InvalidSettingError: CGPE setting match_threshold=0 must be in (0, 100]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgcore.exceptions import InvalidSettingError
+from kgcore.methods.cgpe.prompts import (
+    ANSWER_PROMPT,
+    CLUE_PROMPT,
+    STEP1_PROMPT,
+    STEP2_PROMPT,
+    STEP3_PROMPT,
+    TEMPLATE_FIELDS,
+)
+from kgcore.methods.kernel import check_template, with_overrides
+from kgcore.validation import CGPE_LIMITS, check_settings
+
+
+@dataclass(frozen=True)
+class CGPEConfig:
+    """Every CGPE setting.
+
+    Parameters
+    ----------
+    max_depth : int
+        Hops explored at most.
+    max_branches : int
+        Paths kept per depth when several candidates match.
+    match_threshold : float
+        Character-match score (0-100] above which a clue matches a node name.
+    max_entities : int
+        Candidates shown in step 2 (26 at most); more are sampled down with ``seed``.
+    use_topic_entities : bool
+        Start from the caller's topic entities when given, instead of clue matching.
+    seed : int
+        Seeds the step-2 sampling.
+    max_tokens : int
+        Cap on each matching reply.
+    answer_max_tokens : int
+        Cap on the answer (and the CoT fallback's) reply.
+    clue_prompt, step1_prompt, step2_prompt, step3_prompt, answer_prompt : str
+        ``str.format`` templates of the steps (defaults in :mod:`kgcore.methods.cgpe.prompts`);
+        a template must keep its fields.
+    """
+
+    max_depth: int = 3
+    max_branches: int = 3
+    match_threshold: float = 90.0
+    max_entities: int = 12
+    use_topic_entities: bool = True
+    seed: int = 0
+    max_tokens: int = 48
+    answer_max_tokens: int = 96
+    clue_prompt: str = field(default=CLUE_PROMPT, repr=False)
+    step1_prompt: str = field(default=STEP1_PROMPT, repr=False)
+    step2_prompt: str = field(default=STEP2_PROMPT, repr=False)
+    step3_prompt: str = field(default=STEP3_PROMPT, repr=False)
+    answer_prompt: str = field(default=ANSWER_PROMPT, repr=False)
+
+    def __post_init__(self) -> None:
+        check_settings("CGPE", self, CGPE_LIMITS)  # documented maxima bound the cost
+        threshold = self.match_threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+            raise InvalidSettingError(
+                f"CGPE setting match_threshold must be a number, got {threshold!r}"
+            )
+        if not 0 < threshold <= 100:
+            raise InvalidSettingError(
+                f"CGPE setting match_threshold={threshold!r} must be in (0, 100]"
+            )
+        for name, fields in TEMPLATE_FIELDS.items():
+            check_template("CGPE", name, getattr(self, name), fields)
+
+    def with_overrides(self, **overrides: Any) -> CGPEConfig:
+        """A copy with some settings changed; an unknown name is refused.
+
+        >>> CGPEConfig().with_overrides(max_depth=1).max_depth
+        1
+        """
+        return with_overrides("CGPE", self, overrides)

@@ -1,0 +1,80 @@
+"""The methods' kernel: what every QA method shares, so a method module holds only its algorithm.
+
+- :mod:`~kgcore.methods.kernel.prompts`: system prompts, how triples and options are shown,
+  the IO and CoT requests, trace records;
+- :mod:`~kgcore.methods.kernel.answers`: what counts as an answer (no topic entity, no
+  placeholder);
+- :mod:`~kgcore.methods.kernel.settings`: checks of the typed configs (prompt templates,
+  keyword overrides);
+- :mod:`~kgcore.methods.kernel.steps`: parse-and-retry (:func:`ask_parsed`), entity linking
+  (:func:`link_steps`), the prompt-only answers and fallbacks (IO, CoT, CoT-SC);
+- the accounting lives with the step protocol, in :class:`kgcore.methods.base.RunMeter`.
+
+A method imports from here, :mod:`kgcore.methods.base` and :mod:`kgcore.methods.result`, and
+never from another method's module (``tests/unit/kgcore/test_import_rules.py`` checks it).
+
+Example
+-------
+>>> from kgcore.llm import ScriptedLLM, run_steps
+>>> run_steps(cot_steps("capital of France?"), ScriptedLLM(["So {Paris}"])).answer
+'Paris'
+"""
+
+from kgcore.methods.base import RunMeter
+from kgcore.methods.kernel.answers import drop_topic_answer, parse_graph_answer, topic_names
+from kgcore.methods.kernel.prompts import (
+    ANSWER_SYSTEM,
+    GRAPH_SYSTEM,
+    MAX_RECORDED_PRUNED,
+    MAX_TRACE_REPLY,
+    UNKNOWN,
+    cot_request,
+    io_request,
+    options_text,
+    relation_text,
+    step_record,
+    triple_text,
+)
+from kgcore.methods.kernel.settings import check_template, with_overrides
+from kgcore.methods.kernel.steps import (
+    ENTITY_REMINDER,
+    Linked,
+    answer_steps,
+    ask_parsed,
+    cot_sc_steps,
+    cot_steps,
+    io_steps,
+    link_steps,
+    majority_answer,
+    prompt_only_steps,
+)
+
+__all__ = [
+    "ANSWER_SYSTEM",
+    "ENTITY_REMINDER",
+    "GRAPH_SYSTEM",
+    "MAX_RECORDED_PRUNED",
+    "MAX_TRACE_REPLY",
+    "UNKNOWN",
+    "Linked",
+    "RunMeter",
+    "answer_steps",
+    "ask_parsed",
+    "check_template",
+    "cot_request",
+    "cot_sc_steps",
+    "cot_steps",
+    "drop_topic_answer",
+    "io_request",
+    "io_steps",
+    "link_steps",
+    "majority_answer",
+    "options_text",
+    "parse_graph_answer",
+    "prompt_only_steps",
+    "relation_text",
+    "step_record",
+    "topic_names",
+    "triple_text",
+    "with_overrides",
+]

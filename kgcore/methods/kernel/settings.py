@@ -1,0 +1,62 @@
+"""Checks the methods' typed configs share: prompt templates and keyword overrides.
+
+Example
+-------
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Demo:
+...     width: int = 3
+>>> with_overrides("Demo", Demo(), {"width": 1})
+Demo(width=1)
+>>> with_overrides("Demo", Demo(), {"wdth": 1})
+Traceback (most recent call last):
+...
+kgcore.exceptions.InvalidSettingError: Demo has no setting 'wdth'; its settings are width
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+from kgcore.exceptions import InvalidSettingError
+
+__all__ = ["check_template", "with_overrides"]
+
+C = TypeVar("C")
+
+
+def with_overrides(owner: str, config: C, overrides: Mapping[str, Any]) -> C:
+    """A copy of the dataclass ``config`` with ``overrides``; an unknown name is refused."""
+    if not overrides:
+        return config
+    known = [f.name for f in dataclasses.fields(config)]  # type: ignore[arg-type]
+    for name in overrides:
+        if name not in known:
+            raise InvalidSettingError(
+                f"{owner} has no setting {name!r}; its settings are {', '.join(known)}"
+            )
+    return dataclasses.replace(config, **overrides)  # type: ignore[type-var]
+
+
+def check_template(owner: str, name: str, template: str, fields: Iterable[str]) -> None:
+    """Refuse a prompt template that ``str.format`` cannot fill from ``fields``.
+
+    Literal braces are written doubled (``{{A: 0.7}}``).
+
+    >>> check_template("ToG", "reason_prompt", "Q: {question} {{Unknown}}", ["question"])
+    >>> check_template("ToG", "reason_prompt", "Q: {query}", ["question"])
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: ToG setting reason_prompt: ...
+    """
+    if not isinstance(template, str):
+        raise InvalidSettingError(f"{owner} setting {name} must be a string, got {template!r}")
+    try:
+        template.format(**{field: "" for field in fields})
+    except (KeyError, IndexError, ValueError) as err:
+        raise InvalidSettingError(
+            f"{owner} setting {name}: the template cannot be filled ({err!r}); its fields are "
+            f"{', '.join(sorted(fields))}, and literal braces are written doubled"
+        ) from None

@@ -1,0 +1,189 @@
+"""The import rules of issue 10, read from the source with ``ast`` (nothing is imported).
+
+1. A module of ``kgcore/methods`` imports no other method's module: only the kernel
+   (``base``, ``kernel``, ``result``) and the modules of its own package (``fasttog/``, ...).
+2. Nothing in ``kgcore`` imports ``kgcore.evaluation`` except ``kgcore/evaluation`` itself.
+3. The module-level imports among ``kgcore`` modules have no cycle (imports under
+   ``if TYPE_CHECKING:`` and inside functions are not module-level).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+KGCORE = ROOT / "kgcore"
+KERNEL = ("kgcore.methods.base", "kgcore.methods.kernel", "kgcore.methods.result")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One imported module, and whether the import runs when the module is loaded."""
+
+    target: str
+    module_level: bool
+    line: int
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+    return name == "TYPE_CHECKING"
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - node.level + 1]
+        prefix = ".".join(base)
+        root = f"{prefix}.{node.module}" if node.module else prefix
+    else:
+        root = node.module or ""
+    # ``from package import module`` imports the submodule too.
+    return [root] + [f"{root}.{alias.name}" for alias in node.names]
+
+
+def imports(path: Path) -> Iterator[Import]:
+    """Every import of a source file, marked module-level or not."""
+    yield from imports_of(
+        path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py"
+    )
+
+
+def imports_of(source: str, module: str, is_package: bool = False) -> Iterator[Import]:
+    """Every import of ``source`` (the text of ``module``), marked module-level or not."""
+    tree = ast.parse(source)
+
+    def walk(node: ast.AST, module_level: bool) -> Iterator[Import]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    yield Import(alias.name, module_level, child.lineno)
+            elif isinstance(child, ast.ImportFrom):
+                for target in _resolve(module, is_package, child):
+                    yield Import(target, module_level, child.lineno)
+            elif isinstance(child, ast.If) and _is_type_checking(child.test):
+                yield from walk(ast.Module(body=child.body, type_ignores=[]), False)
+                yield from walk(ast.Module(body=child.orelse, type_ignores=[]), module_level)
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                yield from walk(child, False)
+            else:
+                yield from walk(child, module_level)
+
+    yield from walk(tree, True)
+
+
+SOURCES = {module_name(p): p for p in sorted(KGCORE.rglob("*.py"))}
+
+
+def _kgcore_modules(target: str) -> str | None:
+    """The kgcore module ``target`` names (a name imported from a module maps to it)."""
+    while target and target not in SOURCES:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def _method_unit(module: str) -> str:
+    """What a module of kgcore.methods belongs to: its own package, or itself."""
+    parts = module.split(".")
+    return ".".join(parts[:3])
+
+
+def _is_kernel(module: str) -> bool:
+    return _method_unit(module) in KERNEL
+
+
+def test_sources_are_found() -> None:
+    assert "kgcore.methods.base" in SOURCES and "kgcore.evaluation" in SOURCES
+
+
+@pytest.mark.parametrize("module", [m for m in SOURCES if m.startswith("kgcore.methods.")], ids=str)
+def test_a_method_imports_only_the_kernel_and_its_own_package(module: str) -> None:
+    unit = _method_unit(module)
+    bad = []
+    for found in imports(SOURCES[module]):
+        target = _kgcore_modules(found.target)
+        if target is None or not target.startswith("kgcore.methods."):
+            continue
+        if _is_kernel(target) or _method_unit(target) == unit:
+            continue
+        bad.append(f"line {found.line}: {target}")
+    assert not bad, f"{module} imports another method's module: {bad}"
+
+
+def test_nothing_outside_evaluation_imports_evaluation() -> None:
+    bad = [
+        f"{module} line {found.line}"
+        for module, path in SOURCES.items()
+        if not module.startswith("kgcore.evaluation")
+        for found in imports(path)
+        if found.target == "kgcore.evaluation" or found.target.startswith("kgcore.evaluation.")
+    ]
+    assert not bad, f"kgcore.evaluation imported from: {bad}"
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {module: set() for module in SOURCES}
+    for module, path in SOURCES.items():
+        for found in imports(path):
+            target = _kgcore_modules(found.target)
+            if found.module_level and target is not None and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of ``graph`` as a list of nodes, or ``None`` (iterative depth-first search)."""
+    state: dict[str, int] = {}  # 1: on the stack, 2: done
+    for start in sorted(graph):
+        if start in state:
+            continue
+        stack: list[tuple[str, Iterator[str]]] = [(start, iter(sorted(graph[start])))]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(child) == 1:
+                path = [n for n, _ in stack]
+                return path[path.index(child) :] + [child]
+            elif child not in state:
+                state[child] = 1
+                stack.append((child, iter(sorted(graph.get(child, ())))))
+    return None
+
+
+def test_imports_are_read_with_their_level_and_resolved() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from .kernel import ask_parsed\n"
+        "if TYPE_CHECKING:\n"
+        "    from kgcore.evaluation import Dataset\n"
+        "def f():\n"
+        "    import kgcore.tog_helpers\n"
+    )
+    found = {(i.target, i.module_level) for i in imports_of(source, "kgcore.methods.tog")}
+    assert ("kgcore.methods.kernel", True) in found
+    assert ("kgcore.methods.kernel.ask_parsed", True) in found
+    assert ("kgcore.evaluation", False) in found
+    assert ("kgcore.tog_helpers", False) in found
+
+
+def test_find_cycle_finds_one_and_only_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_kgcore_module_imports_have_no_cycle() -> None:
+    assert find_cycle(_graph()) is None
