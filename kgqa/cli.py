@@ -72,19 +72,14 @@ def format_result(result: FastToGResult) -> str:
 
 def _config_from(args: argparse.Namespace) -> FastToGConfig:
     """The FastToG settings of ``kgqa ask``; a bad value is a :class:`ConfigurationError`."""
-    try:
-        return FastToGConfig().with_overrides(
-            width=args.width,
-            max_depth=args.depth,
-            max_community_size=args.max_community_size,
-            algorithm=args.algorithm,
-            seed=args.seed,
-            fallback=args.fallback,
-        )
-    except ConfigurationError:
-        raise
-    except ValueError as err:  # a config check not yet raising ConfigurationError (issue 10)
-        raise ConfigurationError(str(err)) from err
+    return FastToGConfig().with_overrides(
+        width=args.width,
+        max_depth=args.depth,
+        max_community_size=args.max_community_size,
+        algorithm=args.algorithm,
+        seed=args.seed,
+        fallback=args.fallback,
+    )
 
 
 #: Optional modules and the extra that installs each.

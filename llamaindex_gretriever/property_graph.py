@@ -166,7 +166,7 @@ class GRetrieverPGRetriever(BasePGRetriever):
 
     def retrieve_from_graph(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         question = query_bundle.query_str
-        entities = list(self.entity_extractor(question)) if self.entity_extractor else None
+        entities = list(self.entity_extractor(question))
         result = self.gretriever.retrieve(question, topic_entities=entities or None)
         node = result_to_node(result, self.text_format)
         if self.include_text:

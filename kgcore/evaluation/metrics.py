@@ -24,6 +24,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from kgcore.exceptions import ConfigurationError
 from kgcore.llm.answers import normalize_answer
 
 __all__ = [
@@ -116,7 +117,7 @@ def wilson_interval(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
     if n <= 0:
         return (0.0, 1.0)
     if not 0 <= hits <= n:
-        raise ValueError("hits must be between 0 and n")
+        raise ConfigurationError(f"hits must be between 0 and n, got hits={hits}, n={n}")
     p = hits / n
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator

@@ -26,7 +26,6 @@ from kgcore.graph.names import normalize_name, rank_names
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
 
-
 #: Fuzzy searches remembered by :meth:`InMemoryGraphStore.search_nodes`.
 SEARCH_CACHE = 4096
 
