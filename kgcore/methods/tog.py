@@ -51,6 +51,7 @@ from kgcore.methods.kernel import (
     MAX_RECORDED_PRUNED,
     UNKNOWN,
     Linked,
+    StepTrace,
     answer_steps,
     ask_parsed,
     check_template,
@@ -341,6 +342,7 @@ class ToG(StepMethod[MethodResult]):
         depth = 0
         answer: str | None = None
         stats = {"relation_calls": 0, "entity_calls": 0, "reason_calls": 0}
+        trace = StepTrace()  # every LLM step: what was offered, the raw reply, what was read
         while frontier and depth < self.max_depth:
             depth += 1
             candidates: list[_Candidate] = []
@@ -366,6 +368,7 @@ class ToG(StepMethod[MethodResult]):
                         partial(parse_scores, n_options=len(labels), max_choices=self.width),
                         "Reply only with letters and scores, e.g. {A: 0.7, B: 0.3}.",
                         usage,
+                        record=trace.recorder(depth=depth, entity=entity, offered=labels),
                     )
                     if parsed is None:
                         continue  # an unreadable relation choice drops the entity
@@ -387,6 +390,9 @@ class ToG(StepMethod[MethodResult]):
                             partial(parse_scores, n_options=len(others), max_choices=len(others)),
                             "Reply only with letters and scores, e.g. {A: 0.5, B: 0.5}.",
                             usage,
+                            record=trace.recorder(
+                                depth=depth, relation=labels[index], offered=others
+                            ),
                         )
                         if parsed is None:  # unreadable scores: uniform
                             parsed = {i: 1.0 / len(others) for i in range(len(others))}
@@ -417,6 +423,7 @@ class ToG(StepMethod[MethodResult]):
                 parse_sufficiency,
                 "Reply only with the answer names in braces, or {Unknown}.",
                 usage,
+                record=trace.recorder(depth=depth, facts=len(kept)),
             )
             # A topic entity is not an answer: explore on (ToG named its topic entity).
             topics = topic_names(question, [*names, *frontier_start])
@@ -426,7 +433,9 @@ class ToG(StepMethod[MethodResult]):
 
         fell_back = answer is None
         if answer is None:
-            answer = yield from answer_steps(question, usage, self.config.answer_max_tokens)
+            answer = yield from answer_steps(
+                question, usage, self.config.answer_max_tokens, record=trace.recorder()
+            )
             answer = drop_topic_answer(answer, topic_names(question, [*names, *frontier_start]))
         result = MethodResult(
             question=question,
@@ -437,5 +446,5 @@ class ToG(StepMethod[MethodResult]):
             context="\n".join(triple_text(t) for t in kept),
         )
         result.extra.update(stats)
-        result.extra.update(topic_entities=topic, explored=explored)
+        result.extra.update(topic_entities=topic, explored=explored, steps=trace.steps)
         return meter.finish(result)

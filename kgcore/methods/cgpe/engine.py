@@ -75,6 +75,7 @@ from kgcore.methods.cgpe.prompts import (
 from kgcore.methods.kernel import (
     MAX_RECORDED_PRUNED,
     UNKNOWN,
+    StepTrace,
     answer_steps,
     ask_parsed,
     drop_topic_answer,
@@ -242,12 +243,14 @@ class CGPE(StepMethod[MethodResult]):
         usage = meter.usage
         stats = _Stats()
         rng = np.random.default_rng(self.config.seed)
+        trace = StepTrace()  # every LLM step: what was offered, the raw reply, what was read
 
         extracted = yield from ask_parsed(
             self.clue_request(question),
             lambda text: parse_entities(text) or None,
             CLUE_REMINDER,
             usage,
+            record=trace.recorder(),
         )
         clues = list(dict.fromkeys(c for c in (extracted or []) if c.strip()))
         used: set[str] = set()
@@ -282,7 +285,7 @@ class CGPE(StepMethod[MethodResult]):
             rest = [c for c in candidates if id(c) not in taken]
             if remaining and rest:
                 llm_matches = yield from self._information_matching(
-                    question, active, rest, remaining, rng, usage, stats
+                    question, active, rest, remaining, rng, usage, stats, trace
                 )
                 matches += llm_matches
             matches = matches[: self.max_branches]
@@ -316,10 +319,13 @@ class CGPE(StepMethod[MethodResult]):
                 parse_graph_answer,
                 ANSWER_REMINDER,
                 usage,
+                record=trace.recorder(paths=len(leaves)),
             )
         else:
             context = ""
-            answer = yield from answer_steps(question, usage, self.config.answer_max_tokens)
+            answer = yield from answer_steps(
+                question, usage, self.config.answer_max_tokens, record=trace.recorder()
+            )
         answer = drop_topic_answer(answer, topic_names(question, topic_entities))  # not an answer
         result = MethodResult(
             question=question,
@@ -338,6 +344,7 @@ class CGPE(StepMethod[MethodResult]):
                 "step_calls": stats.step_calls,
                 "topic_entities": list(starts),
                 "explored": explored,
+                "steps": trace.steps,
             }
         )
         return meter.finish(result)
@@ -386,6 +393,7 @@ class CGPE(StepMethod[MethodResult]):
         rng: np.random.Generator,
         usage: UsageMeter,
         stats: _Stats,
+        trace: StepTrace,
     ) -> Steps[list[tuple[_Candidate, str]]]:
         """The three LLM steps over candidates that no clue matched by characters."""
         clue_list = ", ".join(clues)
@@ -406,6 +414,7 @@ class CGPE(StepMethod[MethodResult]):
             lambda text: parse_clue_matches(text, len(summaries), clues),
             STEP1_REMINDER,
             usage,
+            record=trace.recorder(clues=clues, offered=summaries),
         )
         if not step1:
             return []
@@ -433,6 +442,7 @@ class CGPE(StepMethod[MethodResult]):
             ),
             STEP2_REMINDER,
             usage,
+            record=trace.recorder(offered=[f"{c.label}: {c.node}" for c in survivors]),
         )
         if not step2:
             return []
@@ -454,6 +464,7 @@ class CGPE(StepMethod[MethodResult]):
             lambda text: parse_clue_matches(text, len(picked), clues),
             STEP3_REMINDER,
             usage,
+            record=trace.recorder(clues=clues, offered=[c.node for c in picked]),
         )
         if step3 is None:
             return list(zip(picked, fallback, strict=True))

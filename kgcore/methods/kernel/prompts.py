@@ -12,7 +12,8 @@ Example
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from kgcore.llm.protocol import LLMReply, LLMRequest
 from kgcore.types import Triple
@@ -24,6 +25,7 @@ __all__ = [
     "MAX_RECORDED_PRUNED",
     "MAX_TRACE_REPLY",
     "UNKNOWN",
+    "StepTrace",
     "cot_request",
     "io_request",
     "options_text",
@@ -104,3 +106,47 @@ def step_record(request: LLMRequest, reply: LLMReply, **extra: object) -> dict[s
     {'purpose': 'io', 'reply': '{x}', 'offered': 2}
     """
     return {"purpose": request.purpose, "reply": reply.text[:MAX_TRACE_REPLY], **extra}
+
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """A parsed reply as JSON-friendly data (dict keys as text, tuples as lists, bounded)."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return value[:MAX_TRACE_REPLY]
+    if depth < 3 and isinstance(value, dict):
+        return {str(k): _jsonable(v, depth + 1) for k, v in list(value.items())[:64]}
+    if depth < 3 and isinstance(value, (list, tuple)):
+        return [_jsonable(v, depth + 1) for v in list(value)[:64]]
+    return repr(value)[:MAX_TRACE_REPLY]
+
+
+class StepTrace:
+    """Every LLM step of one run, in order, for the method's trace (``extra["steps"]``).
+
+    Each record holds the step's purpose, the raw reply (capped), whether it was the format
+    retry, what the method read from it (``parsed``: ``None`` when unusable) and what was
+    offered (the options shown), so a miss can be explained from the trace alone.
+
+    Example
+    -------
+    >>> trace = StepTrace()
+    >>> record = trace.recorder(offered=["directed_by", "release_year"])
+    >>> record(io_request("q"), LLMReply("{A: 1.0}"), {0: 1.0}, False)
+    >>> trace.steps[0]["parsed"], trace.steps[0]["offered"]
+    ({'0': 1.0}, ['directed_by', 'release_year'])
+    """
+
+    def __init__(self) -> None:
+        self.steps: list[dict[str, object]] = []
+
+    def recorder(self, **extra: object) -> Callable[[LLMRequest, LLMReply, object, bool], None]:
+        """A ``record`` callback for :func:`~kgcore.methods.kernel.steps.ask_parsed`."""
+        shown = {k: _jsonable(v) for k, v in extra.items()}
+
+        def record(request: LLMRequest, reply: LLMReply, parsed: object, retry: bool) -> None:
+            self.steps.append(
+                step_record(request, reply, retry=retry, parsed=_jsonable(parsed), **shown)
+            )
+
+        return record

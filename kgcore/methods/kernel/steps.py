@@ -164,11 +164,23 @@ def link_steps(
     return Linked(names, nodes, True)
 
 
-def answer_steps(question: str, usage: UsageMeter, max_tokens: int = 160) -> Steps[str]:
-    """The CoT fallback used by the graph methods: one CoT call, ``Unknown`` if unparseable."""
-    reply = yield cot_request(question, max_tokens=max_tokens)
+def answer_steps(
+    question: str,
+    usage: UsageMeter,
+    max_tokens: int = 160,
+    record: Callable[[LLMRequest, LLMReply, object, bool], None] | None = None,
+) -> Steps[str]:
+    """The CoT fallback used by the graph methods: one CoT call, ``Unknown`` if unparseable.
+
+    ``record`` (e.g. :meth:`StepTrace.recorder`) sees the request, the reply and the answer.
+    """
+    request = cot_request(question, max_tokens=max_tokens)
+    reply = yield request
     usage.add(reply)
-    return parse_answer(reply.text) or UNKNOWN
+    answer = parse_answer(reply.text)
+    if record is not None:
+        record(request, reply, answer, False)
+    return answer or UNKNOWN
 
 
 def prompt_only_steps(
