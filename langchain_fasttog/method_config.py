@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from kgcore.deprecation import KGRetrieverDeprecationWarning
 from kgcore.exceptions import ConfigurationError
 
 
@@ -26,7 +27,7 @@ def fold_config(
 
     ``config`` must be an instance of ``config_type`` (else :class:`ConfigurationError`);
     with ``deprecated_options`` the old untyped ``options`` dict is folded too, with a
-    :class:`DeprecationWarning`.
+    :class:`~kgcore.deprecation.KGRetrieverDeprecationWarning`.
     """
     if not isinstance(data, dict):
         return data
@@ -36,7 +37,7 @@ def fold_config(
         warnings.warn(
             f"options is deprecated: pass a {config_type.__name__} as config, or its fields "
             "as keywords",
-            DeprecationWarning,
+            KGRetrieverDeprecationWarning,
             stacklevel=4,
         )
         options = data.pop("options") or {}

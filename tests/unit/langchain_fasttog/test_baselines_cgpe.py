@@ -9,6 +9,7 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+from kgcore.deprecation import KGRetrieverDeprecationWarning
 from kgcore.exceptions import ConfigurationError, InvalidQuestionError
 from kgcore.graph import InMemoryGraphStore
 from langchain_fasttog.baselines import BaselineChain, ToGChain
@@ -92,9 +93,10 @@ def test_cgpe_retriever_returns_one_document_per_path(store: InMemoryGraphStore)
 
 
 async def test_cgpe_chain_async_with_options(store: InMemoryGraphStore) -> None:
-    chain = CGPEChain(
-        graph=store, llm=FakeListChatModel(responses=CGPE_REPLIES), options={"max_depth": 1}
-    )
+    with pytest.warns(KGRetrieverDeprecationWarning, match="options is deprecated"):
+        chain = CGPEChain(
+            graph=store, llm=FakeListChatModel(responses=CGPE_REPLIES), options={"max_depth": 1}
+        )
     out = await chain.ainvoke("which person directed the films acted by Jane Seymour")
     assert out["depth"] == 1
     assert out["extra"]["paths"] == ["Jane Seymour <-starred_actors- Somewhere in Time"]
