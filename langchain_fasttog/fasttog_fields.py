@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, model_validator
 
+from kgcore.exceptions import ConfigurationError
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from langchain_fasttog.base import GraphField
 from langchain_fasttog.llm import SamplingPolicy
@@ -42,14 +43,19 @@ class FastToGFields(GraphField):
     @model_validator(mode="before")
     @classmethod
     def _fold_config_fields(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not any(k in data for k in CONFIG_FIELDS):
+        if not isinstance(data, dict):
+            return data
+        config = data.get("config")
+        if isinstance(config, dict):  # a serialised config
+            config = FastToGConfig(**config)
+            data = {**data, "config": config}
+        if config is not None and not isinstance(config, FastToGConfig):
+            raise ConfigurationError(f"config must be a FastToGConfig, got {type(config).__name__}")
+        if not any(k in data for k in CONFIG_FIELDS):
             return data
         data = dict(data)
         overrides = {k: data.pop(k) for k in CONFIG_FIELDS if k in data}
-        config = data.get("config") or FastToGConfig()
-        if not isinstance(config, FastToGConfig):
-            raise TypeError(f"config must be a FastToGConfig, got {type(config).__name__}")
-        data["config"] = dataclasses.replace(config, **overrides)
+        data["config"] = dataclasses.replace(config or FastToGConfig(), **overrides)
         return data
 
     def requested_sampling(self) -> SamplingPolicy:

@@ -211,3 +211,11 @@ def test_as_tool_gets_the_unknown_entity_message(movie_store: InMemoryGraphStore
     tool = retriever.as_tool(name="kg", description="search the movie knowledge graph")
     docs = tool.invoke({"input": "who starred in [Gaint]"})
     assert docs[0].metadata["suggestions"][0] == "Giant"
+
+
+def test_a_config_of_the_wrong_type_is_a_configuration_error() -> None:
+    from kgcore.methods.tog import ToGConfig
+
+    store = InMemoryGraphStore.from_triples([("A", "r", "B")])
+    with pytest.raises(ConfigurationError, match="FastToGConfig"):
+        FastToGRetriever(graph=store, llm=FakeListChatModel(responses=["x"]), config=ToGConfig())
