@@ -4,7 +4,12 @@ Why not ``langchain_community.chat_models.ChatLlamaCpp``: it reports no token us
 pull the whole community package for one class. This one is small, reports
 ``usage_metadata``, takes the chat template explicitly (Qwen needs ChatML), and keeps one
 ``llama_cpp.Llama`` per model copy so llama.cpp reuses the evaluated prefix of consecutive
-prompts (its KV cache keeps the longest common prefix).
+prompts (its KV cache keeps the longest common prefix). With ``prompt_cache_mb`` it also keeps
+the KV states of earlier prompts in RAM (llama-cpp-python's ``LlamaRAMCache``), so a prompt
+reuses the longest prefix it shares with any recent prompt, not only the last one: FastToG
+alternates pruning and reasoning prompts, and each reasoning prompt extends the previous one.
+:meth:`ChatLlamaCppLocal.prompt_eval_stats` reads llama.cpp's own counters of prompt tokens
+evaluated and the time spent on them.
 
 Example
 -------
@@ -45,6 +50,7 @@ class ChatLlamaCppLocal(BaseChatModel):
     top_p: float = 0.95
     stop: list[str] | None = None
     verbose: bool = False
+    prompt_cache_mb: int = 0
     _state: dict[str, Any] = PrivateAttr(default_factory=dict)
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
 
@@ -74,8 +80,36 @@ class ChatLlamaCppLocal(BaseChatModel):
                 verbose=self.verbose,
                 **self.model_kwargs,
             )
+            if self.prompt_cache_mb > 0:
+                from llama_cpp import LlamaRAMCache
+
+                self._state["llama"].set_cache(
+                    LlamaRAMCache(capacity_bytes=self.prompt_cache_mb * 2**20)
+                )
             self._state["lock"] = threading.Lock()
         return self._state["llama"]
+
+    def prompt_eval_stats(self) -> dict[str, float]:
+        """llama.cpp's counters since the model was loaded: prompt tokens evaluated (those not
+        reused from the KV cache) and the seconds spent evaluating them.
+
+        Empty before the first call, or when this llama-cpp-python has no perf counters.
+        """
+        llama = self._state.get("llama")
+        if llama is None:
+            return {}
+        try:
+            import llama_cpp
+
+            data = llama_cpp.llama_perf_context(llama._ctx.ctx)
+        except (AttributeError, ImportError):  # an older llama-cpp-python
+            return {}
+        return {
+            "prompt_tokens_evaluated": float(data.n_p_eval),
+            "prompt_eval_seconds": float(data.t_p_eval_ms) / 1000.0,
+            "generated_tokens": float(data.n_eval),
+            "generation_seconds": float(data.t_eval_ms) / 1000.0,
+        }
 
     def _generate(
         self,

@@ -45,3 +45,23 @@ def test_retriever_documents_on_a_real_gguf(
     for doc in docs:
         assert doc.page_content and doc.metadata["depth"] == 1
         assert doc.metadata["topic_entities"] == ["Giant"]
+
+
+@pytest.mark.parametrize("prompt_cache_mb", [0, 64])
+def test_shared_prompt_prefixes_are_not_evaluated_again(prompt_cache_mb: int) -> None:
+    chat = ChatLlamaCppLocal(
+        model_path=str(smollm_gguf_path()),
+        n_ctx=2048,
+        max_tokens=4,
+        temperature=0.0,
+        prompt_cache_mb=prompt_cache_mb,
+    )
+    assert chat.prompt_eval_stats() == {}
+    prefix = "Facts: Cleopatra was directed by Joseph L. Mankiewicz in 1963. " * 20
+    sent = 0
+    for question in ("Who directed Cleopatra?", "When was Cleopatra released?"):
+        message = chat.invoke(prefix + question)
+        sent += message.usage_metadata["input_tokens"]  # type: ignore[index]
+    stats = chat.prompt_eval_stats()
+    assert 0 < stats["prompt_tokens_evaluated"] < 0.75 * sent  # the second prompt reused ~all
+    assert stats["prompt_eval_seconds"] > 0
