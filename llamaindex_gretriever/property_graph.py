@@ -29,9 +29,8 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from kgcore.exceptions import EmptyGraphError
 from kgcore.gretriever.embedding import TextEmbedder
-from kgcore.gretriever.index import GraphIndex
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
-from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph
+from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities
 from kgcore.types import Triple
@@ -146,11 +145,15 @@ class GRetrieverPGRetriever(BasePGRetriever):
                         region=self._region,
                     )
                 else:
-                    graph = TextualGraph.from_triples(triples)
-                    index = GraphIndex.build(
-                        graph, self._embedder, self._edge_text, self._cache_dir, self._progress
+                    self._core = GRetriever.from_triples(
+                        triples,
+                        self._embedder,
+                        self._edge_text,
+                        self._cache_dir,
+                        self._progress,
+                        pcst=self._pcst,
+                        region=self._region,
                     )
-                    self._core = GRetriever(index, pcst=self._pcst, region=self._region)
             return self._core
 
     def build_index(self, progress: bool = True) -> GRetrieverPGRetriever:
