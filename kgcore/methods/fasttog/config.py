@@ -55,6 +55,9 @@ class FastToGConfig:
         Seeds every sampling step.
     max_option_triples : int
         Triples shown per candidate community.
+    grounded_answers : bool
+        Keep only the answer names that the facts shown contain; a reply naming none of them
+        counts as ``Unknown`` and the chains grow (a deviation from the paper, see the README).
     prune_prompt, reason_prompt : str
         ``str.format`` templates (:data:`~kgcore.methods.fasttog.prompts.PRUNE_PROMPT`,
         :data:`~kgcore.methods.fasttog.prompts.REASON_PROMPT`); a template must keep its fields.
@@ -68,6 +71,7 @@ class FastToGConfig:
     fallback: str = "cot"
     seed: int = 0
     max_option_triples: int = 8
+    grounded_answers: bool = True
     prune_max_tokens: int = 64
     reason_max_tokens: int = 256
     prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)
@@ -83,6 +87,7 @@ class FastToGConfig:
         fallback: str = "cot",
         seed: int = 0,
         max_option_triples: int = 8,
+        grounded_answers: bool = True,
         prune_max_tokens: int = 64,
         reason_max_tokens: int = 256,
         prune_prompt: str = PRUNE_PROMPT,
@@ -107,6 +112,7 @@ class FastToGConfig:
             "fallback": fallback,
             "seed": seed,
             "max_option_triples": max_option_triples,
+            "grounded_answers": grounded_answers,
             "prune_max_tokens": prune_max_tokens,
             "reason_max_tokens": reason_max_tokens,
             "prune_prompt": prune_prompt,

@@ -54,6 +54,7 @@ from kgcore.methods.kernel import (
     cot_request,
     cot_sc_steps,
     drop_topic_answer,
+    grounded_answer,
     io_request,
     link_steps,
     step_record,
@@ -216,9 +217,14 @@ class FastToG(StepMethod[FastToGResult]):
                 )
                 reply = yield request
                 usage.add(reply)
-                # Braces required; a topic entity is not an answer (reasoning goes on).
-                answer = drop_topic_answer(parse_braced_answer(reply.text), topics)
-                trace.append(step_record(request, reply, depth=depth, answer=answer))
+                # Braces required; a topic entity is not an answer, nor (by default) a name
+                # the facts do not hold: reasoning goes on.
+                parsed = parse_braced_answer(reply.text)
+                answer = drop_topic_answer(parsed, topics)
+                if cfg.grounded_answers:
+                    shown = [result.start.text, *(c.text for chain in chains for c in chain)]
+                    answer = grounded_answer(answer, "\n".join(shown), topics)
+                trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
                 result.depth = depth
                 if answer is not None:
                     result.answer = answer

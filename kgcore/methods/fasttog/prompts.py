@@ -3,7 +3,7 @@
 Pruning shows the question, the premise (what the chain holds so far) and the numbered
 candidate communities (the selection). Reasoning shows the start community once, then each
 chain's communities, every community a numbered fact, asks to break the question into steps
-and shows one short example whose answer cannot be copied as a real one ("Film C"). The reply
+and shows one short example whose answer cannot be copied as a real one ("Z"). The reply
 may think aloud, but its final answer must be in braces: a reply without braces is not an
 answer (:func:`parse_braced_answer`).
 
@@ -38,25 +38,30 @@ REASON_REMINDER = "Give the final answer names in braces, or {Unknown}."
 #: relevant group. No example reply is shown: small models copy the example's labels.
 OPTION_LABELS = "numbers"
 #: The reasoning example: abstract names, so a copied example answer is never a real entity
-#: (and :data:`EXAMPLE_ANSWER` is refused as an answer).
-EXAMPLE_ANSWER = "Film C"
+#: (and :data:`EXAMPLE_NAMES` are refused as answers). It shows the reply's form (steps in
+#: one line, then the answer in braces) and asks for a language, not a film: with an example
+#: that asked for films, the local model answered the films of the chain for questions about
+#: their languages, years or directors (dev 2-hop, see the README's deviations table).
+EXAMPLE_NAMES = ("Z", "Film Y", "Actor X")
 REASON_EXAMPLE = (
-    "Example. Question: which films share the director of [Film A]? Facts: 1. Film A directed "
-    "by Person B. 2. Film C directed by Person B. Steps: the director of Film A is Person B "
-    "(fact 1); Person B also directed Film C (fact 2). Answer: {Film C}"
+    'Example reply, for the question "what language are the films of [Actor X] in": '
+    "Steps: Actor X starred in Film Y (fact 1); Film Y is in language Z (fact 2). Answer: {Z}"
 )
 #: The pruning prompt (``str.format`` fields: ``question``, ``premise``, ``options``, the
 #: numbered candidates, and ``ask``, the question of the choice); literal braces doubled.
 PRUNE_PROMPT = "Question: {question}\nPremise: {premise}\nSelection:\n{options}\n{ask}"
 #: The reasoning prompt (fields: ``question``, ``example``, :data:`REASON_EXAMPLE`, and
-#: ``facts``, the numbered facts); literal braces doubled.
+#: ``facts``, the numbered facts); literal braces doubled. The facts come first and the
+#: question after them, as in ToG's reasoning prompt: replaying the depth-1 facts of 44 dev
+#: 2-hop questions, the local 1.5B model wrote half as many tokens and named a thing of the
+#: asked kind more often than with the question first.
 REASON_PROMPT = (
+    "Facts:\n{facts}\n"
     "Question: {question}\n"
     "{example}\n"
-    "Facts:\n{facts}\n"
-    "Break the question into steps and answer each step from the numbered facts, briefly. "
-    "Then give the final answer names from the facts in braces, separated by ';'. "
-    "If the facts are not enough, reply {{Unknown}}."
+    "Break the question into steps and answer each from the facts, in one short line. "
+    "Then give the answer names from the facts in braces, separated by ';'. "
+    "If the facts do not reach the answer, reply {{Unknown}}."
 )
 #: Each template's fields, by the config field that holds it.
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
@@ -65,6 +70,7 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
 }
 #: Replies are untrusted: at most this many characters are parsed.
 MAX_REPLY_CHARS = 4000
+_EXAMPLE_KEYS = frozenset(name.casefold() for name in EXAMPLE_NAMES)
 _FILLED_BRACES = re.compile(r"\{[^{}]*\S[^{}]*\}")
 
 
@@ -114,8 +120,6 @@ def reason_request(
 
     ``template``: see :data:`REASON_PROMPT`.
 
-    The question comes first, so consecutive prompts of one question share a prefix that
-    llama.cpp's KV cache can reuse.
     """
     number = 1
     lines = [f"{number}. {start}"]
@@ -143,13 +147,13 @@ def parse_braced_answer(text: str) -> str | None:
 
     >>> parse_braced_answer("Steps: ... Answer: {Shane}")
     'Shane'
-    >>> parse_braced_answer("{Film C}") is None
+    >>> parse_braced_answer("{Z}") is None  # the example's answer
     True
     """
     text = str(text)[:MAX_REPLY_CHARS]
     if not _FILLED_BRACES.search(text):
         return None
     answer = parse_answer(text)
-    if answer is None or answer.strip().casefold() == EXAMPLE_ANSWER.casefold():
+    if answer is None or answer.strip().casefold() in _EXAMPLE_KEYS:
         return None
     return answer

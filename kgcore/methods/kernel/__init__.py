@@ -21,7 +21,12 @@ Example
 """
 
 from kgcore.methods.base import RunMeter
-from kgcore.methods.kernel.answers import drop_topic_answer, parse_graph_answer, topic_names
+from kgcore.methods.kernel.answers import (
+    drop_topic_answer,
+    grounded_answer,
+    parse_graph_answer,
+    topic_names,
+)
 from kgcore.methods.kernel.prompts import (
     ANSWER_SYSTEM,
     GRAPH_SYSTEM,
@@ -66,6 +71,7 @@ __all__ = [
     "cot_sc_steps",
     "cot_steps",
     "drop_topic_answer",
+    "grounded_answer",
     "io_request",
     "io_steps",
     "link_steps",

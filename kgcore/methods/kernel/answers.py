@@ -17,7 +17,10 @@ from kgcore.linking import bracketed_entities
 from kgcore.llm.answers import normalize_answer
 from kgcore.llm.parsing import parse_answer
 
-__all__ = ["drop_topic_answer", "parse_graph_answer", "topic_names"]
+__all__ = ["drop_topic_answer", "grounded_answer", "parse_graph_answer", "topic_names"]
+
+#: Names read from one answer at most (a reply listing hundreds is not an answer either).
+MAX_ANSWER_NAMES = 32
 
 
 def topic_names(question: str, topic_entities: Sequence[str] | None = None) -> list[str]:
@@ -38,6 +41,51 @@ def drop_topic_answer(answer: str | None, topics: Sequence[str]) -> str | None:
         return None
     forms = {normalize_answer(t) for t in topics}
     return None if normalize_answer(answer) in forms else answer
+
+
+def _answer_names(answer: str) -> list[str]:
+    """The names of an answer: split on ``;`` (as the prompts ask), each kept whole."""
+    return [name.strip() for name in answer.split(";") if name.strip()][:MAX_ANSWER_NAMES]
+
+
+def grounded_answer(answer: str | None, facts: str, topics: Sequence[str] = ()) -> str | None:
+    """The names of ``answer`` that the facts shown to the model contain, or ``None``.
+
+    A name counts when its :func:`~kgcore.llm.answers.normalize_answer` form occurs in the
+    facts on word boundaries. A ``;``-separated part that is not in the facts is tried again
+    split on commas (models list names with commas too), so a title with a comma stays whole
+    when the facts hold it. Topic entities are dropped; duplicates are kept once, in order.
+
+    Methods that tell the model to answer *from the facts* use it to refuse a reply naming
+    things the facts do not hold (a small model's guess): the method then reads on, as for
+    ``Unknown``.
+
+    Example
+    -------
+    >>> facts = "Love, Wedding, Marriage directed by Dermot Mulroney. Wake release year 2009."
+    >>> grounded_answer("Dermot Mulroney; English", facts)
+    'Dermot Mulroney'
+    >>> grounded_answer("Love, Wedding, Marriage", facts)
+    'Love, Wedding, Marriage'
+    >>> grounded_answer("English, 2009", facts)
+    '2009'
+    >>> grounded_answer("English", facts) is None
+    True
+    """
+    if answer is None:
+        return None
+    haystack = f" {normalize_answer(facts)} "
+    topic_forms = {normalize_answer(t) for t in topics}
+    kept: dict[str, str] = {}
+    for part in _answer_names(answer):
+        pieces = [part]
+        if f" {normalize_answer(part)} " not in haystack:
+            pieces = [piece.strip() for piece in part.split(",") if piece.strip()]
+        for piece in pieces:
+            form = normalize_answer(piece)
+            if form and form not in topic_forms and f" {form} " in haystack:
+                kept.setdefault(form, piece)
+    return "; ".join(kept.values()) or None
 
 
 def parse_graph_answer(text: str) -> str | None:

@@ -77,7 +77,7 @@ def test_notebook_runs_with_the_scripted_model(
             assert f"| {method}" in summary
         assert "0 resumed from the traces" in text
     if name == "fasttog_langchain_agent.ipynb":
-        assert "Final answer: From the knowledge graph: Sam Wanamaker" in text
+        assert "Final answer: From the knowledge graph: Dermot Mulroney" in text
         assert "fasttog.prune" in text
     if name == "your_own_graph.ipynb":
         assert "closest names:" in text and "candidate communities pruned" in text

@@ -36,9 +36,9 @@ def test_ask_options_map_onto_the_config() -> None:
 
 
 def test_result_is_printed_with_chains_and_figures(movie_store) -> None:
-    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(
-        "which films share the director of [Cleopatra]", ScriptedLLM(["{1}", "{All About Eve}"])
-    )
+    result = FastToG(
+        movie_store, FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
+    ).run("which films share the director of [Cleopatra]", ScriptedLLM(["{1}", "{All About Eve}"]))
     text = format_result(result)
     assert text.startswith("Answer: All About Eve\nStart: Cleopatra\nChain 1:\n  [depth 1] {")
     assert "LLM calls 2" in text and "fallback no" in text

@@ -19,14 +19,23 @@ def test_ask_draws_the_chains(
         "Giant|directed_by|George Stevens\nShane|directed_by|George Stevens\n"
         "Giant|starred_actors|Elizabeth Taylor\n"
     )
-    fake = FakeListChatModel(responses=["{1}", "{George Stevens}"])
+    fake = FakeListChatModel(responses=["{1}", "{Elizabeth Taylor}"])
     monkeypatch.setattr(langchain_fasttog.models, "resolve_chat_model", lambda spec: fake)
     picture = tmp_path / "out" / "chain.png"
-    args = ["ask", "who directed [Giant]", "--kg", str(kb), "--width", "1", "--draw", str(picture)]
+    args = [
+        "ask",
+        "who starred in [Giant]",
+        "--kg",
+        str(kb),
+        "--width",
+        "1",
+        "--draw",
+        str(picture),
+    ]
     code = main(args)
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert "Answer: George Stevens" in captured.out
+    assert "Answer: Elizabeth Taylor" in captured.out
     assert f"(picture: {picture})" in captured.err
     assert picture.read_bytes().startswith(b"\x89PNG")
 

@@ -78,18 +78,30 @@ def test_a_non_runnable_llm_is_refused_with_a_clear_message(
 
 def test_the_users_model_keeps_its_settings_unless_asked(movie_store: InMemoryGraphStore) -> None:
     model = Recording(responses=["{1}", "{All About Eve}"])
-    FastToGRetriever(graph=movie_store, llm=model, max_community_size=2, width=1).invoke(QUESTION)
+    FastToGRetriever(
+        graph=movie_store, llm=model, max_community_size=2, width=1, grounded_answers=False
+    ).invoke(QUESTION)
     assert model.seen == [(0.0, 1000), (0.0, 1000)]  # on the user's instance, its settings
 
     model = Recording(responses=["{1}", "{All About Eve}"], seen=[])
     FastToGRetriever(
-        graph=movie_store, llm=model, max_community_size=2, width=1, prune_temperature=0.3
+        graph=movie_store,
+        llm=model,
+        max_community_size=2,
+        width=1,
+        prune_temperature=0.3,
+        grounded_answers=False,
     ).invoke(QUESTION)
     assert model.seen == [(0.3, 1000), (0.0, 1000)]  # only the field the user set
 
     model = Recording(responses=["{1}", "{All About Eve}"], seen=[])
     FastToGRetriever(
-        graph=movie_store, llm=model, max_community_size=2, width=1, sampling="paper"
+        graph=movie_store,
+        llm=model,
+        max_community_size=2,
+        width=1,
+        sampling="paper",
+        grounded_answers=False,
     ).invoke(QUESTION)
     assert model.seen == [(0.4, 1000), (0.1, 1000)]  # paper temperatures, never a token cap
 

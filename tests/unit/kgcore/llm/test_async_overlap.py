@@ -67,7 +67,9 @@ def test_arun_steps_runs_the_generators_graph_reads_off_the_event_loop() -> None
 
 def test_two_concurrent_fasttog_runs_overlap_their_graph_waits() -> None:
     store = SlowStore()
-    engine = FastToG(store, FastToGConfig(width=1, max_depth=1, max_community_size=2))
+    engine = FastToG(
+        store, FastToGConfig(width=1, max_depth=1, max_community_size=2, grounded_answers=False)
+    )
 
     def script() -> ScriptedLLM:
         return ScriptedLLM.by_purpose(

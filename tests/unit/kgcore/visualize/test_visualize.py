@@ -123,7 +123,8 @@ def test_fasttog_draw_writes_a_picture_of_the_expected_size(tmp_path: Path) -> N
 
 def test_fasttog_run_records_the_pruned_candidates_it_offered(movie_store) -> None:
     llm = ScriptedLLM.by_purpose({"prune": ["{1}"], "reason": ["{All About Eve}"]})
-    config = FastToGConfig(max_community_size=2, width=1)  # a real choice: one of several
+    # A real choice (one of several); the scripted answer is a placeholder.
+    config = FastToGConfig(max_community_size=2, width=1, grounded_answers=False)
     result = FastToG(movie_store, config).run("which films share the director of [Cleopatra]", llm)
     assert result.chains and result.pruned
     prompt = next(r for r in llm.requests if r.purpose == "prune").prompt_text

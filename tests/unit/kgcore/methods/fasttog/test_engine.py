@@ -12,6 +12,8 @@ from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 
 QUESTION = "which films share the director of [Cleopatra]"
+#: For control-flow tests whose scripted answers are placeholders the facts do not hold.
+UNGROUNDED = FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
 
 
 def purposes(llm: ScriptedLLM) -> list[str]:
@@ -39,7 +41,8 @@ def test_initial_phase_starts_one_chain_per_choice(movie_store: InMemoryGraphSto
 
 def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM(["{1}", "{x}"])
-    FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(QUESTION, llm)
+    config = FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
+    FastToG(movie_store, config).run(QUESTION, llm)
     prompt = llm.requests[0].messages[-1].content
     assert "Question: " + QUESTION in prompt
     assert "\n1. " in prompt and "up to 2" in prompt
@@ -47,12 +50,12 @@ def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphS
     reason = llm.requests[1].messages[-1].content
     # The paper's figure: start community once, then each chain, facts numbered.
     assert reason.count("Cleopatra.") == 1 and "\n1. Cleopatra.\nChain 1:\n2. " in reason
-    assert "steps" in reason and "{Film C}" in reason and llm.requests[1].max_tokens >= 256
+    assert "Steps" in reason and "Answer: {Z}" in reason and llm.requests[1].max_tokens >= 256
     assert llm.requests[0].max_tokens >= 64
 
 
 def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
-    config = FastToGConfig(width=1, max_depth=4, max_community_size=2)
+    config = FastToGConfig(width=1, max_depth=4, max_community_size=2, grounded_answers=False)
     llm = ScriptedLLM.by_purpose(
         repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}", "{Shane}"])
     )
@@ -91,7 +94,7 @@ def test_none_stops_only_that_chain(movie_store: InMemoryGraphStore) -> None:
 
 def test_unusable_reply_is_asked_again_once(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM(["let me think", "{1}", "{Shane}"])
-    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(QUESTION, llm)
+    result = FastToG(movie_store, UNGROUNDED).run(QUESTION, llm)
     assert purposes(llm) == ["prune", "prune", "reason"]
     assert len(llm.requests[1].messages) == len(llm.requests[0].messages) + 2  # reply + reminder
     assert result.answer == "Shane" and len(result.chains) == 1
@@ -100,7 +103,7 @@ def test_unusable_reply_is_asked_again_once(movie_store: InMemoryGraphStore) -> 
 
 def test_twice_unusable_reply_is_no_choice_then_fallback(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM(["let me think", "still thinking", "{Shane}"])
-    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(QUESTION, llm)
+    result = FastToG(movie_store, UNGROUNDED).run(QUESTION, llm)
     assert purposes(llm) == ["prune", "prune", "cot"]
     assert result.chains == [] and result.fell_back and result.answer == "Shane"
     assert result.extra["unparsed_replies"] == 2
@@ -109,7 +112,7 @@ def test_twice_unusable_reply_is_no_choice_then_fallback(movie_store: InMemoryGr
 def test_valid_choices_in_a_sloppy_reply_are_kept(movie_store: InMemoryGraphStore) -> None:
     # The reference code dropped every chain unless the reply had exactly W letters.
     llm = ScriptedLLM(["Groups {1} seem useful.", "{Shane}"])
-    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(QUESTION, llm)
+    result = FastToG(movie_store, UNGROUNDED).run(QUESTION, llm)
     assert len(result.chains) == 1 and result.llm_calls == 2
 
 
@@ -148,7 +151,7 @@ def test_entities_are_extracted_by_the_llm_without_brackets(
     movie_store: InMemoryGraphStore,
 ) -> None:
     llm = ScriptedLLM(['["cleopatra"]', "{1}", "{All About Eve}"])
-    result = FastToG(movie_store, FastToGConfig(width=2, max_community_size=2)).run(
+    result = FastToG(movie_store, UNGROUNDED).run(
         "which films share the director of Cleopatra", llm
     )
     assert purposes(llm) == ["extract_entities", "prune", "reason"]
@@ -202,7 +205,8 @@ def test_node_level_preset_uses_single_node_communities(movie_store: InMemoryGra
     llm = ScriptedLLM.by_purpose(
         repeat_last=True, replies=dict(prune=["{1, 2, 3}"], reason=["{x}"])
     )
-    result = FastToG(movie_store, FastToGConfig.node_level()).run(QUESTION, llm)
+    config = FastToGConfig.node_level(grounded_answers=False)
+    result = FastToG(movie_store, config).run(QUESTION, llm)
     assert result.chains and all(len(c.nodes) == 1 for c in result.communities())
 
 
@@ -243,3 +247,35 @@ def test_cot_sc_fallback_varies_the_seed(movie_store: InMemoryGraphStore) -> Non
     samples = [r for r in llm.requests if r.purpose == "cot_sc"]
     assert len(samples) == 5 and len({r.seed for r in samples}) == 5
     assert result.answer == "Shane" and result.fell_back and result.llm_calls == 6
+
+
+def test_an_answer_the_facts_do_not_hold_is_unknown_and_chains_grow(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    # A small model's guess ("English") is not read as an answer: the chain grows instead.
+    config = FastToGConfig(width=1, max_depth=3, max_community_size=2)
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True,
+        replies=dict(prune=["{1}"], reason=["{English}", "{Unknown}"], cot=["{Shane}"]),
+    )
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    reasons = [s for s in result.extra["steps"] if s["purpose"] == "reason"]
+    assert reasons[0]["parsed"] == "English" and reasons[0]["answer"] is None
+    assert result.depth > 1 and result.fell_back and result.answer == "Shane"
+
+
+def test_only_the_names_the_facts_hold_are_kept(movie_store: InMemoryGraphStore) -> None:
+    config = FastToGConfig(width=3, max_depth=1, max_community_size=2, fallback="none")
+    llm = ScriptedLLM.by_purpose(repeat_last=True, replies=dict(prune=["{1, 2, 3}"], reason=["x"]))
+    shown = FastToG(movie_store, config).run(QUESTION, llm).context  # what reasoning sees
+    named = [n for n in ("All About Eve", "Guys and Dolls", "Giant", "1963") if n in shown]
+    assert named, shown
+    reply = "{" + "; ".join([named[0], "Vertigo", "Cleopatra"]) + "}"
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1, 2, 3}"], reason=[reply])
+    )
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    # The film the facts lack and the topic entity are dropped; the rest is the answer.
+    assert result.answer == named[0] and not result.fell_back
+    ungrounded = FastToG(movie_store, config.with_overrides(grounded_answers=False))
+    assert ungrounded.run(QUESTION, llm).answer == named[0] + "; Vertigo; Cleopatra"

@@ -65,7 +65,8 @@ def test_textualizer_names() -> None:
 
 
 def test_fasttog_with_g2t_records_fallbacks(movie_store, tiny_model) -> None:
-    engine = make_method("fasttog", movie_store, textualizer=f"g2t:{tiny_model}", width=1)
+    engine = make_method("fasttog", movie_store, textualizer=f"g2t:{tiny_model}", width=1, grounded_answers=False
+    )
     assert isinstance(engine.textualizer, GuardedTextualizer)
     llm = ScriptedLLM.by_purpose(
         repeat_last=True, replies=dict(prune=["{1}"], reason=["{All About Eve}"])
@@ -75,7 +76,7 @@ def test_fasttog_with_g2t_records_fallbacks(movie_store, tiny_model) -> None:
     # the tiny model writes nonsense: every community with triples falls back to Triple2Text
     assert 1 <= result.extra["textualizer_fallbacks"] <= communities
     assert engine.textualizer.fallbacks >= result.extra["textualizer_fallbacks"]
-    plain = FastToG(movie_store, FastToGConfig(width=1)).run(
+    plain = FastToG(movie_store, FastToGConfig(width=1, grounded_answers=False)).run(
         "which films share the director of [Cleopatra]",
         ScriptedLLM.by_purpose(
             repeat_last=True, replies=dict(prune=["{1}"], reason=["{All About Eve}"])
