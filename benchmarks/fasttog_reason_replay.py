@@ -1,0 +1,108 @@
+"""FastToG's reasoning step alone, replayed on the depth-1 facts of recorded MetaQA runs.
+
+The fast loop for the reasoning prompt: no graph search and no pruning, one LLM call per
+question. From a FastToG trace file (``kgqa eval`` JSONL), every question that ended at depth 1
+gives its facts (the start community, then one community per chain); the reasoning prompt is
+sent with them and the reply scored:
+
+- ``in_hit``: the gold answer is in the facts, and the reply names it (hit@1);
+- ``out_unknown``: the gold answer is not in the facts, and the reply is ``Unknown`` (so
+  FastToG would read on rather than guess);
+- ``wrong``: any other named answer that misses;
+- completion tokens and seconds per reply.
+
+``--prompt before`` is the reasoning prompt before issue 9's change (question first, a films
+example), ``--prompt now`` the current one; ``--no-grounding`` keeps answers the facts do not
+hold. The figures in the README's deviations table came from the traces committed before the
+change::
+
+    git show ee45d4b:benchmarks/results/fasttog__metaqa-2hop.jsonl > /tmp/fasttog_2hop.jsonl
+    .venv/bin/python benchmarks/fasttog_reason_replay.py /tmp/fasttog_2hop.jsonl --prompt now
+
+Last line: ``fasttog_reason_replay prompt=… n=… in_hit=…/… out_unknown=…/… wrong=…
+completion_tokens=… seconds=…``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from kgcore.evaluation.metrics import hit_at_1
+from kgcore.llm.answers import normalize_answer
+from kgcore.methods.fasttog.prompts import parse_braced_answer, reason_request
+from kgcore.methods.kernel import drop_topic_answer, grounded_answer, topic_names
+from langchain_fasttog.llm import LangChainLLM
+from langchain_fasttog.models import paper_sampling, resolve_chat_model
+
+#: The reasoning prompt before issue 9's change, with its films example inlined (``{example:.0}``
+#: takes the current example field and prints none of it).
+BEFORE_PROMPT = (
+    "Question: {question}\n"
+    "Example. Question: which films share the director of [Film A]? Facts: 1. Film A directed "
+    "by Person B. 2. Film C directed by Person B. Steps: the director of Film A is Person B "
+    "(fact 1); Person B also directed Film C (fact 2). Answer: {{Film C}}{example:.0}\n"
+    "Facts:\n{facts}\n"
+    "Break the question into steps and answer each step from the numbered facts, briefly. "
+    "Then give the final answer names from the facts in braces, separated by ';'. "
+    "If the facts are not enough, reply {{Unknown}}."
+)
+
+
+def _contains(text: str, answers: list[str]) -> bool:
+    haystack = f" {normalize_answer(text)} "
+    return any(f" {normalize_answer(a)} " in haystack for a in answers)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("traces", type=Path, help="a FastToG trace file (kgqa eval JSONL)")
+    parser.add_argument("--prompt", choices=("now", "before"), default="now")
+    parser.add_argument("--no-grounding", action="store_true")
+    parser.add_argument("--n", type=int, default=0, help="questions at most (0: all)")
+    parser.add_argument("--llm", default="local")
+    args = parser.parse_args(argv)
+
+    rows = [json.loads(line) for line in args.traces.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if r.get("depth") == 1 and r.get("context")]
+    if args.n:
+        rows = rows[: args.n]
+    chat = resolve_chat_model(args.llm)
+    llm = LangChainLLM(chat, sampling=paper_sampling(args.llm))
+    counts = {"in": 0, "in_hit": 0, "out": 0, "out_unknown": 0, "wrong": 0}
+    tokens, seconds = 0, 0.0
+    for row in rows:
+        start, *communities = row["context"].split("\n")
+        kwargs = {"template": BEFORE_PROMPT} if args.prompt == "before" else {}
+        request = reason_request(row["question"], start, [[c] for c in communities], **kwargs)
+        began = time.perf_counter()
+        reply = llm.generate(request)
+        seconds += time.perf_counter() - began
+        tokens += reply.completion_tokens or 0
+        topics = topic_names(row["question"], row.get("topic_entities") or [])
+        answer = drop_topic_answer(parse_braced_answer(reply.text), topics)
+        if not args.no_grounding:
+            answer = grounded_answer(answer, row["context"], topics)
+        hit = answer is not None and hit_at_1(answer, row["answers"])
+        held = _contains(row["context"], row["answers"])
+        counts["in" if held else "out"] += 1
+        counts["in_hit"] += held and hit
+        counts["out_unknown"] += (not held) and answer is None
+        counts["wrong"] += answer is not None and not hit
+        verdict = "hit" if hit else "unknown" if answer is None else "wrong"
+        print(f"{'in ' if held else 'out'} {verdict:7s} | {row['question'][:60]} | {answer!r:.60}")
+    n = max(1, len(rows))
+    print(
+        f"fasttog_reason_replay prompt={args.prompt} grounding={not args.no_grounding} "
+        f"n={len(rows)} in_hit={counts['in_hit']}/{counts['in']} "
+        f"out_unknown={counts['out_unknown']}/{counts['out']} wrong={counts['wrong']} "
+        f"completion_tokens={tokens / n:.0f} seconds={seconds / n:.1f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
