@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from kgcore.evaluation.metrics import hit_at_1
-from kgcore.llm.answers import normalize_answer
+from kgcore.llm.answers import contains_answer
 from kgcore.methods.fasttog.prompts import parse_braced_answer, reason_request
 from kgcore.methods.kernel import drop_topic_answer, grounded_answer, topic_names
 from langchain_fasttog.llm import LangChainLLM
@@ -50,11 +50,6 @@ BEFORE_PROMPT = (
     "Then give the final answer names from the facts in braces, separated by ';'. "
     "If the facts are not enough, reply {{Unknown}}."
 )
-
-
-def _contains(text: str, answers: list[str]) -> bool:
-    haystack = f" {normalize_answer(text)} "
-    return any(f" {normalize_answer(a)} " in haystack for a in answers)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_grounding:
             answer = grounded_answer(answer, row["context"], topics)
         hit = answer is not None and hit_at_1(answer, row["answers"])
-        held = _contains(row["context"], row["answers"])
+        held = any(contains_answer(row["context"], gold) for gold in row["answers"])
         counts["in" if held else "out"] += 1
         counts["in_hit"] += held and hit
         counts["out_unknown"] += (not held) and answer is None

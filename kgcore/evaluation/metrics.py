@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.llm.answers import normalize_answer
+from kgcore.llm.answers import contains_answer, normalize_answer
 
 __all__ = [
     "answer_recall",
@@ -38,14 +38,6 @@ __all__ = [
     "strict_hit",
     "wilson_interval",
 ]
-
-
-def contains_answer(text: str, answer: str) -> bool:
-    """Whether the normalised ``answer`` occurs in the normalised ``text`` on word boundaries."""
-    gold = normalize_answer(answer)
-    if not gold:
-        return False
-    return f" {gold} " in f" {normalize_answer(text)} "
 
 
 def hit_at_1(prediction: str, answers: Sequence[str]) -> bool:

@@ -32,3 +32,15 @@ def normalize_answer(text: str) -> str:
     text = _PUNCT.sub(" ", text)
     text = _ARTICLES.sub(" ", text)
     return _SPACES.sub(" ", text).strip()
+
+
+def contains_answer(text: str, answer: str) -> bool:
+    """Whether the normalised ``answer`` occurs in the normalised ``text`` on word boundaries.
+
+    >>> contains_answer("released in 1963", "1963"), contains_answer("Upside Down", "Up")
+    (True, False)
+    """
+    gold = normalize_answer(answer)
+    if not gold:
+        return False
+    return f" {gold} " in f" {normalize_answer(text)} "

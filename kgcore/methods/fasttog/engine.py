@@ -222,8 +222,7 @@ class FastToG(StepMethod[FastToGResult]):
                 parsed = parse_braced_answer(reply.text)
                 answer = drop_topic_answer(parsed, topics)
                 if cfg.grounded_answers:
-                    shown = [result.start.text, *(c.text for chain in chains for c in chain)]
-                    answer = grounded_answer(answer, "\n".join(shown), topics)
+                    answer = grounded_answer(answer, "\n".join(self._texts(result)), topics)
                 trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
                 result.depth = depth
                 if answer is not None:
@@ -297,10 +296,15 @@ class FastToG(StepMethod[FastToGResult]):
             if i not in chosen
         ]
 
+    @staticmethod
+    def _texts(result: FastToGResult) -> list[str]:
+        """The facts reasoning sees: the start community, then every chain's communities."""
+        parts = [result.start.text] if result.start else []
+        return parts + [c.text for c in result.communities()]
+
     def _finish(self, result: FastToGResult, meter: RunMeter) -> FastToGResult:
         meter.finish(result)
-        parts = [result.start.text] if result.start else []
-        parts += [c.text for c in result.communities()]
+        parts = self._texts(result)
         result.context = "\n".join(parts)
         fell_back = getattr(self.textualizer, "fell_back", None)  # Graph2Text's guard
         if callable(fell_back):

@@ -119,7 +119,6 @@ def reason_request(
     """Reasoning: the start community once, then each chain's communities, as numbered facts.
 
     ``template``: see :data:`REASON_PROMPT`.
-
     """
     number = 1
     lines = [f"{number}. {start}"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgcore.linking import bracketed_entities
-from kgcore.llm.answers import normalize_answer
+from kgcore.llm.answers import contains_answer, normalize_answer
 from kgcore.llm.parsing import parse_answer
 
 __all__ = ["drop_topic_answer", "grounded_answer", "parse_graph_answer", "topic_names"]
@@ -74,16 +74,15 @@ def grounded_answer(answer: str | None, facts: str, topics: Sequence[str] = ()) 
     """
     if answer is None:
         return None
-    haystack = f" {normalize_answer(facts)} "
     topic_forms = {normalize_answer(t) for t in topics}
     kept: dict[str, str] = {}
     for part in _answer_names(answer):
         pieces = [part]
-        if f" {normalize_answer(part)} " not in haystack:
+        if not contains_answer(facts, part):
             pieces = [piece.strip() for piece in part.split(",") if piece.strip()]
         for piece in pieces:
             form = normalize_answer(piece)
-            if form and form not in topic_forms and f" {form} " in haystack:
+            if form not in topic_forms and contains_answer(facts, piece):
                 kept.setdefault(form, piece)
     return "; ".join(kept.values()) or None
 
