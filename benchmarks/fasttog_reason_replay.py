@@ -12,9 +12,10 @@ sent with them and the reply scored:
 - completion tokens and seconds per reply.
 
 ``--prompt before`` is the reasoning prompt before issue 9's change (question first, a films
-example), ``--prompt now`` the current one; ``--no-grounding`` keeps answers the facts do not
-hold. The figures in the README's deviations table came from the traces committed before the
-change::
+example), ``--prompt inline`` the one of its first change (facts first, an inline language
+example), ``--prompt now`` the current one (two demonstration exchanges first);
+``--no-grounding`` keeps answers the facts do not hold. The figures in the README's
+deviations table came from the traces committed before the change::
 
     git show ee45d4b:benchmarks/results/fasttog__metaqa-2hop.jsonl > /tmp/fasttog_2hop.jsonl
     .venv/bin/python benchmarks/fasttog_reason_replay.py /tmp/fasttog_2hop.jsonl --prompt now
@@ -30,6 +31,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from kgcore.evaluation.metrics import hit_at_1
 from kgcore.llm.answers import contains_answer
@@ -38,24 +40,40 @@ from kgcore.methods.kernel import drop_topic_answer, grounded_answer, topic_name
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import paper_sampling, resolve_chat_model
 
-#: The reasoning prompt before issue 9's change, with its films example inlined (``{example:.0}``
-#: takes the current example field and prints none of it).
+#: The reasoning prompt before issue 9's change, with its films example inlined.
 BEFORE_PROMPT = (
     "Question: {question}\n"
     "Example. Question: which films share the director of [Film A]? Facts: 1. Film A directed "
     "by Person B. 2. Film C directed by Person B. Steps: the director of Film A is Person B "
-    "(fact 1); Person B also directed Film C (fact 2). Answer: {{Film C}}{example:.0}\n"
+    "(fact 1); Person B also directed Film C (fact 2). Answer: {{Film C}}\n"
     "Facts:\n{facts}\n"
     "Break the question into steps and answer each step from the numbered facts, briefly. "
     "Then give the final answer names from the facts in braces, separated by ';'. "
     "If the facts are not enough, reply {{Unknown}}."
 )
+#: The prompt of issue 9's first change: facts first, one inline example asking for a language
+#: (answered ``{{Z}}``), no demonstration exchanges.
+INLINE_PROMPT = (
+    "Facts:\n{facts}\n"
+    "Question: {question}\n"
+    'Example reply, for the question "what language are the films of [Actor X] in": '
+    "Steps: Actor X starred in Film Y (fact 1); Film Y is in language Z (fact 2). Answer: {{Z}}\n"
+    "Break the question into steps and answer each from the facts, in one short line. "
+    "Then give the answer names from the facts in braces, separated by ';'. "
+    "If the facts do not reach the answer, reply {{Unknown}}."
+)
+#: Template and demonstrations by ``--prompt``; ``now`` is FastToG's default.
+PROMPTS: dict[str, dict[str, Any]] = {
+    "now": {},
+    "inline": {"template": INLINE_PROMPT, "demos": ()},
+    "before": {"template": BEFORE_PROMPT, "demos": ()},
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("traces", type=Path, help="a FastToG trace file (kgqa eval JSONL)")
-    parser.add_argument("--prompt", choices=("now", "before"), default="now")
+    parser.add_argument("--prompt", choices=tuple(PROMPTS), default="now")
     parser.add_argument("--no-grounding", action="store_true")
     parser.add_argument("--n", type=int, default=0, help="questions at most (0: all)")
     parser.add_argument("--llm", default="local")
@@ -71,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     tokens, seconds = 0, 0.0
     for row in rows:
         start, *communities = row["context"].split("\n")
-        kwargs = {"template": BEFORE_PROMPT} if args.prompt == "before" else {}
-        request = reason_request(row["question"], start, [[c] for c in communities], **kwargs)
+        request = reason_request(
+            row["question"], start, [[c] for c in communities], **PROMPTS[args.prompt]
+        )
         began = time.perf_counter()
         reply = llm.generate(request)
         seconds += time.perf_counter() - began

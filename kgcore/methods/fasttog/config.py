@@ -23,7 +23,13 @@ from typing import Any
 from kgcore.community.detection import ALGORITHMS
 from kgcore.community.lcs import LCSConfig
 from kgcore.exceptions import InvalidSettingError
-from kgcore.methods.fasttog.prompts import PRUNE_PROMPT, REASON_PROMPT, TEMPLATE_FIELDS
+from kgcore.methods.fasttog.prompts import (
+    PRUNE_PROMPT,
+    REASON_DEMOS,
+    REASON_PROMPT,
+    TEMPLATE_FIELDS,
+    ReasonDemo,
+)
 from kgcore.methods.kernel import check_template
 from kgcore.validation import FASTTOG_LIMITS, check_settings
 
@@ -61,6 +67,10 @@ class FastToGConfig:
     prune_prompt, reason_prompt : str
         ``str.format`` templates (:data:`~kgcore.methods.fasttog.prompts.PRUNE_PROMPT`,
         :data:`~kgcore.methods.fasttog.prompts.REASON_PROMPT`); a template must keep its fields.
+    reason_demos : tuple of ReasonDemo
+        Demonstrations shown before each reasoning prompt as earlier exchanges
+        (:data:`~kgcore.methods.fasttog.prompts.REASON_DEMOS`, movie examples with abstract
+        names); give your own for another domain, or ``()`` for none.
     """
 
     width: int = 3
@@ -76,6 +86,7 @@ class FastToGConfig:
     reason_max_tokens: int = 256
     prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)
     reason_prompt: str = field(default=REASON_PROMPT, repr=False)
+    reason_demos: tuple[ReasonDemo, ...] = field(default=REASON_DEMOS, repr=False)
 
     def __init__(
         self,
@@ -92,6 +103,7 @@ class FastToGConfig:
         reason_max_tokens: int = 256,
         prune_prompt: str = PRUNE_PROMPT,
         reason_prompt: str = REASON_PROMPT,
+        reason_demos: tuple[ReasonDemo, ...] = REASON_DEMOS,
         **lcs_settings: Any,
     ) -> None:
         unknown = sorted(set(lcs_settings) - set(LCS_FIELDS))
@@ -117,6 +129,7 @@ class FastToGConfig:
             "reason_max_tokens": reason_max_tokens,
             "prune_prompt": prune_prompt,
             "reason_prompt": reason_prompt,
+            "reason_demos": tuple(reason_demos),
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -134,6 +147,11 @@ class FastToGConfig:
             )
         for name, fields in TEMPLATE_FIELDS.items():
             check_template("FastToG", name, getattr(self, name), fields)
+        for demo in self.reason_demos:
+            if not isinstance(demo, ReasonDemo):
+                raise InvalidSettingError(
+                    f"reason_demos must hold ReasonDemo values, got {type(demo).__name__}"
+                )
 
     @classmethod
     def setting_names(cls) -> tuple[str, ...]:

@@ -214,6 +214,7 @@ class FastToG(StepMethod[FastToGResult]):
                     temperature=cfg.reason_temperature,
                     max_tokens=cfg.reason_max_tokens,
                     template=cfg.reason_prompt,
+                    demos=cfg.reason_demos,
                 )
                 reply = yield request
                 usage.add(reply)

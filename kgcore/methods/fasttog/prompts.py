@@ -2,8 +2,9 @@
 
 Pruning shows the question, the premise (what the chain holds so far) and the numbered
 candidate communities (the selection). Reasoning shows the start community once, then each
-chain's communities, every community a numbered fact, asks to break the question into steps
-and shows one short example whose answer cannot be copied as a real one ("Z"). The reply
+chain's communities, every community a numbered fact, and asks to break the question into
+steps; two short demonstrations with abstract names come first, as earlier chat exchanges
+(:data:`REASON_DEMOS`), and their names are never taken as answers. The reply
 may think aloud, but its final answer must be in braces: a reply without braces is not an
 answer (:func:`parse_braced_answer`).
 
@@ -20,9 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.llm.parsing import parse_answer
-from kgcore.llm.protocol import LLMRequest
+from kgcore.llm.protocol import ChatMessage, LLMRequest
 
 PRUNE_SYSTEM = (
     "You pick which groups of knowledge-graph facts help answer a question. "
@@ -37,28 +39,69 @@ REASON_REMINDER = "Give the final answer names in braces, or {Unknown}."
 #: often copied option text when options were lettered; with numbers its picks held the
 #: relevant group. No example reply is shown: small models copy the example's labels.
 OPTION_LABELS = "numbers"
-#: The reasoning example: abstract names, so a copied example answer is never a real entity
-#: (and :data:`EXAMPLE_NAMES` are refused as answers). It shows the reply's form (steps in
-#: one line, then the answer in braces) and asks for a language, not a film: with an example
-#: that asked for films, the local model answered the films of the chain for questions about
-#: their languages, years or directors (dev 2-hop, see the README's deviations table).
-EXAMPLE_NAMES = ("Z", "Film Y", "Actor X")
-REASON_EXAMPLE = (
-    'Example reply, for the question "what language are the films of [Actor X] in": '
-    "Steps: Actor X starred in Film Y (fact 1); Film Y is in language Z (fact 2). Answer: {Z}"
+#: Abstract names of the reasoning demonstrations (:data:`REASON_DEMOS`): refused as answers, so
+#: a copied demonstration answer is never taken for a real one.
+EXAMPLE_NAMES = ("Person Z", "Person A", "Film Y", "Film W", "Film B", "Actor X")
+
+
+@dataclass(frozen=True)
+class ReasonDemo:
+    """One demonstration of the reasoning step, shown as an earlier chat exchange.
+
+    ``facts`` and ``question`` fill the reasoning template (the user turn), ``reply`` is the
+    assistant turn. Its names should be abstract (:data:`EXAMPLE_NAMES`), so that a copied
+    demonstration is never a real answer.
+
+    >>> ReasonDemo("1. Actor X.", "who is [Actor X]", "Answer: {Unknown}").reply
+    'Answer: {Unknown}'
+    """
+
+    facts: str
+    question: str
+    reply: str
+
+
+#: The reasoning demonstrations: the paper's prompt shows one short example inline. Two short
+#: chat exchanges replace it here, one that reaches the answer through two facts and one whose
+#: facts lack it (``{Unknown}``). Replaying the depth-1 facts of 44 dev 2-hop questions with the
+#: local 1.5B model (``benchmarks/fasttog_reason_replay.py``), the inline example (a language
+#: question answered ``{Z}``) was copied into replies: "Film Y is in language Z", "English" or
+#: "French" for a director. With the exchanges the model named the answer in 23 of the 28
+#: questions whose facts hold it (18 of 29 before), said ``Unknown`` for 12 of the 16 whose facts
+#: lack it (6 of 15), and wrote 47 tokens a reply instead of 84 (see the README's deviations).
+REASON_DEMOS: tuple[ReasonDemo, ...] = (
+    ReasonDemo(
+        facts=(
+            "1. Actor X.\nChain 1:\n"
+            "2. Film Y starred actors Actor X. Film Y release year 1990.\n"
+            "3. Film Y directed by Person Z. Film W directed by Person Z."
+        ),
+        question="who directed the films starred by [Actor X]",
+        reply=(
+            "Steps: Actor X starred in Film Y (fact 2); Film Y was directed by Person Z "
+            "(fact 3). Answer: {Person Z}"
+        ),
+    ),
+    ReasonDemo(
+        facts="1. Person A.\nChain 1:\n2. Film B written by Person A. Film B has genre Drama.",
+        question="what languages are the films written by [Person A] in",
+        reply=(
+            "Steps: Person A wrote Film B (fact 2); the facts do not give Film B's language. "
+            "Answer: {Unknown}"
+        ),
+    ),
 )
 #: The pruning prompt (``str.format`` fields: ``question``, ``premise``, ``options``, the
 #: numbered candidates, and ``ask``, the question of the choice); literal braces doubled.
 PRUNE_PROMPT = "Question: {question}\nPremise: {premise}\nSelection:\n{options}\n{ask}"
-#: The reasoning prompt (fields: ``question``, ``example``, :data:`REASON_EXAMPLE`, and
-#: ``facts``, the numbered facts); literal braces doubled. The facts come first and the
-#: question after them, as in ToG's reasoning prompt: replaying the depth-1 facts of 44 dev
-#: 2-hop questions, the local 1.5B model wrote half as many tokens and named a thing of the
-#: asked kind more often than with the question first.
+#: The reasoning prompt (fields: ``question`` and ``facts``, the numbered facts); literal braces
+#: doubled. The demonstrations (:data:`REASON_DEMOS`) are written with it too. The facts come
+#: first and the question after them, as in ToG's reasoning prompt: replaying the depth-1
+#: facts of 44 dev 2-hop questions, the local 1.5B model wrote half as many tokens and named a
+#: thing of the asked kind more often than with the question first.
 REASON_PROMPT = (
     "Facts:\n{facts}\n"
     "Question: {question}\n"
-    "{example}\n"
     "Break the question into steps and answer each from the facts, in one short line. "
     "Then give the answer names from the facts in braces, separated by ';'. "
     "If the facts do not reach the answer, reply {{Unknown}}."
@@ -66,7 +109,7 @@ REASON_PROMPT = (
 #: Each template's fields, by the config field that holds it.
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     "prune_prompt": frozenset({"question", "premise", "options", "ask"}),
-    "reason_prompt": frozenset({"question", "example", "facts"}),
+    "reason_prompt": frozenset({"question", "facts"}),
 }
 #: Replies are untrusted: at most this many characters are parsed.
 MAX_REPLY_CHARS = 4000
@@ -115,10 +158,18 @@ def reason_request(
     temperature: float = 0.1,
     max_tokens: int = 256,
     template: str = REASON_PROMPT,
+    demos: Sequence[ReasonDemo] = REASON_DEMOS,
 ) -> LLMRequest:
     """Reasoning: the start community once, then each chain's communities, as numbered facts.
 
-    ``template``: see :data:`REASON_PROMPT`.
+    ``template``: see :data:`REASON_PROMPT`; ``demos`` (:data:`REASON_DEMOS`) come first as
+    earlier exchanges, written with the same template.
+
+    >>> request = reason_request("who directed [X]", "X.", [["X directed by Y."]])
+    >>> [m.role for m in request.messages]
+    ['system', 'user', 'assistant', 'user', 'assistant', 'user']
+    >>> print(request.messages[-1].content.splitlines()[:4])
+    ['Facts:', '1. X.', 'Chain 1:', '2. X directed by Y.']
     """
     number = 1
     lines = [f"{number}. {start}"]
@@ -127,12 +178,15 @@ def reason_request(
         for text in chain:
             number += 1
             lines.append(f"{number}. {text}")
-    facts = "\n".join(lines)
-    prompt = template.format(question=question, example=REASON_EXAMPLE, facts=facts)
-    return LLMRequest.from_prompt(
-        prompt,
+    shown: list[ChatMessage] = [ChatMessage("system", REASON_SYSTEM)]
+    for demo in demos:
+        shown.append(ChatMessage("user", template.format(question=demo.question, facts=demo.facts)))
+        shown.append(ChatMessage("assistant", demo.reply))
+    prompt = template.format(question=question, facts="\n".join(lines))
+    shown.append(ChatMessage("user", prompt))
+    return LLMRequest(
+        messages=tuple(shown),
         purpose="reason",
-        system=REASON_SYSTEM,
         temperature=temperature,
         max_tokens=max_tokens,
     )
@@ -146,7 +200,7 @@ def parse_braced_answer(text: str) -> str | None:
 
     >>> parse_braced_answer("Steps: ... Answer: {Shane}")
     'Shane'
-    >>> parse_braced_answer("{Z}") is None  # the example's answer
+    >>> parse_braced_answer("{Person Z}") is None  # a demonstration's answer
     True
     """
     text = str(text)[:MAX_REPLY_CHARS]

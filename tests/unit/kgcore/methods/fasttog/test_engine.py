@@ -6,10 +6,16 @@ import random
 import pytest
 
 from kgcore.community import local_community_search
-from kgcore.exceptions import EmptyGraphError, EntityNotFoundError, InvalidQuestionError
+from kgcore.exceptions import (
+    EmptyGraphError,
+    EntityNotFoundError,
+    InvalidQuestionError,
+    InvalidSettingError,
+)
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.methods.fasttog.prompts import EXAMPLE_NAMES, ReasonDemo, parse_braced_answer
 
 QUESTION = "which films share the director of [Cleopatra]"
 #: For control-flow tests whose scripted answers are placeholders the facts do not hold.
@@ -50,8 +56,49 @@ def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphS
     reason = llm.requests[1].messages[-1].content
     # The paper's figure: start community once, then each chain, facts numbered.
     assert reason.count("Cleopatra.") == 1 and "\n1. Cleopatra.\nChain 1:\n2. " in reason
-    assert "Steps" in reason and "Answer: {Z}" in reason and llm.requests[1].max_tokens >= 256
+    assert "Break the question into steps" in reason and llm.requests[1].max_tokens >= 256
     assert llm.requests[0].max_tokens >= 64
+
+
+def test_reasoning_shows_demonstrations_as_earlier_exchanges(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    llm = ScriptedLLM(["{1}", "{x}"])
+    config = FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
+    FastToG(movie_store, config).run(QUESTION, llm)
+    messages = llm.requests[1].messages
+    assert [m.role for m in messages] == [
+        "system", "user", "assistant", "user", "assistant", "user"
+    ]  # fmt: skip
+    # Each demonstration is written with the reasoning template, its reply shows the form.
+    assert messages[1].content.startswith("Facts:\n1. Actor X.\nChain 1:")
+    assert "Question: who directed the films starred by [Actor X]" in messages[1].content
+    assert messages[2].content.endswith("Answer: {Person Z}")
+    assert messages[4].content.endswith("Answer: {Unknown}")
+    assert QUESTION in messages[-1].content and "Actor X" not in messages[-1].content
+
+
+def test_own_demonstrations_or_none(movie_store: InMemoryGraphStore) -> None:
+    demo = ReasonDemo(
+        "1. Widget Q.", "what is [Widget Q] made of", "Steps: none. Answer: {Unknown}"
+    )
+    shown = {}
+    for demos in ((demo,), ()):
+        llm = ScriptedLLM(["{1}", "{x}"])
+        config = FastToGConfig(max_community_size=2, grounded_answers=False, reason_demos=demos)
+        FastToG(movie_store, config).run(QUESTION, llm)
+        shown[len(demos)] = next(r for r in llm.requests if r.purpose == "reason").messages
+    assert [m.role for m in shown[1]] == ["system", "user", "assistant", "user"]
+    assert "what is [Widget Q] made of" in shown[1][1].content
+    assert [m.role for m in shown[0]] == ["system", "user"]
+    with pytest.raises(InvalidSettingError, match="reason_demos must hold ReasonDemo"):
+        FastToGConfig(reason_demos=("a demo as text",))  # type: ignore[arg-type]
+
+
+def test_a_copied_demonstration_answer_is_not_an_answer() -> None:
+    for name in EXAMPLE_NAMES:
+        assert parse_braced_answer(f"Steps: ... Answer: {{{name}}}") is None
+    assert parse_braced_answer("Answer: {Person Zed}") == "Person Zed"
 
 
 def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
