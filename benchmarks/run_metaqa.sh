@@ -46,14 +46,13 @@ if [[ -z "${REPORT_ONLY:-}" ]]; then
     nice "$PYTHON" -m kgqa eval --method "$method" "${data[@]}" "${common[@]}" >/dev/null
   done
   if [[ " $METHODS " == *" fasttog "* ]]; then
-    for size in $SIZES; do
-      echo "== fasttog, max community size $size" >&2
-      nice "$PYTHON" -m kgqa eval --method fasttog --set "max_community_size=${size}" "${data[@]}" \
-        "${common[@]}" >/dev/null
-    done
-    for depth in $DEPTHS; do
-      echo "== fasttog, D_max $depth" >&2
-      nice "$PYTHON" -m kgqa eval --method fasttog --set "max_depth=${depth}" "${data[@]}" \
+    # One FastToG run per extra setting: the community sizes, then the depths.
+    settings=()
+    for size in $SIZES; do settings+=("max_community_size=${size}"); done
+    for depth in $DEPTHS; do settings+=("max_depth=${depth}"); done
+    for setting in "${settings[@]}"; do
+      echo "== fasttog, $setting" >&2
+      nice "$PYTHON" -m kgqa eval --method fasttog --set "$setting" "${data[@]}" \
         "${common[@]}" >/dev/null
     done
   fi
