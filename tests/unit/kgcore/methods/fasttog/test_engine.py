@@ -15,7 +15,12 @@ from kgcore.exceptions import (
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
-from kgcore.methods.fasttog.prompts import EXAMPLE_NAMES, ReasonDemo, parse_braced_answer
+from kgcore.methods.fasttog.prompts import (
+    EXAMPLE_NAMES,
+    REASON_DEMOS,
+    ReasonDemo,
+    parse_braced_answer,
+)
 
 QUESTION = "which films share the director of [Cleopatra]"
 #: For control-flow tests whose scripted answers are placeholders the facts do not hold.
@@ -98,6 +103,8 @@ def test_own_demonstrations_or_none(movie_store: InMemoryGraphStore) -> None:
 def test_a_copied_demonstration_answer_is_not_an_answer() -> None:
     for name in EXAMPLE_NAMES:
         assert parse_braced_answer(f"Steps: ... Answer: {{{name}}}") is None
+    # EXAMPLE_NAMES is kept by hand beside the demonstrations: their answers stay refused.
+    assert all(parse_braced_answer(demo.reply) is None for demo in REASON_DEMOS)
     assert parse_braced_answer("Answer: {Person Zed}") == "Person Zed"
 
 
