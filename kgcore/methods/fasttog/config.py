@@ -61,6 +61,10 @@ class FastToGConfig:
         Seeds every sampling step.
     max_option_triples : int
         Triples shown per candidate community.
+    start_leaves : bool
+        The start community also holds the topic's one-node neighbours among the first
+        candidates (a year, a genre, a language): their linking triples are shown with the
+        topic, and they stay candidates (a deviation from the paper, see the README).
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper, see the README).
@@ -82,6 +86,7 @@ class FastToGConfig:
     seed: int = 0
     max_option_triples: int = 8
     grounded_answers: bool = True
+    start_leaves: bool = True
     prune_max_tokens: int = 64
     reason_max_tokens: int = 256
     prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)
@@ -99,6 +104,7 @@ class FastToGConfig:
         seed: int = 0,
         max_option_triples: int = 8,
         grounded_answers: bool = True,
+        start_leaves: bool = True,
         prune_max_tokens: int = 64,
         reason_max_tokens: int = 256,
         prune_prompt: str = PRUNE_PROMPT,
@@ -125,6 +131,7 @@ class FastToGConfig:
             "seed": seed,
             "max_option_triples": max_option_triples,
             "grounded_answers": grounded_answers,
+            "start_leaves": start_leaves,
             "prune_max_tokens": prune_max_tokens,
             "reason_max_tokens": reason_max_tokens,
             "prune_prompt": prune_prompt,

@@ -14,7 +14,7 @@ from kgcore.exceptions import (
 )
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
-from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.prompts import (
     EXAMPLE_NAMES,
     REASON_DEMOS,
@@ -333,3 +333,47 @@ def test_only_the_names_the_facts_hold_are_kept(movie_store: InMemoryGraphStore)
     assert result.answer == named[0] and not result.fell_back
     ungrounded = FastToG(movie_store, config.with_overrides(grounded_answers=False))
     assert ungrounded.run(QUESTION, llm).answer == named[0] + "; Vertigo; Cleopatra"
+
+
+#: Cleopatra's year is a one-node community of the first step; its director and its star
+#: each form a community with another film.
+LEAF_TRIPLES = [
+    ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
+    ("All About Eve", "directed_by", "Joseph L. Mankiewicz"),
+    ("Cleopatra", "starred_actors", "Elizabeth Taylor"),
+    ("Giant", "starred_actors", "Elizabeth Taylor"),
+    ("Cleopatra", "release_year", "1963"),
+]
+
+
+def leaf_run(start_leaves: bool) -> tuple[FastToGResult, ScriptedLLM]:
+    store = InMemoryGraphStore.from_triples(LEAF_TRIPLES)
+    config = FastToGConfig(width=1, max_depth=1, max_community_size=2, start_leaves=start_leaves)
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1}"], reason=["{1963}"], cot=["{Unknown}"])
+    )
+    result = FastToG(store, config).run("when was [Cleopatra] released", llm)
+    return result, llm
+
+
+def test_start_community_shows_the_topics_one_node_neighbours() -> None:
+    result, llm = leaf_run(start_leaves=True)
+    assert result.start is not None
+    assert result.start.text == "Cleopatra release year 1963."
+    assert result.start.nodes == ("Cleopatra",)
+    # The premise of the first choice and the reasoning facts both show the year ...
+    assert "Premise: Cleopatra release year 1963." in llm.requests[0].messages[-1].content
+    assert "1. Cleopatra release year 1963." in llm.requests[1].messages[-1].content
+    # ... the year is still offered as a candidate, and the chain chose the director's group.
+    assert "3. Cleopatra release year 1963." in llm.requests[0].messages[-1].content
+    assert [c.nodes for c in result.communities()] == [("All About Eve", "Joseph L. Mankiewicz")]
+    # An answer the start community holds is grounded.
+    assert (result.answer, result.depth, result.fell_back) == ("1963", 1, False)
+
+
+def test_start_leaves_off_keeps_the_paper_start_community() -> None:
+    result, llm = leaf_run(start_leaves=False)
+    assert result.start is not None and result.start.text == "Cleopatra."
+    # The year is in no fact the model saw: its answer is not grounded, FastToG falls back.
+    assert "1. Cleopatra.\n" in llm.requests[1].messages[-1].content
+    assert result.fell_back and result.answer == "Unknown"
