@@ -29,7 +29,6 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from kgcore.community.lcs import Community, LCSStep, local_community_search
@@ -182,21 +181,11 @@ class FastToG(StepMethod[FastToGResult]):
         topics = topic_names(question, [*topic, *(topic_entities or ())])
         chains: list[list[ChainCommunity]] = []
         if topic:
-            start_triples = tuple(self.store.triples_among(topic))
-            result.start = ChainCommunity(
-                chain=-1,
-                depth=0,
-                nodes=tuple(topic),
-                triples=start_triples,
-                links=(),
-                text=self.textualizer(topic, start_triples),
-            )
             history = set(topic)
             with meter.graph():
                 step = self.lcs_step(topic, history, depth=0, chain=0)
             result.lcs_steps += 1
-            if cfg.start_leaves:
-                result.start = self._with_leaves(result.start, step.candidates)
+            result.start = self._start_community(topic, step.candidates)
             if step.candidates:
                 chosen = yield from self._choose(
                     question, result.start.text, step.candidates, cfg.width, usage, trace, True
@@ -274,25 +263,32 @@ class FastToG(StepMethod[FastToGResult]):
             result.fell_back = True
         return self._finish(result, meter)
 
-    def _with_leaves(
-        self, start: ChainCommunity, candidates: Sequence[Community]
+    def _start_community(
+        self, topic: Sequence[str], candidates: Sequence[Community]
     ) -> ChainCommunity:
-        """The start community with the topic's one-node neighbours among ``candidates``.
+        """The start community: the topic's triples and, with ``start_leaves``, the linking
+        triples of the one-node communities among the first step's ``candidates``.
 
-        Community detection runs without the visited nodes, so a node whose only sampled edge
-        goes to the topic (its year, genre or language) is a community of its own; with the
-        topic in the graph, modularity would put it in the topic's community. Its linking
-        triples join the start community's facts, where the first pruning and every reasoning
-        step see them. On MetaQA dev 3-hop, a gold answer is a neighbour of the topic for 27
-        of the first 50 questions ("the genres of the films that share actors with [X]"
-        includes X's own genre), and the model rarely chose a one-node chain to read it.
+        Community detection runs without the visited nodes, so a node that is linked to the
+        topic and to nothing else sampled (its year, genre or language) is a community of its
+        own; with the topic in the graph, modularity would put it in the topic's community.
+        Its linking triples join the start community's facts, where the first pruning and every
+        reasoning step see them; the node stays a candidate. On MetaQA dev 3-hop, a gold answer
+        is a neighbour of the topic for 27 of the first 50 questions ("the genres of the films
+        that share actors with [X]" includes X's own genre), and the model rarely chose a
+        one-node chain to read it. Built once, after the first step: a Graph2Text textualizer
+        runs a model per call.
         """
-        links = tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
-        if not links:
-            return start
-        triples = start.triples + links
-        return dataclasses.replace(
-            start, triples=triples, text=self.textualizer(start.nodes, triples)
+        triples = tuple(self.store.triples_among(topic))
+        if self.config.start_leaves:
+            triples += tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
+        return ChainCommunity(
+            chain=-1,
+            depth=0,
+            nodes=tuple(topic),
+            triples=triples,
+            links=(),
+            text=self.textualizer(topic, triples),
         )
 
     def _chain_community(self, community: Community, chain: int, depth: int) -> ChainCommunity:
