@@ -194,15 +194,19 @@ class LangChainLLM:
         fields = getattr(type(chat), "model_fields", {}) if chat is not None else {}
         self._max_tokens_name = next((n for n in _MAX_TOKEN_FIELDS if n in fields), "max_tokens")
         self._takes_seed = "seed" in fields
+        self._takes_fixed_prefix = "prefix_cache" in fields  # ChatLlamaCppLocal
 
     def call_kwargs(self, request: LLMRequest) -> dict[str, Any]:
         """Keyword arguments of the model call for ``request``: the policy's settings, and the
-        request's sampling seed where the chat model has a ``seed`` field."""
+        request's sampling seed where the chat model has a ``seed`` field, and its fixed prefix
+        (``fixed_prefix_messages``) where it has a ``prefix_cache`` (``ChatLlamaCppLocal``)."""
         settings = self.sampling.settings_for(request)
         if "max_tokens" in settings:
             settings[self._max_tokens_name] = settings.pop("max_tokens")
         if request.seed is not None and self._takes_seed:
             settings["seed"] = request.seed  # CoT-SC varies the seed per sample
+        if request.fixed_prefix and self._takes_fixed_prefix:
+            settings["fixed_prefix_messages"] = request.fixed_prefix
         return settings
 
     def run_name(self, purpose: str) -> str:

@@ -8,8 +8,12 @@ prompts (its KV cache keeps the longest common prefix). With ``prompt_cache_mb``
 the KV states of earlier prompts in RAM (llama-cpp-python's ``LlamaRAMCache``), so a prompt
 reuses the longest prefix it shares with any recent prompt, not only the last one: FastToG
 alternates pruning and reasoning prompts, and each reasoning prompt extends the previous one.
-:meth:`ChatLlamaCppLocal.prompt_eval_stats` reads llama.cpp's own counters of prompt tokens
-evaluated and the time spent on them.
+With ``prefix_cache`` (on by default) a request that declares a fixed prefix (the kwarg
+``fixed_prefix_messages``, which :class:`~langchain_fasttog.llm.LangChainLLM` passes from
+``LLMRequest.fixed_prefix``: FastToG's reasoning demonstrations) starts from the saved KV state
+of that prefix, evaluated once from an empty context; its reply then does not depend on
+earlier calls, unlike the RAM cache's. :meth:`ChatLlamaCppLocal.prompt_eval_stats` reads
+llama.cpp's own counters of prompt tokens evaluated and the time spent on them.
 
 Example
 -------
@@ -21,6 +25,7 @@ Example
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -51,6 +56,8 @@ class ChatLlamaCppLocal(BaseChatModel):
     stop: list[str] | None = None
     verbose: bool = False
     prompt_cache_mb: int = 0
+    prefix_cache: bool = True
+    prefix_cache_entries: int = 4
     _state: dict[str, Any] = PrivateAttr(default_factory=dict)
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
 
@@ -111,6 +118,53 @@ class ChatLlamaCppLocal(BaseChatModel):
             "generation_seconds": float(data.t_eval_ms) / 1000.0,
         }
 
+    def _prefix_tokens(self, llama: Any, payload: list[dict[str, str]], fixed: int) -> list[int]:
+        """The tokens of the first ``fixed`` messages and the next message's header, when they
+        open the prompt's tokens; else none. Only for the ChatML format: the formatter is
+        llama-cpp-python's own, so the tokens are those ``create_chat_completion`` sends."""
+        if self.chat_format != "chatml" or not 0 < fixed < len(payload):
+            return []
+        from llama_cpp.llama_chat_format import format_chatml
+
+        marker = "\x00"
+        probe = format_chatml(messages=[*payload[:fixed], {"role": "user", "content": marker}])
+        head = probe.prompt[: probe.prompt.index(marker)]
+        full = format_chatml(messages=payload).prompt
+        if not full.startswith(head):
+            return []
+        tokens = list(llama.tokenize(head.encode("utf-8"), add_bos=True, special=True))
+        full_tokens = list(llama.tokenize(full.encode("utf-8"), add_bos=True, special=True))
+        return tokens if full_tokens[: len(tokens)] == tokens else []
+
+    def _start_from_prefix(self, llama: Any, payload: list[dict[str, str]], fixed: int) -> int:
+        """Load the saved KV state of the request's fixed prefix (evaluated from an empty
+        context the first time): llama.cpp then evaluates only the rest of the prompt, always
+        from the same state, so the reply does not depend on earlier calls. Returns the number
+        of prefix tokens (0: no usable prefix, the context is left as it is).
+
+        Written here because llama-cpp-python's caches (``LlamaRAMCache``, the reuse of the
+        last prompt's prefix) start from whatever state earlier calls left, so their numerics,
+        and at times the reply, depend on call history.
+        """
+        tokens = self._prefix_tokens(llama, payload, fixed)
+        if not tokens:
+            return 0
+        states: OrderedDict[tuple[int, ...], Any] = self._state.setdefault(
+            "prefix_states", OrderedDict()
+        )
+        key = tuple(tokens)
+        state = states.get(key)
+        if state is None:
+            llama.reset()
+            llama.eval(tokens)
+            state = llama.save_state()
+            states[key] = state
+            while len(states) > max(1, self.prefix_cache_entries):
+                states.popitem(last=False)
+        states.move_to_end(key)
+        llama.load_state(state)  # also after the first evaluation: one path every time
+        return len(tokens)
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -120,7 +174,10 @@ class ChatLlamaCppLocal(BaseChatModel):
     ) -> ChatResult:
         llama = self._client()
         payload = [{"role": _ROLE.get(m.type, "user"), "content": str(m.content)} for m in messages]
+        fixed = int(kwargs.pop("fixed_prefix_messages", 0) or 0)
         with self._state["lock"]:  # one llama.cpp context: calls must not interleave
+            if fixed > 0 and self.prefix_cache:
+                self._start_from_prefix(llama, payload, fixed)
             response = llama.create_chat_completion(
                 messages=payload,
                 temperature=kwargs.get("temperature", self.temperature),

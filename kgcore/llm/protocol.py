@@ -60,7 +60,9 @@ class LLMRequest:
     per-call limit in seconds set by the driver's :class:`RetryPolicy`; an adapter whose model
     supports a timeout should pass it on. ``seed``, when set, asks
     for that sampling seed (CoT-SC varies it per sample); adapters pass it where the model
-    has a seed field.
+    has a seed field. ``fixed_prefix`` is the number of leading messages that many requests
+    share word for word (a method's demonstrations); a local model may keep their evaluated
+    state and start every such request from it (``ChatLlamaCppLocal.prefix_cache``).
     """
 
     messages: tuple[ChatMessage, ...]
@@ -69,6 +71,7 @@ class LLMRequest:
     max_tokens: int = 256
     timeout: float | None = None
     seed: int | None = None
+    fixed_prefix: int = 0
 
     @classmethod
     def from_prompt(

@@ -170,6 +170,8 @@ def reason_request(
     ['system', 'user', 'assistant', 'user', 'assistant', 'user']
     >>> print(request.messages[-1].content.splitlines()[:4])
     ['Facts:', '1. X.', 'Chain 1:', '2. X directed by Y.']
+    >>> request.fixed_prefix  # every reasoning request opens with these five messages
+    5
     """
     number = 1
     lines = [f"{number}. {start}"]
@@ -189,6 +191,7 @@ def reason_request(
         purpose="reason",
         temperature=temperature,
         max_tokens=max_tokens,
+        fixed_prefix=len(shown) - 1,  # the system message and the demonstrations
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from kgcore.graph import InMemoryGraphStore
 from kgcore.local_models import smollm_gguf_path
@@ -65,3 +66,45 @@ def test_shared_prompt_prefixes_are_not_evaluated_again(prompt_cache_mb: int) ->
     stats = chat.prompt_eval_stats()
     assert 0 < stats["prompt_tokens_evaluated"] < 0.75 * sent  # the second prompt reused ~all
     assert stats["prompt_eval_seconds"] > 0
+
+
+def _demo_conversation(question: str) -> list[BaseMessage]:
+    """A system message and a demonstration exchange (the fixed prefix), then ``question``."""
+    return [
+        SystemMessage("You answer questions from facts."),
+        HumanMessage("Facts: Film Y was directed by Person Z. " * 12 + "Who directed Film Y?"),
+        AIMessage("{Person Z}"),
+        HumanMessage(question),
+    ]
+
+
+def test_a_fixed_prefix_is_evaluated_once_and_replies_do_not_depend_on_earlier_calls() -> None:
+    def model() -> ChatLlamaCppLocal:
+        return ChatLlamaCppLocal(
+            model_path=str(smollm_gguf_path()), n_ctx=2048, max_tokens=12, temperature=0.0
+        )
+
+    question = "Facts: Cleopatra was directed by Joseph L. Mankiewicz. Who directed Cleopatra?"
+    fresh = model()
+    alone = fresh.invoke(_demo_conversation(question), fixed_prefix_messages=3).content
+
+    chat = model()
+    first = chat.invoke(_demo_conversation("Who wrote Hamlet?"), fixed_prefix_messages=3)
+    chat.invoke("Tell me a long story about the sea. " * 10)  # another prompt in between
+    before = chat.prompt_eval_stats()["prompt_tokens_evaluated"]
+    second = chat.invoke(_demo_conversation(question), fixed_prefix_messages=3)
+    evaluated = chat.prompt_eval_stats()["prompt_tokens_evaluated"] - before
+
+    assert second.content == alone  # the same reply as in a fresh process
+    last_turn = len(chat._client().tokenize(question.encode(), add_bos=False)) + 10  # + headers
+    assert evaluated <= last_turn < second.usage_metadata["input_tokens"] / 3  # type: ignore[index]
+    assert first.content  # a reply, not an error
+    assert len(chat._state["prefix_states"]) == 1  # one saved state for the shared prefix
+
+
+def test_without_a_fixed_prefix_or_with_the_cache_off_no_state_is_kept() -> None:
+    chat = ChatLlamaCppLocal(
+        model_path=str(smollm_gguf_path()), n_ctx=2048, max_tokens=4, prefix_cache=False
+    )
+    chat.invoke(_demo_conversation("Who directed Cleopatra?"), fixed_prefix_messages=3)
+    assert "prefix_states" not in chat._state

@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest
+from kgcore.methods.fasttog.prompts import reason_request
 from langchain_fasttog import FastToGChain, FastToGConfig, FastToGRetriever, LangChainLLM
 from langchain_fasttog.llm import SamplingPolicy
 
@@ -155,6 +156,18 @@ def test_local_model_takes_call_settings_without_a_copy() -> None:
     assert llm.model is model
     kwargs = llm.call_kwargs(LLMRequest.from_prompt("x", purpose="prune", temperature=0.4))
     assert kwargs == {"temperature": 0.4, "max_tokens": 256}
+
+
+def test_a_fixed_prefix_is_passed_only_to_a_model_that_caches_it() -> None:
+    from langchain_fasttog import ChatLlamaCppLocal
+
+    request = reason_request("who directed [X]", "X.", [["X directed by Y."]])
+    local = LangChainLLM(ChatLlamaCppLocal(model_path="unused.gguf"))
+    assert local.call_kwargs(request) == {"fixed_prefix_messages": request.fixed_prefix}
+    assert request.fixed_prefix == len(request.messages) - 1 > 0
+    assert LangChainLLM(fake("ok")).call_kwargs(request) == {}  # any other chat model
+    plain = LLMRequest.from_prompt("x", purpose="io")
+    assert local.call_kwargs(plain) == {}
 
 
 class SlowStore(InMemoryGraphStore):
