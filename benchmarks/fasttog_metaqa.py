@@ -8,11 +8,13 @@ With a local model it also prints llama.cpp's prompt-evaluation figures: prompt 
 prompt tokens evaluated (the rest came from the KV cache), and prompt tokens per second of
 prompt evaluation. ``--prompt-cache-mb`` keeps earlier prompts' KV states in RAM
 (``ChatLlamaCppLocal.prompt_cache_mb``); compare a run with 0 and one with it.
+``--no-prefix-cache`` turns off the saved state of the reasoning demonstrations
+(``ChatLlamaCppLocal.prefix_cache``, on by default).
 
 Usage::
 
     .venv/bin/python benchmarks/fasttog_metaqa.py [--hop 2hop] [--n 10] [--llm local]
-        [--prompt-cache-mb 256]
+        [--prompt-cache-mb 256] [--no-prefix-cache]
 """
 
 from __future__ import annotations
@@ -43,13 +45,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--prompt-cache-mb", type=int, default=0, help="llama.cpp RAM prompt cache (local models)"
     )
+    parser.add_argument(
+        "--no-prefix-cache",
+        action="store_true",
+        help="evaluate the reasoning demonstrations every time (local models)",
+    )
     args = parser.parse_args(argv)
 
     dataset = load_metaqa(args.hop, limit=args.n)
     store = InMemoryGraphStore.from_file(dataset.graph_path, progress=False)
     engine = FastToG(store, FastToGConfig(seed=args.seed))
     local = is_local(args.llm)
-    extra = {"prompt_cache_mb": args.prompt_cache_mb} if local else {}
+    extra = (
+        {"prompt_cache_mb": args.prompt_cache_mb, "prefix_cache": not args.no_prefix_cache}
+        if local
+        else {}
+    )
     chat = resolve_chat_model(args.llm, **extra)
     llm = LangChainLLM(chat, sampling=paper_sampling(args.llm))
     rows = []
@@ -87,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     if stats and stats["prompt_eval_seconds"] > 0:
         seconds = stats["prompt_eval_seconds"]
         print(
-            f"prompt_cache_mb={args.prompt_cache_mb} prompt_tokens_sent={prompt_tokens} "
+            f"prompt_cache_mb={args.prompt_cache_mb} prefix_cache={int(not args.no_prefix_cache)} "
+            f"prompt_tokens_sent={prompt_tokens} "
             f"prompt_tokens_evaluated={stats['prompt_tokens_evaluated']:.0f} "
             f"prompt_eval_seconds={seconds:.1f} "
             f"prompt_tokens_per_s={prompt_tokens / seconds:.0f} "
