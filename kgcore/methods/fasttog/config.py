@@ -65,6 +65,11 @@ class FastToGConfig:
         The start community also holds the topic's one-node neighbours among the first
         candidates (a year, a genre, a language): their linking triples are shown with the
         topic, and they stay candidates (a deviation from the paper, see the README).
+    chain_leaves : bool
+        The same for every community that joins a chain: the Local Community Search step from
+        it runs as it joins (the step its chain grows from later), and the linking triples of
+        that step's one-node candidates are shown with it, at the depth it joins; they stay
+        candidates (a deviation from the paper, see the README).
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper, see the README).
@@ -87,6 +92,7 @@ class FastToGConfig:
     max_option_triples: int = 8
     grounded_answers: bool = True
     start_leaves: bool = True
+    chain_leaves: bool = True
     prune_max_tokens: int = 64
     reason_max_tokens: int = 256
     prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)
@@ -105,6 +111,7 @@ class FastToGConfig:
         max_option_triples: int = 8,
         grounded_answers: bool = True,
         start_leaves: bool = True,
+        chain_leaves: bool = True,
         prune_max_tokens: int = 64,
         reason_max_tokens: int = 256,
         prune_prompt: str = PRUNE_PROMPT,
@@ -132,6 +139,7 @@ class FastToGConfig:
             "max_option_triples": max_option_triples,
             "grounded_answers": grounded_answers,
             "start_leaves": start_leaves,
+            "chain_leaves": chain_leaves,
             "prune_max_tokens": prune_max_tokens,
             "reason_max_tokens": reason_max_tokens,
             "prune_prompt": prune_prompt,

@@ -29,6 +29,7 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from kgcore.community.lcs import Community, LCSStep, local_community_search
@@ -198,7 +199,12 @@ class FastToG(StepMethod[FastToGResult]):
             result.chains = chains
             active = [True] * len(chains)
             depth = 1
+            ahead: dict[int, LCSStep] = {}
             while chains:
+                if cfg.chain_leaves:
+                    with meter.graph():
+                        ahead = self._look_ahead(chains, active, history, depth)
+                    result.lcs_steps += len(ahead)
                 request = reason_request(
                     question,
                     result.start.text,
@@ -227,21 +233,26 @@ class FastToG(StepMethod[FastToGResult]):
                 for index, chain in enumerate(chains):
                     if not active[index]:
                         continue
-                    with meter.graph():
-                        step = self.lcs_step(chain[-1].nodes, history, depth=depth, chain=index)
-                    result.lcs_steps += 1
-                    if not step.candidates:
+                    if index in ahead:
+                        # Run as the community joined; drop what other chains took since.
+                        candidates = [
+                            c for c in ahead[index].candidates if history.isdisjoint(c.nodes)
+                        ]
+                    else:
+                        with meter.graph():
+                            step = self.lcs_step(chain[-1].nodes, history, depth=depth, chain=index)
+                        result.lcs_steps += 1
+                        candidates = step.candidates
+                    if not candidates:
                         active[index] = False
                         continue
                     premise = f"{result.start.text} " + " ".join(c.text for c in chain)
-                    chosen = yield from self._choose(
-                        question, premise, step.candidates, 1, usage, trace
-                    )
-                    self._record_pruned(result, step.candidates, chosen[:1], index, depth + 1)
+                    chosen = yield from self._choose(question, premise, candidates, 1, usage, trace)
+                    self._record_pruned(result, candidates, chosen[:1], index, depth + 1)
                     if not chosen:
                         active[index] = False  # the model chose none: this chain stops
                         continue
-                    community = step.candidates[chosen[0]]
+                    community = candidates[chosen[0]]
                     chain.append(self._chain_community(community, index, depth + 1))
                     history.update(community.nodes)
                     grew = True
@@ -290,6 +301,37 @@ class FastToG(StepMethod[FastToGResult]):
             links=(),
             text=self.textualizer(topic, triples),
         )
+
+    def _look_ahead(
+        self,
+        chains: list[list[ChainCommunity]],
+        active: Sequence[bool],
+        history: set[str],
+        depth: int,
+    ) -> dict[int, LCSStep]:
+        """``chain_leaves``: the Local Community Search step from each active chain's last
+        community, run as the community joins, and its one-node neighbours shown with it.
+
+        The step is the one the chain grows from after reasoning at ``depth`` (same seed), so
+        no extra sampling is spent; its one-node candidates (a film's year, genre or language,
+        which community detection leaves alone, see :meth:`_start_community`) lend their
+        linking triples to the last community's facts, and reasoning sees them at the depth the
+        community joins instead of one choice later. They stay candidates.
+        """
+        steps: dict[int, LCSStep] = {}
+        for index, chain in enumerate(chains):
+            if not active[index]:
+                continue
+            last = chain[-1]
+            step = self.lcs_step(last.nodes, history, depth=depth, chain=index)
+            steps[index] = step
+            leaves = tuple(t for c in step.candidates if len(c.nodes) == 1 for t in c.links)
+            if leaves:
+                shown = (last.links + last.triples)[: self.config.max_option_triples] + leaves
+                chain[-1] = dataclasses.replace(
+                    last, triples=last.triples + leaves, text=self.textualizer(last.nodes, shown)
+                )
+        return steps
 
     def _chain_community(self, community: Community, chain: int, depth: int) -> ChainCommunity:
         return ChainCommunity(

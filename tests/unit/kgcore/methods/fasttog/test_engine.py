@@ -377,3 +377,61 @@ def test_start_leaves_off_keeps_the_paper_start_community() -> None:
     # The year is in no fact the model saw: its answer is not grounded, FastToG falls back.
     assert "1. Cleopatra.\n" in llm.requests[1].messages[-1].content
     assert result.fell_back and result.answer == "Unknown"
+
+
+#: Giulio Petroni's film is a community with its star; the film's genre, a one-node community
+#: of the step from it, is the answer.
+CHAIN_LEAF_TRIPLES = [
+    ("Death Rides a Horse", "directed_by", "Giulio Petroni"),
+    ("Death Rides a Horse", "starred_actors", "Lee Van Cleef"),
+    ("Death Rides a Horse", "has_genre", "Western"),
+    ("The Sergeant", "starred_actors", "Lee Van Cleef"),
+    ("The Sergeant", "has_genre", "Drama"),
+]
+GENRE_QUESTION = "the films directed by [Giulio Petroni] were in which genres"
+
+
+def chain_leaf_run(
+    chain_leaves: bool, reason: list[str], max_depth: int = 1
+) -> tuple[FastToGResult, ScriptedLLM]:
+    store = InMemoryGraphStore.from_triples(CHAIN_LEAF_TRIPLES)
+    config = FastToGConfig(
+        width=1, max_depth=max_depth, max_community_size=2, chain_leaves=chain_leaves
+    )
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1}"], reason=reason, cot=["{Unknown}"])
+    )
+    return FastToG(store, config).run(GENRE_QUESTION, llm), llm
+
+
+def test_a_chain_community_shows_its_one_node_neighbours_as_it_joins() -> None:
+    result, llm = chain_leaf_run(chain_leaves=True, reason=["{Western}"])
+    facts = llm.requests[0].messages[-1].content
+    assert "2. Death Rides a Horse directed by Giulio Petroni. Death Rides a Horse " in facts
+    assert "Death Rides a Horse has genre Western.\nQuestion:" in facts
+    # The genre is held by the first community's facts: a grounded answer at depth 1.
+    assert (result.answer, result.depth, result.fell_back) == ("Western", 1, False)
+    assert [c.nodes for c in result.communities()] == [("Death Rides a Horse", "Lee Van Cleef")]
+    assert result.lcs_steps == 2  # the start's step and the step from the joined community
+
+
+def test_chain_leaves_off_shows_only_the_community() -> None:
+    result, llm = chain_leaf_run(chain_leaves=False, reason=["{Western}"])
+    assert "Western" not in llm.requests[0].messages[-1].content
+    # The model's "Western" is not in the facts it saw: not an answer; FastToG falls back.
+    assert result.fell_back and result.answer == "Unknown" and result.lcs_steps == 1
+
+
+def test_the_chain_grows_from_the_step_run_as_its_community_joined() -> None:
+    result, llm = chain_leaf_run(chain_leaves=True, reason=["{Unknown}"], max_depth=2)
+    config = FastToGConfig(width=1, max_depth=2, max_community_size=2)
+    engine = FastToG(InMemoryGraphStore.from_triples(CHAIN_LEAF_TRIPLES), config)
+    history = {"Giulio Petroni", "Death Rides a Horse", "Lee Van Cleef"}
+    step = engine.lcs_step(("Death Rides a Horse", "Lee Van Cleef"), history, depth=1, chain=0)
+    first, grow = [s for s in result.extra["steps"] if s["purpose"] == "prune"]
+    assert first["forced"]  # one candidate at the start: taken without a call
+    # The leaf stays a candidate; the offered candidates are the step's, sampled once.
+    assert grow["offered"] == [list(c.nodes) for c in step.candidates]
+    assert ["Western"] in grow["offered"]
+    # The start's step, then one step per joined community (depth 1 and depth 2).
+    assert result.lcs_steps == 3 and result.depth == 2
