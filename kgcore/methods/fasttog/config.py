@@ -69,7 +69,8 @@ class FastToGConfig:
         The same for every community that joins a chain: the Local Community Search step from
         it runs as it joins (the step its chain grows from later), and the linking triples of
         that step's one-node candidates are shown with it, at the depth it joins; they stay
-        candidates (a deviation from the paper, see the README).
+        candidates (a deviation from the paper, see the README). It does nothing in the
+        node-level variant (``max_community_size=1``), where every candidate is one node.
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper, see the README).

@@ -201,7 +201,8 @@ class FastToG(StepMethod[FastToGResult]):
             depth = 1
             ahead: dict[int, LCSStep] = {}
             while chains:
-                if cfg.chain_leaves:
+                if cfg.chain_leaves and cfg.max_community_size > 1:
+                    # Node-level (M = 1): every candidate is one node; none is a leaf.
                     with meter.graph():
                         ahead = self._look_ahead(chains, active, history, depth)
                     result.lcs_steps += len(ahead)

@@ -435,3 +435,16 @@ def test_the_chain_grows_from_the_step_run_as_its_community_joined() -> None:
     assert ["Western"] in grow["offered"]
     # The start's step, then one step per joined community (depth 1 and depth 2).
     assert result.lcs_steps == 3 and result.depth == 2
+
+
+def test_chain_leaves_do_nothing_in_the_node_level_variant() -> None:
+    store = InMemoryGraphStore.from_triples(CHAIN_LEAF_TRIPLES)
+    prompts = []
+    for chain_leaves in (True, False):
+        config = FastToGConfig.node_level().with_overrides(max_depth=2, chain_leaves=chain_leaves)
+        llm = ScriptedLLM.by_purpose(
+            repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}"], cot=["{x}"])
+        )
+        FastToG(store, config).run(GENRE_QUESTION, llm)
+        prompts.append([r.messages[-1].content for r in llm.requests])
+    assert prompts[0] == prompts[1] and len(prompts[0]) > 2
