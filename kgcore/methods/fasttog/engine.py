@@ -63,6 +63,7 @@ from kgcore.methods.kernel import (
 )
 from kgcore.text.registry import resolve_textualizer
 from kgcore.text.triple2text import CommunityTextualizer
+from kgcore.types import Triple
 
 
 class FastToG(StepMethod[FastToGResult]):
@@ -97,10 +98,17 @@ class FastToG(StepMethod[FastToGResult]):
         self.textualizer = resolve_textualizer(textualizer)  # "t2t", "g2t", ... or an object
 
     # -- the method ---------------------------------------------------------------------
-    def _text(self, community: Community) -> str:
-        return self.textualizer(
-            community.nodes, community.all_triples[: self.config.max_option_triples]
-        )
+    def _text(self, community: Community | ChainCommunity, leaves: tuple[Triple, ...] = ()) -> str:
+        """A community's text: its first ``max_option_triples`` triples (links first), then
+        the linking triples of its one-node neighbours (``leaves``), all of them."""
+        shown = (community.links + community.triples)[: self.config.max_option_triples]
+        return self.textualizer(community.nodes, shown + leaves)
+
+    @staticmethod
+    def _leaf_links(candidates: Sequence[Community]) -> tuple[Triple, ...]:
+        """The linking triples of the one-node ``candidates`` (``start_leaves``,
+        ``chain_leaves``)."""
+        return tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
 
     def lcs_step(
         self, current: Sequence[str], history: set[str], depth: int, chain: int
@@ -293,7 +301,7 @@ class FastToG(StepMethod[FastToGResult]):
         """
         triples = tuple(self.store.triples_among(topic))
         if self.config.start_leaves:
-            triples += tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
+            triples += self._leaf_links(candidates)
         return ChainCommunity(
             chain=-1,
             depth=0,
@@ -326,11 +334,10 @@ class FastToG(StepMethod[FastToGResult]):
             last = chain[-1]
             step = self.lcs_step(last.nodes, history, depth=depth, chain=index)
             steps[index] = step
-            leaves = tuple(t for c in step.candidates if len(c.nodes) == 1 for t in c.links)
+            leaves = self._leaf_links(step.candidates)
             if leaves:
-                shown = (last.links + last.triples)[: self.config.max_option_triples] + leaves
                 chain[-1] = dataclasses.replace(
-                    last, triples=last.triples + leaves, text=self.textualizer(last.nodes, shown)
+                    last, triples=last.triples + leaves, text=self._text(last, leaves)
                 )
         return steps
 

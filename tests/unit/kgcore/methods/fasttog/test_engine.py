@@ -346,14 +346,27 @@ LEAF_TRIPLES = [
 ]
 
 
-def leaf_run(start_leaves: bool) -> tuple[FastToGResult, ScriptedLLM]:
-    store = InMemoryGraphStore.from_triples(LEAF_TRIPLES)
-    config = FastToGConfig(width=1, max_depth=1, max_community_size=2, start_leaves=start_leaves)
+def scripted_leaf_run(
+    triples: list[tuple[str, str, str]], question: str, reason: list[str], **settings: object
+) -> tuple[FastToGResult, ScriptedLLM]:
+    """One run on ``triples`` with width 1 and communities of 2: the first option is picked,
+    reasoning replies ``reason`` in turn, CoT says ``Unknown``."""
+    config = FastToGConfig(width=1, max_community_size=2).with_overrides(**settings)
     llm = ScriptedLLM.by_purpose(
-        repeat_last=True, replies=dict(prune=["{1}"], reason=["{1963}"], cot=["{Unknown}"])
+        repeat_last=True, replies=dict(prune=["{1}"], reason=reason, cot=["{Unknown}"])
     )
-    result = FastToG(store, config).run("when was [Cleopatra] released", llm)
+    result = FastToG(InMemoryGraphStore.from_triples(triples), config).run(question, llm)
     return result, llm
+
+
+def leaf_run(start_leaves: bool) -> tuple[FastToGResult, ScriptedLLM]:
+    return scripted_leaf_run(
+        LEAF_TRIPLES,
+        "when was [Cleopatra] released",
+        ["{1963}"],
+        max_depth=1,
+        start_leaves=start_leaves,
+    )
 
 
 def test_start_community_shows_the_topics_one_node_neighbours() -> None:
@@ -394,14 +407,9 @@ GENRE_QUESTION = "the films directed by [Giulio Petroni] were in which genres"
 def chain_leaf_run(
     chain_leaves: bool, reason: list[str], max_depth: int = 1
 ) -> tuple[FastToGResult, ScriptedLLM]:
-    store = InMemoryGraphStore.from_triples(CHAIN_LEAF_TRIPLES)
-    config = FastToGConfig(
-        width=1, max_depth=max_depth, max_community_size=2, chain_leaves=chain_leaves
+    return scripted_leaf_run(
+        CHAIN_LEAF_TRIPLES, GENRE_QUESTION, reason, max_depth=max_depth, chain_leaves=chain_leaves
     )
-    llm = ScriptedLLM.by_purpose(
-        repeat_last=True, replies=dict(prune=["{1}"], reason=reason, cot=["{Unknown}"])
-    )
-    return FastToG(store, config).run(GENRE_QUESTION, llm), llm
 
 
 def test_a_chain_community_shows_its_one_node_neighbours_as_it_joins() -> None:
