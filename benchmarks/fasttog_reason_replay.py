@@ -13,12 +13,18 @@ sent with them and the reply scored:
 
 ``--prompt before`` is the reasoning prompt before issue 9's change (question first, a films
 example), ``--prompt inline`` the one of its first change (facts first, an inline language
-example), ``--prompt now`` the current one (two demonstration exchanges first);
+example), ``--prompt two`` its first two demonstration exchanges alone, ``--prompt now`` the
+current one (three demonstration exchanges first);
 ``--no-grounding`` keeps answers the facts do not hold. The figures in the README's
 deviations table came from the traces committed before the change::
 
     git show ee45d4b:benchmarks/results/fasttog__metaqa-2hop.jsonl > /tmp/fasttog_2hop.jsonl
     .venv/bin/python benchmarks/fasttog_reason_replay.py /tmp/fasttog_2hop.jsonl --prompt now
+
+and those of the three-step demonstration from the 3-hop traces committed before it::
+
+    git show ea48eea:benchmarks/results/fasttog__metaqa-3hop.jsonl > /tmp/fasttog_3hop.jsonl
+    .venv/bin/python benchmarks/fasttog_reason_replay.py /tmp/fasttog_3hop.jsonl --prompt two
 
 Last line: ``fasttog_reason_replay prompt=… n=… in_hit=…/… out_unknown=…/… wrong=…
 completion_tokens=… seconds=…``.
@@ -35,7 +41,7 @@ from typing import Any
 
 from kgcore.evaluation.metrics import hit_at_1
 from kgcore.llm.answers import contains_answer
-from kgcore.methods.fasttog.prompts import parse_braced_answer, reason_request
+from kgcore.methods.fasttog.prompts import REASON_DEMOS, parse_braced_answer, reason_request
 from kgcore.methods.kernel import drop_topic_answer, grounded_answer, topic_names
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import paper_sampling, resolve_chat_model
@@ -65,6 +71,7 @@ INLINE_PROMPT = (
 #: Template and demonstrations by ``--prompt``; ``now`` is FastToG's default.
 PROMPTS: dict[str, dict[str, Any]] = {
     "now": {},
+    "two": {"demos": REASON_DEMOS[:2]},
     "inline": {"template": INLINE_PROMPT, "demos": ()},
     "before": {"template": BEFORE_PROMPT, "demos": ()},
 }

@@ -41,7 +41,17 @@ REASON_REMINDER = "Give the final answer names in braces, or {Unknown}."
 OPTION_LABELS = "numbers"
 #: Abstract names of the reasoning demonstrations (:data:`REASON_DEMOS`): refused as answers, so
 #: a copied demonstration answer is never taken for a real one.
-EXAMPLE_NAMES = ("Person Z", "Person A", "Film Y", "Film W", "Film B", "Actor X")
+EXAMPLE_NAMES = (
+    "Person Z",
+    "Person A",
+    "Person B",
+    "Person Q",
+    "Film Y",
+    "Film W",
+    "Film B",
+    "Film C",
+    "Actor X",
+)
 
 
 @dataclass(frozen=True)
@@ -61,14 +71,19 @@ class ReasonDemo:
     reply: str
 
 
-#: The reasoning demonstrations: the paper's prompt shows one short example inline. Two short
-#: chat exchanges replace it here, one that reaches the answer through two facts and one whose
-#: facts lack it (``{Unknown}``). Replaying the depth-1 facts of 44 dev 2-hop questions with the
-#: local 1.5B model (``benchmarks/fasttog_reason_replay.py``), the inline example (a language
-#: question answered ``{Z}``) was copied into replies: "Film Y is in language Z", "English" or
-#: "French" for a director. With the exchanges the model named the answer in 23 of the 28
+#: The reasoning demonstrations: the paper's prompt shows one short example inline. Three short
+#: chat exchanges replace it here: one that reaches the answer through two facts, one whose
+#: facts lack it (``{Unknown}``), and one that goes three steps through a shared writer, where
+#: the writer is not the answer and the asked-about film's own director is one. Replaying the
+#: depth-1 facts of 44 dev 2-hop questions with the local 1.5B model
+#: (``benchmarks/fasttog_reason_replay.py``), the inline example (a language question answered
+#: ``{Z}``) was copied into replies: "Film Y is in language Z", "English" or "French" for a
+#: director. With the first two exchanges the model named the answer in 23 of the 28
 #: questions whose facts hold it (18 of 29 before), said ``Unknown`` for 12 of the 16 whose facts
 #: lack it (6 of 15), and wrote 47 tokens a reply instead of 84 (see the README's deviations).
+#: The third: replaying the depth-1 facts of the 43 dev 3-hop questions FastToG answered at
+#: depth 1, the model named a gold answer in 20 of the 25 whose facts hold one, against 16 of 25
+#: with the first two alone; before it, it often answered the shared writer or director itself.
 REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ReasonDemo(
         facts=(
@@ -88,6 +103,18 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
         reply=(
             "Steps: Person A wrote Film B (fact 2); the facts do not give Film B's language. "
             "Answer: {Unknown}"
+        ),
+    ),
+    ReasonDemo(
+        facts=(
+            "1. Film Y written by Person Z. Film Y directed by Person B.\nChain 1:\n"
+            "2. Film C written by Person Z. Film C directed by Person Q. Film C release year 1990."
+        ),
+        question="who directed the films written by the writer of [Film Y]",
+        reply=(
+            "Steps: the writer of Film Y is Person Z (fact 1); Person Z wrote Film Y and Film C "
+            "(facts 1, 2); Film Y was directed by Person B and Film C by Person Q (facts 1, 2). "
+            "Answer: {Person B; Person Q}"
         ),
     ),
 )
@@ -166,12 +193,12 @@ def reason_request(
     earlier exchanges, written with the same template.
 
     >>> request = reason_request("who directed [X]", "X.", [["X directed by Y."]])
-    >>> [m.role for m in request.messages]
-    ['system', 'user', 'assistant', 'user', 'assistant', 'user']
+    >>> [m.role for m in request.messages][:4]
+    ['system', 'user', 'assistant', 'user']
     >>> print(request.messages[-1].content.splitlines()[:4])
     ['Facts:', '1. X.', 'Chain 1:', '2. X directed by Y.']
-    >>> request.fixed_prefix  # every reasoning request opens with these five messages
-    5
+    >>> request.fixed_prefix  # every reasoning request opens with these seven messages
+    7
     """
     number = 1
     lines = [f"{number}. {start}"]
@@ -205,11 +232,19 @@ def parse_braced_answer(text: str) -> str | None:
     'Shane'
     >>> parse_braced_answer("{Person Z}") is None  # a demonstration's answer
     True
+    >>> parse_braced_answer("{Person B; Shane}")  # a demonstration's name is dropped
+    'Shane'
     """
     text = str(text)[:MAX_REPLY_CHARS]
     if not _FILLED_BRACES.search(text):
         return None
     answer = parse_answer(text)
-    if answer is None or answer.strip().casefold() in _EXAMPLE_KEYS:
+    if answer is None:
         return None
+    if all(part.strip().casefold() in _EXAMPLE_KEYS for part in answer.split(",")):
+        return None
+    parts = answer.split(";")
+    kept = [part.strip() for part in parts if part.strip().casefold() not in _EXAMPLE_KEYS]
+    if len(kept) < len(parts):
+        return "; ".join(part for part in kept if part) or None
     return answer

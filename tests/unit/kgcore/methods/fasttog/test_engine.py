@@ -20,6 +20,7 @@ from kgcore.methods.fasttog.prompts import (
     REASON_DEMOS,
     ReasonDemo,
     parse_braced_answer,
+    reason_request,
 )
 
 QUESTION = "which films share the director of [Cleopatra]"
@@ -73,13 +74,14 @@ def test_reasoning_shows_demonstrations_as_earlier_exchanges(
     FastToG(movie_store, config).run(QUESTION, llm)
     messages = llm.requests[1].messages
     assert [m.role for m in messages] == [
-        "system", "user", "assistant", "user", "assistant", "user"
+        "system", "user", "assistant", "user", "assistant", "user", "assistant", "user"
     ]  # fmt: skip
     # Each demonstration is written with the reasoning template, its reply shows the form.
     assert messages[1].content.startswith("Facts:\n1. Actor X.\nChain 1:")
     assert "Question: who directed the films starred by [Actor X]" in messages[1].content
     assert messages[2].content.endswith("Answer: {Person Z}")
     assert messages[4].content.endswith("Answer: {Unknown}")
+    assert messages[6].content.endswith("Answer: {Person B; Person Q}")
     assert QUESTION in messages[-1].content and "Actor X" not in messages[-1].content
 
 
@@ -106,6 +108,19 @@ def test_a_copied_demonstration_answer_is_not_an_answer() -> None:
     # EXAMPLE_NAMES is kept by hand beside the demonstrations: their answers stay refused.
     assert all(parse_braced_answer(demo.reply) is None for demo in REASON_DEMOS)
     assert parse_braced_answer("Answer: {Person Zed}") == "Person Zed"
+    # A demonstration's name inside a list is dropped, the real names kept.
+    assert parse_braced_answer("Answer: {Person B; Shane; Film C}") == "Shane"
+    assert parse_braced_answer("Answer: {Person B, Person Q}") is None
+
+
+def test_the_three_step_demonstration_answers_the_asked_films_own_director() -> None:
+    # The writer (the bridge) is not the answer; the asked-about film's director is one.
+    demo = REASON_DEMOS[-1]
+    assert "the writer of [Film Y]" in demo.question
+    assert demo.reply.endswith("Answer: {Person B; Person Q}")
+    assert "Person Z" not in demo.reply.rsplit("Answer:", 1)[1]
+    request = reason_request("who directed [X]", "X.", [["X directed by Y."]])
+    assert request.fixed_prefix == 1 + 2 * len(REASON_DEMOS) == 7
 
 
 def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
