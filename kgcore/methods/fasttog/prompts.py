@@ -3,7 +3,7 @@
 Pruning shows the question, the premise (what the chain holds so far) and the numbered
 candidate communities (the selection). Reasoning shows the start community once, then each
 chain's communities, every community a numbered fact, and asks to break the question into
-steps; two short demonstrations with abstract names come first, as earlier chat exchanges
+steps; three short demonstrations with abstract names come first, as earlier chat exchanges
 (:data:`REASON_DEMOS`), and their names are never taken as answers. The reply
 may think aloud, but its final answer must be in braces: a reply without braces is not an
 answer (:func:`parse_braced_answer`).
