@@ -65,6 +65,12 @@ class FastToGConfig:
         The start community also holds the topic's one-node neighbours among the first
         candidates (a year, a genre, a language): their linking triples are shown with the
         topic, and they stay candidates (a deviation from the paper, see the README).
+    start_leaf_chains : bool
+        With ``start_leaves``, whether those one-node candidates are also offered to start a
+        chain. Off by default: their facts are already in the start community, and the first
+        choice offers only the candidates of two or more nodes (all of them when there is
+        none), so W or fewer of those are taken without an LLM call (a deviation from the
+        paper, see the README). Without ``start_leaves`` every candidate is offered.
     chain_leaves : bool
         The same for every community that joins a chain: the Local Community Search step from
         it runs as it joins (the step its chain grows from later), and the linking triples of
@@ -93,6 +99,7 @@ class FastToGConfig:
     max_option_triples: int = 8
     grounded_answers: bool = True
     start_leaves: bool = True
+    start_leaf_chains: bool = False
     chain_leaves: bool = True
     prune_max_tokens: int = 64
     reason_max_tokens: int = 256
@@ -112,6 +119,7 @@ class FastToGConfig:
         max_option_triples: int = 8,
         grounded_answers: bool = True,
         start_leaves: bool = True,
+        start_leaf_chains: bool = False,
         chain_leaves: bool = True,
         prune_max_tokens: int = 64,
         reason_max_tokens: int = 256,
@@ -140,6 +148,7 @@ class FastToGConfig:
             "max_option_triples": max_option_triples,
             "grounded_answers": grounded_answers,
             "start_leaves": start_leaves,
+            "start_leaf_chains": start_leaf_chains,
             "chain_leaves": chain_leaves,
             "prune_max_tokens": prune_max_tokens,
             "reason_max_tokens": reason_max_tokens,

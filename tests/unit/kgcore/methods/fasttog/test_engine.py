@@ -374,13 +374,14 @@ def scripted_leaf_run(
     return result, llm
 
 
-def leaf_run(start_leaves: bool) -> tuple[FastToGResult, ScriptedLLM]:
+def leaf_run(start_leaves: bool, **settings: object) -> tuple[FastToGResult, ScriptedLLM]:
     return scripted_leaf_run(
         LEAF_TRIPLES,
         "when was [Cleopatra] released",
         ["{1963}"],
         max_depth=1,
         start_leaves=start_leaves,
+        **settings,
     )
 
 
@@ -392,11 +393,45 @@ def test_start_community_shows_the_topics_one_node_neighbours() -> None:
     # The premise of the first choice and the reasoning facts both show the year ...
     assert "Premise: Cleopatra release year 1963." in llm.requests[0].messages[-1].content
     assert "1. Cleopatra release year 1963." in llm.requests[1].messages[-1].content
-    # ... the year is still offered as a candidate, and the chain chose the director's group.
-    assert "3. Cleopatra release year 1963." in llm.requests[0].messages[-1].content
+    # ... the year does not start a chain: only the two groups of two nodes are offered, and
+    # the chain chose the director's group.
+    options = llm.requests[0].messages[-1].content.split("Selection:\n")[1].splitlines()
+    assert [line[:3] for line in options[:-1]] == ["1. ", "2. "]
+    assert not any("release year" in line for line in options)
     assert [c.nodes for c in result.communities()] == [("All About Eve", "Joseph L. Mankiewicz")]
     # An answer the start community holds is grounded.
     assert (result.answer, result.depth, result.fell_back) == ("1963", 1, False)
+
+
+def test_start_leaf_chains_offers_the_one_node_candidates_too() -> None:
+    result, llm = leaf_run(start_leaves=True, start_leaf_chains=True)
+    assert "3. Cleopatra release year 1963." in llm.requests[0].messages[-1].content
+    assert result.answer == "1963"
+
+
+def test_first_choice_is_forced_when_w_or_fewer_groups_remain() -> None:
+    """W = 3 and two groups of two nodes besides the year: both start chains, no prune call."""
+    for leaf_chains, chains in ((False, 2), (True, 3)):
+        result, llm = leaf_run(start_leaves=True, width=3, start_leaf_chains=leaf_chains)
+        assert [r.purpose for r in llm.requests] == ["reason"]
+        assert len(result.chains) == chains
+        first = result.extra["steps"][0]
+        assert first["forced"] and len(first["offered"]) == chains
+        # The pruned one-node candidate is kept for pictures and error analysis.
+        assert [c.nodes for c in result.pruned] == ([("1963",)] if chains == 2 else [])
+
+
+def test_one_node_candidates_are_offered_when_no_group_is_larger() -> None:
+    """Every neighbour of the topic is a one-node candidate: they all stay options."""
+    triples = [
+        ("Cleopatra", "release_year", "1963"),
+        ("Cleopatra", "has_genre", "Drama"),
+        ("Cleopatra", "in_language", "English"),
+    ]
+    result, llm = scripted_leaf_run(triples, "when was [Cleopatra] released", ["{1963}"])
+    first = result.extra["steps"][0]
+    assert len(first["offered"]) == 3 and not first.get("forced")
+    assert [r.purpose for r in llm.requests] == ["prune", "reason"]
 
 
 def test_start_leaves_off_keeps_the_paper_start_community() -> None:
