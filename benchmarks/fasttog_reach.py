@@ -5,7 +5,8 @@ For the dev questions of each hop (300 by default), with FastToG's default setti
 - ``subgraph``: share of questions whose gold answer is in the subgraph sampled by the first
   Local Community Search step around the topic entity;
 - ``topk``: share whose gold answer is reachable through the coarse top-k candidates of that
-  step: some candidate holds the answer or a node on a gold path (see below);
+  step that the first choice offers (:meth:`FastToG.first_options`): some candidate holds the
+  answer or a node on a gold path (see below);
 - ``oracle``: share whose gold answer lands in a chain's communities when an oracle, at every
   step up to D_max, picks the candidate that gets furthest along a gold path.
 
@@ -94,13 +95,16 @@ def reach(
     current = [topic]
     step = engine.lcs_step(current, history, depth=0, chain=0)
     in_subgraph = step.subgraph is not None and any(a in step.subgraph.hops for a in answers)
-    in_topk = any(positions.get(n, 0) >= 1 for c in step.candidates for n in c.nodes)
+    # The first choice offers only the candidates that may start a chain.
+    candidates = [step.candidates[i] for i in engine.first_options(step.candidates)]
+    in_topk = any(positions.get(n, 0) >= 1 for c in candidates for n in c.nodes)
     progress = 0
     for depth in range(engine.config.max_depth):
         if depth:
             step = engine.lcs_step(current, history, depth=depth, chain=0)
+            candidates = list(step.candidates)
         best = max(
-            step.candidates,
+            candidates,
             key=lambda c: max((positions.get(n, 0) for n in c.nodes), default=0),
             default=None,
         )

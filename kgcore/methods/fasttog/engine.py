@@ -196,7 +196,7 @@ class FastToG(StepMethod[FastToGResult]):
             result.lcs_steps += 1
             result.start = self._start_community(topic, step.candidates)
             if step.candidates:
-                offered = self._first_options(step.candidates)
+                offered = self.first_options(step.candidates)
                 picked = yield from self._choose(
                     question,
                     result.start.text,
@@ -291,7 +291,7 @@ class FastToG(StepMethod[FastToGResult]):
             result.fell_back = True
         return self._finish(result, meter)
 
-    def _first_options(self, candidates: Sequence[Community]) -> list[int]:
+    def first_options(self, candidates: Sequence[Community]) -> list[int]:
         """The indexes of the first step's candidates that may start a chain.
 
         With ``start_leaves`` and without ``start_leaf_chains``, the one-node candidates are
@@ -302,6 +302,15 @@ class FastToG(StepMethod[FastToGResult]):
         questions 51-110 with the local 1.5B model, a community on a gold path was chosen for
         18 of 21 2-hop and 48 of 59 3-hop questions, against 14 and 34 with them offered (the
         README's deviations table).
+
+        >>> from kgcore.community.lcs import Community
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> year = Community(("1963",), (), ())
+        >>> director = Community(("All About Eve", "Joseph L. Mankiewicz"), (), ())
+        >>> FastToG(InMemoryGraphStore()).first_options([year, director])
+        [1]
+        >>> FastToG(InMemoryGraphStore()).first_options([year])
+        [0]
         """
         every = list(range(len(candidates)))
         if not self.config.start_leaves or self.config.start_leaf_chains:
