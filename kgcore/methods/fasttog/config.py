@@ -64,13 +64,15 @@ class FastToGConfig:
     start_leaves : bool
         The start community also holds the topic's one-node neighbours among the first
         candidates (a year, a genre, a language): their linking triples are shown with the
-        topic, and they stay candidates (a deviation from the paper, see the README).
+        topic; only with ``start_leaf_chains`` are they also offered to start a chain (a
+        deviation from the paper, see the README).
     start_leaf_chains : bool
         With ``start_leaves``, whether those one-node candidates are also offered to start a
         chain. Off by default: their facts are already in the start community, and the first
         choice offers only the candidates of two or more nodes (all of them when there is
         none), so W or fewer of those are taken without an LLM call (a deviation from the
-        paper, see the README). Without ``start_leaves`` every candidate is offered.
+        paper, see the README). Without ``start_leaves``, and in the node-level variant
+        (every candidate is one node), every candidate is offered.
     chain_leaves : bool
         The same for every community that joins a chain: the Local Community Search step from
         it runs as it joins (the step its chain grows from later), and the linking triples of
