@@ -35,9 +35,7 @@ from fasttog_reach import gold_positions, path_relations
 from kgcore.evaluation.datasets import load_metaqa
 from kgcore.graph import InMemoryGraphStore
 from kgcore.linking import link_entity
-from kgcore.llm.parsing import parse_choices
 from kgcore.methods.fasttog import FastToG, FastToGConfig
-from kgcore.methods.fasttog.prompts import OPTION_LABELS, prune_request
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import paper_sampling, resolve_chat_model
 
@@ -77,22 +75,19 @@ def main(argv: list[str] | None = None) -> int:
             if len(offered) <= config.width:
                 chosen, reply = offered, "(forced)"
             else:
-                start = engine._start_community([topic], candidates)
-                request = prune_request(
+                start = engine.start_community([topic], candidates)
+                request = engine.choice_request(
                     example.question,
                     start.text,
-                    [engine._text(candidates[i]) for i in offered],
+                    [candidates[i] for i in offered],
                     config.width,
-                    temperature=config.prune_temperature,
-                    max_tokens=config.prune_max_tokens,
-                    allow_none=False,
-                    template=config.prune_prompt,
+                    first=True,
                 )
                 began = time.perf_counter()
                 reply = llm.generate(request).text
                 seconds += time.perf_counter() - began
                 calls += 1
-                picked = parse_choices(reply, len(offered), config.width, OPTION_LABELS) or []
+                picked = engine.read_choice(reply, len(offered), config.width) or []
                 chosen = [offered[i] for i in picked]
             nodes = [n for i in chosen for n in candidates[i].nodes]
             hit_path = any(positions.get(n, 0) >= 1 for n in nodes)

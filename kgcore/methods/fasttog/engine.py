@@ -119,6 +119,49 @@ class FastToG(StepMethod[FastToGResult]):
             self.store, current, self.config.lcs, exclude=history, seed=seed
         )
 
+    def choice_request(
+        self,
+        question: str,
+        premise: str,
+        candidates: Sequence[Community],
+        max_choices: int,
+        first: bool = False,
+    ) -> LLMRequest:
+        """The fine-pruning request of one choice, as the engine sends it.
+
+        ``premise`` is what the chain holds so far (the start community's text at the first
+        choice); ``first`` offers no ``{none}``: a chain must start somewhere. The prompt
+        template, temperature and token cap are the config's.
+
+        >>> from kgcore.community.lcs import Community
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> films = Community(("Cleopatra", "All About Eve"), (), ())
+        >>> year = Community(("1963",), (), ())
+        >>> request = FastToG(InMemoryGraphStore()).choice_request("q", "X.", [films, year], 1)
+        >>> request.purpose, "{none}" in request.messages[-1].content
+        ('prune', True)
+        """
+        return prune_request(
+            question,
+            premise,
+            [self._text(c) for c in candidates],
+            max_choices,
+            temperature=self.config.prune_temperature,
+            max_tokens=self.config.prune_max_tokens,
+            allow_none=not first,
+            template=self.config.prune_prompt,
+        )
+
+    @staticmethod
+    def read_choice(text: str, n_options: int, max_choices: int) -> list[int] | None:
+        """The options (0-based) a pruning reply chooses, ``[]`` for none, ``None`` when
+        the reply is unusable; total, and only the first characters of ``text`` are read.
+
+        >>> FastToG.read_choice("I pick {2}.", 3, 1), FastToG.read_choice("hmm", 3, 1)
+        ([1], None)
+        """
+        return parse_choices(str(text)[:MAX_REPLY_CHARS], n_options, max_choices, OPTION_LABELS)
+
     def _choose(
         self,
         question: str,
@@ -139,16 +182,7 @@ class FastToG(StepMethod[FastToGResult]):
         if (first and len(candidates) <= max_choices) or (not first and len(candidates) == 1):
             trace.append({"purpose": "prune", "offered": offered, "forced": True})
             return list(range(len(candidates)))[:max_choices]
-        request = prune_request(
-            question,
-            premise,
-            [self._text(c) for c in candidates],
-            max_choices,
-            temperature=self.config.prune_temperature,
-            max_tokens=self.config.prune_max_tokens,
-            allow_none=not first,
-            template=self.config.prune_prompt,
-        )
+        request = self.choice_request(question, premise, candidates, max_choices, first)
 
         def record(
             asked: LLMRequest, reply: LLMReply, picked: list[int] | None, retry: bool
@@ -158,9 +192,7 @@ class FastToG(StepMethod[FastToGResult]):
 
         picked = yield from ask_parsed(
             request,
-            lambda text: parse_choices(
-                text[:MAX_REPLY_CHARS], len(candidates), max_choices, OPTION_LABELS
-            ),
+            lambda text: self.read_choice(text, len(candidates), max_choices),
             PRUNE_REMINDER,
             usage,
             usable=lambda value: value is not None and (bool(value) or not first),
@@ -194,7 +226,7 @@ class FastToG(StepMethod[FastToGResult]):
             with meter.graph():
                 step = self.lcs_step(topic, history, depth=0, chain=0)
             result.lcs_steps += 1
-            result.start = self._start_community(topic, step.candidates)
+            result.start = self.start_community(topic, step.candidates)
             if step.candidates:
                 offered = self.first_options(step.candidates)
                 picked = yield from self._choose(
@@ -317,7 +349,7 @@ class FastToG(StepMethod[FastToGResult]):
             return every
         return [i for i in every if len(candidates[i].nodes) > 1] or every
 
-    def _start_community(
+    def start_community(
         self, topic: Sequence[str], candidates: Sequence[Community]
     ) -> ChainCommunity:
         """The start community: the topic's triples and, with ``start_leaves``, the linking
@@ -357,7 +389,7 @@ class FastToG(StepMethod[FastToGResult]):
 
         The step is the one the chain grows from after reasoning at ``depth`` (same seed), so
         no extra sampling is spent; its one-node candidates (a film's year, genre or language,
-        which community detection leaves alone, see :meth:`_start_community`) lend their
+        which community detection leaves alone, see :meth:`start_community`) lend their
         linking triples to the last community's facts, and reasoning sees them at the depth the
         community joins instead of one choice later. They stay candidates.
         """
