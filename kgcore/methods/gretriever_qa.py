@@ -24,7 +24,14 @@ from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.store import GraphStore
 from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.base import StepMethod
-from kgcore.methods.kernel import ANSWER_SYSTEM, UNKNOWN, ask_parsed, parse_graph_answer
+from kgcore.methods.kernel import (
+    ANSWER_SYSTEM,
+    UNKNOWN,
+    ask_parsed,
+    drop_topic_answer,
+    parse_graph_answer,
+    topic_names,
+)
 from kgcore.methods.result import MethodResult
 
 if TYPE_CHECKING:  # kgcore.gretriever is imported when an engine is built, not before
@@ -143,6 +150,8 @@ class GRetrieverQA(StepMethod[MethodResult]):
         answer = yield from ask_parsed(
             request, parse_graph_answer, "Reply only with the answer in braces.", meter.usage
         )
+        # A topic entity, or a sentence about one, is not an answer (as for every method).
+        answer = drop_topic_answer(answer, topic_names(question, topic_entities))
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

@@ -427,8 +427,9 @@ class ToG(StepMethod[MethodResult]):
             )
             # A topic entity is not an answer: explore on (ToG named its topic entity).
             topics = topic_names(question, [*names, *frontier_start])
-            if verdict is not None and verdict[0] and drop_topic_answer(verdict[1], topics):
-                answer = verdict[1]
+            named = drop_topic_answer(verdict[1], topics) if verdict and verdict[0] else None
+            if named:
+                answer = named
                 break
 
         fell_back = answer is None

@@ -25,6 +25,7 @@ from kgcore.methods.kernel.answers import (
     drop_topic_answer,
     grounded_answer,
     parse_graph_answer,
+    sentence_answer,
     topic_names,
 )
 from kgcore.methods.kernel.prompts import (
@@ -80,6 +81,7 @@ __all__ = [
     "parse_graph_answer",
     "prompt_only_steps",
     "relation_text",
+    "sentence_answer",
     "StepTrace",
     "step_record",
     "topic_names",

@@ -1,5 +1,6 @@
 """What counts as an answer, the same for every method: never a topic entity of the question,
-never the prompt's ``{answer}`` placeholder.
+never a sentence about it (its named part is taken, see :func:`drop_topic_answer`), never the
+prompt's ``{answer}`` placeholder.
 
 Example
 -------
@@ -11,16 +12,48 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from kgcore.linking import bracketed_entities
 from kgcore.llm.answers import contains_answer, normalize_answer
 from kgcore.llm.parsing import parse_answer
 
-__all__ = ["drop_topic_answer", "grounded_answer", "parse_graph_answer", "topic_names"]
+__all__ = [
+    "drop_topic_answer",
+    "grounded_answer",
+    "parse_graph_answer",
+    "sentence_answer",
+    "topic_names",
+]
 
 #: Names read from one answer at most (a reply listing hundreds is not an answer either).
 MAX_ANSWER_NAMES = 32
+#: An answer of this many words or more that names a topic entity is a sentence about the
+#: topic ("The screenwriter of Tim Meadows starred movies is John Hughes"), not a name.
+SENTENCE_WORDS = 6
+#: Characters of a sentence answer read at most (answers are short phrases already).
+MAX_SENTENCE_CHARS = 600
+#: Words after which such a sentence names its answer ("... is Y", "... written by Y",
+#: "... include Y, Z and W", "... starred in Y", "... the genres of Y"); the last one of the
+#: first sentence counts. Lower case only: in a title they are capitalised ("Who Is Afraid of
+#: Virginia Woolf" is a name, not a sentence about Virginia Woolf).
+_NAMING_WORDS = re.compile(
+    r"\b(?:is|are|was|were|include|includes|including|by|directed|wrote|"
+    r"(?:star|act|appear|release)[a-z]*\s+in|genres?\s+of|falls?\s+under)\s+"
+)
+#: A sentence ends at a period after a small letter and a small letter or closing mark
+#: ("Lee. This", "Pip]. This"; not "[Mr. Pip" or "Dr. No").
+_SENTENCE_END = re.compile(r"(?<=[a-z][a-z\]\"”)])\.(?:\s+|$)")
+_LEADING_WORDS = re.compile(
+    r"^(?:(?:in|on|under)\s+)?(?:the\s+)?(?:(?:films?|movies?|genres?\s+of)\s+)?", re.IGNORECASE
+)
+_YEAR_NOTE = re.compile(r"\s*\(\d{4}\)?")
+#: Between listed names: a comma or semicolon (with an "and"), or "and" between quoted titles.
+_LIST_SEPARATOR = re.compile(r"\s*[,;]\s*(?:and\s+)?|(?<=[\"”\]])\s+and\s+(?=[\"“\[])")
+_NAME_QUOTES = "\"'“”‘’[]`*|. "
+#: What a restated question ends with where a name should be ("... also wrote movies").
+_GENERIC_NAMES = frozenset({"film", "films", "movie", "movies", "genre", "genres", "answer"})
 
 
 def topic_names(question: str, topic_entities: Sequence[str] | None = None) -> list[str]:
@@ -33,14 +66,71 @@ def drop_topic_answer(answer: str | None, topics: Sequence[str]) -> str | None:
 
     Compared after :func:`~kgcore.llm.answers.normalize_answer`; every method applies
     it, so "The Tale of Despereaux" is no answer to a question about [The Tale of Despereaux].
+    A sentence about a topic entity (:data:`SENTENCE_WORDS` words or more that name one, as
+    small models write when no braces are found) is no answer either: its named part is
+    taken (:func:`sentence_answer`), or ``None`` when it names nothing else.
 
     >>> drop_topic_answer("the Giant", ["Giant"]) is None, drop_topic_answer("Shane", ["Giant"])
     (True, 'Shane')
+    >>> drop_topic_answer("The director of Giant is George Stevens.", ["Giant"])
+    'George Stevens'
     """
     if answer is None:
         return None
-    forms = {normalize_answer(t) for t in topics}
-    return None if normalize_answer(answer) in forms else answer
+    forms = {normalize_answer(t) for t in topics} - {""}
+    if normalize_answer(answer) in forms:
+        return None
+    padded = f" {normalize_answer(answer)} "
+    if (
+        len(answer.split()) >= SENTENCE_WORDS
+        and any(f" {f} " in padded for f in forms)
+        and _NAMING_WORDS.search(answer)  # a list of names ("X, Y, Z") is no sentence
+    ):
+        return sentence_answer(answer, topics)
+    return answer
+
+
+def sentence_answer(sentence: str, topics: Sequence[str] = ()) -> str | None:
+    """The names a sentence gives as its answer, ``;``-separated, or ``None``.
+
+    Its first sentence is read after its last naming word (``is``, ``are``, ``by``,
+    ``include``, ``starred in``, ...), as in "The films of [X] were written by Y"; listed names
+    are split, quotes, brackets and ``(1999)`` year notes dropped. ``None`` when no naming word
+    is there or what follows names a topic entity (the sentence only restates the question).
+    Total: any string gives a value or ``None``.
+
+    Written here rather than taken from a library: it undoes one habit of small chat models
+    (answering a question by restating it), and no parser of ours or of the NLP libraries we
+    ship handles that without a model.
+
+    Example
+    -------
+    >>> sentence_answer("The main languages in [X] movies include English, Spanish, and French")
+    'English; Spanish; French'
+    >>> sentence_answer('The films of [Nuts] are "Bad Girls" (1994) and "Hero"', ["Nuts"])
+    'Bad Girls; Hero'
+    >>> sentence_answer("The movie [Mr. Pip] was written by Ann Lee. This is stated.", ["Mr. Pip"])
+    'Ann Lee'
+    >>> sentence_answer("The screenwriter of Mr. Pip also wrote movies", ["Mr. Pip"]) is None
+    True
+    """
+    first = _SENTENCE_END.split(str(sentence)[:MAX_SENTENCE_CHARS], maxsplit=1)[0]
+    naming = list(_NAMING_WORDS.finditer(first))
+    if not naming:
+        return None
+    tail = _LEADING_WORDS.sub("", first[naming[-1].end() :].strip())
+    tail = _YEAR_NOTE.sub("", tail)
+    forms = {normalize_answer(t) for t in topics} - {""}
+    names: list[str] = []
+    for part in _LIST_SEPARATOR.split(tail)[:MAX_ANSWER_NAMES]:
+        name = part.strip(_NAME_QUOTES)
+        if not any(ch.isalnum() for ch in name) or normalize_answer(name) in _GENERIC_NAMES:
+            continue
+        padded = f" {normalize_answer(name)} "
+        if any(f" {form} " in padded for form in forms):
+            return None  # the named part is about the topic: a restated question
+        names.append(name)
+    return "; ".join(names) or None
 
 
 def _answer_names(answer: str) -> list[str]:

@@ -101,3 +101,15 @@ def test_an_unknown_text_format_is_refused_when_the_engine_is_built() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
     with pytest.raises(ConfigurationError, match="json"):
         GRetrieverQA(store, embedder=WordEmbedder(), text_format="json")
+
+
+def test_the_topic_entity_is_no_gretriever_answer() -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    engine = GRetrieverQA(store, embedder=WordEmbedder())
+    result = engine.run("who directed [Cleopatra]", ScriptedLLM(["{Cleopatra}"]))
+    assert result.answer == "Unknown"
+    result = engine.run(
+        "who directed [Cleopatra]",
+        ScriptedLLM(["{The director of Cleopatra is Joseph L. Mankiewicz}"]),
+    )
+    assert result.answer == "Joseph L. Mankiewicz"

@@ -189,3 +189,18 @@ def test_topic_entity_is_not_an_answer() -> None:
     )
     result = ToG(store, max_depth=1).run("who directed [Cleopatra]", llm)
     assert result.fell_back and result.answer == "Unknown"
+
+
+def test_a_sentence_verdict_about_the_topic_answers_with_its_named_part() -> None:
+    from kgcore.graph import InMemoryGraphStore
+    from kgcore.llm import ScriptedLLM
+    from kgcore.methods.tog import ToG
+
+    store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True,
+        replies={"tog_reason": ["Yes. Answer: The director of Cleopatra is Joseph L. Mankiewicz"]},
+    )
+    result = ToG(store, max_depth=1).run("who directed [Cleopatra]", llm)
+    assert not result.fell_back
+    assert result.answer == "Joseph L. Mankiewicz"
