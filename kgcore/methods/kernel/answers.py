@@ -45,8 +45,10 @@ _NAMING_WORDS = re.compile(
 #: A sentence ends at a period after a small letter and a small letter or closing mark
 #: ("Lee. This", "Pip]. This"; not "[Mr. Pip" or "Dr. No").
 _SENTENCE_END = re.compile(r"(?<=[a-z][a-z\]\"”)])\.(?:\s+|$)")
+#: Leading words of the named part that are no name ("in the film", "the genres of"); lower
+#: case only, so a title's own "The" stays.
 _LEADING_WORDS = re.compile(
-    r"^(?:(?:in|on|under)\s+)?(?:the\s+)?(?:(?:films?|movies?|genres?\s+of)\s+)?", re.IGNORECASE
+    r"^(?:(?:in|on|under)\s+)?(?:the\s+)?(?:(?:films?|movies?|genres?\s+of)\s+)?"
 )
 _YEAR_NOTE = re.compile(r"\s*\(\d{4}\)?")
 #: Between listed names: a comma or semicolon (with an "and"), or "and" between quoted titles.
