@@ -34,6 +34,8 @@ from kgcore.methods.kernel import check_template
 from kgcore.validation import FASTTOG_LIMITS, check_settings
 
 FALLBACKS = ("cot", "cot-sc", "io", "none")
+#: How the first W communities are chosen (``FastToGConfig.first_choice``).
+FIRST_CHOICES = ("llm", "similarity")
 #: The Local Community Search settings, given and read flat on a :class:`FastToGConfig`.
 LCS_FIELDS = tuple(f.name for f in dataclasses.fields(LCSConfig))
 
@@ -79,6 +81,12 @@ class FastToGConfig:
         that step's one-node candidates are shown with it, at the depth it joins; they stay
         candidates (a deviation from the paper, see the README). It does nothing in the
         node-level variant (``max_community_size=1``), where every candidate is one node.
+    first_choice : {"llm", "similarity"}
+        How the first W communities, which start the chains, are chosen among the offered
+        candidates: ``"llm"``, the paper's fine pruning (a multiple-choice LLM call), or
+        ``"similarity"``, the W whose text is closest to the question by sentence embeddings
+        (cosine; no LLM call), as ToG's paper prunes with SentenceBERT to save calls (a
+        deviation from FastToG's paper, see the README). Later choices always ask the LLM.
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper, see the README).
@@ -99,6 +107,7 @@ class FastToGConfig:
     fallback: str = "cot"
     seed: int = 0
     max_option_triples: int = 8
+    first_choice: str = "llm"
     grounded_answers: bool = True
     start_leaves: bool = True
     start_leaf_chains: bool = False
@@ -119,6 +128,7 @@ class FastToGConfig:
         fallback: str = "cot",
         seed: int = 0,
         max_option_triples: int = 8,
+        first_choice: str = "llm",
         grounded_answers: bool = True,
         start_leaves: bool = True,
         start_leaf_chains: bool = False,
@@ -148,6 +158,7 @@ class FastToGConfig:
             "fallback": fallback,
             "seed": seed,
             "max_option_triples": max_option_triples,
+            "first_choice": first_choice,
             "grounded_answers": grounded_answers,
             "start_leaves": start_leaves,
             "start_leaf_chains": start_leaf_chains,
@@ -171,6 +182,10 @@ class FastToGConfig:
         if self.fallback not in FALLBACKS:
             raise InvalidSettingError(
                 f"fallback must be one of {', '.join(FALLBACKS)}, got {self.fallback!r}"
+            )
+        if self.first_choice not in FIRST_CHOICES:
+            raise InvalidSettingError(
+                f"first_choice must be one of {', '.join(FIRST_CHOICES)}, got {self.first_choice!r}"
             )
         for name, fields in TEMPLATE_FIELDS.items():
             check_template("FastToG", name, getattr(self, name), fields)

@@ -31,6 +31,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from kgcore.community.lcs import Community, LCSStep, local_community_search
 from kgcore.exceptions import EmptyGraphError
@@ -65,6 +68,9 @@ from kgcore.text.registry import resolve_textualizer
 from kgcore.text.triple2text import CommunityTextualizer
 from kgcore.types import Triple
 
+if TYPE_CHECKING:  # sentence-transformers is loaded only when similarity ranks the options
+    from kgcore.gretriever.embedding import TextEmbedder
+
 
 class FastToG(StepMethod[FastToGResult]):
     """Fast Think-on-Graph over a :class:`~kgcore.graph.store.GraphStore`.
@@ -82,6 +88,10 @@ class FastToG(StepMethod[FastToGResult]):
     name : str, optional
         The method name results report: by default ``"fasttog-node"`` for communities of one
         node (the paper's node-level variant), else ``"fasttog"``.
+    embedder : TextEmbedder, optional
+        Sentence embeddings for ``first_choice="similarity"``; by default the local
+        all-MiniLM-L6-v2 (:class:`~kgcore.gretriever.embedding.SentenceTransformerEmbedder`),
+        loaded at the first use.
     """
 
     def __init__(
@@ -90,8 +100,10 @@ class FastToG(StepMethod[FastToGResult]):
         config: FastToGConfig | None = None,
         textualizer: CommunityTextualizer | str | None = None,
         name: str | None = None,
+        embedder: TextEmbedder | None = None,
     ) -> None:
         self.store = store
+        self._embedder = embedder
         self.config = config or FastToGConfig()
         node_level = self.config.max_community_size == 1
         self.name = name or ("fasttog-node" if node_level else "fasttog")
@@ -109,6 +121,38 @@ class FastToG(StepMethod[FastToGResult]):
         """The linking triples of the one-node ``candidates`` (``start_leaves``,
         ``chain_leaves``)."""
         return tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
+
+    @property
+    def embedder(self) -> TextEmbedder:
+        """The sentence embedder of ``first_choice="similarity"`` (built at the first use)."""
+        if self._embedder is None:
+            from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+
+            self._embedder = SentenceTransformerEmbedder()
+        return self._embedder
+
+    def rank_by_similarity(self, question: str, candidates: Sequence[Community]) -> list[int]:
+        """Candidate indexes, the text closest to ``question`` first (cosine similarity of
+        sentence embeddings; equal scores keep the candidates' order).
+
+        >>> import numpy as np
+        >>> from kgcore.community.lcs import Community
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> class Letters:  # a toy embedder: counts of a few letters
+        ...     def embed(self, texts, progress=False):
+        ...         return np.array([[t.count(c) + 0.1 for c in "xyz"] for t in texts])
+        >>> engine = FastToG(InMemoryGraphStore(), embedder=Letters())
+        >>> engine.rank_by_similarity("zz", [Community(("x",), (), ()), Community(("z",), (), ())])
+        [1, 0]
+        """
+        texts = [question, *(self._text(c) for c in candidates)]
+        # Normalised here, not by gretriever's normalize_rows: that module loads lazily.
+        vectors = np.nan_to_num(np.asarray(self.embedder.embed(texts), dtype=np.float64))
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        vectors = vectors / norms[:, None]
+        scores = vectors[1:] @ vectors[0]
+        return sorted(range(len(candidates)), key=lambda i: -float(scores[i]))
 
     def lcs_step(
         self, current: Sequence[str], history: set[str], depth: int, chain: int
@@ -229,15 +273,22 @@ class FastToG(StepMethod[FastToGResult]):
             result.start = self.start_community(topic, step.candidates)
             if step.candidates:
                 offered = self.first_options(step.candidates)
-                picked = yield from self._choose(
-                    question,
-                    result.start.text,
-                    [step.candidates[i] for i in offered],
-                    cfg.width,
-                    usage,
-                    trace,
-                    True,
-                )
+                options = [step.candidates[i] for i in offered]
+                if cfg.first_choice == "similarity" and len(options) > cfg.width:
+                    with meter.graph():  # no LLM call: counted as graph time
+                        picked = self.rank_by_similarity(question, options)[: cfg.width]
+                    trace.append(
+                        {
+                            "purpose": "prune",
+                            "offered": [list(c.nodes) for c in options],
+                            "picked": picked,
+                            "ranked": "similarity",
+                        }
+                    )
+                else:
+                    picked = yield from self._choose(
+                        question, result.start.text, options, cfg.width, usage, trace, True
+                    )
                 chosen = [offered[i] for i in picked]
                 for index in chosen[: cfg.width]:
                     community = step.candidates[index]

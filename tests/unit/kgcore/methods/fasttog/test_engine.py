@@ -506,3 +506,50 @@ def test_chain_leaves_do_nothing_in_the_node_level_variant() -> None:
         FastToG(store, config).run(GENRE_QUESTION, llm)
         prompts.append([r.messages[-1].content for r in llm.requests])
     assert prompts[0] == prompts[1] and len(prompts[0]) > 2
+
+
+class KeywordEmbedder:
+    """A toy sentence embedder: how often each keyword occurs (plus a constant)."""
+
+    def __init__(self, *keywords: str) -> None:
+        self.keywords = keywords
+        self.calls = 0
+
+    def embed(self, texts: list[str], progress: bool = False) -> list[list[float]]:
+        self.calls += 1
+        return [[t.count(k) for k in self.keywords] + [0.1] for t in texts]
+
+
+def test_first_choice_by_similarity_takes_the_closest_w_without_a_call(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    config = FastToGConfig(width=1, max_depth=1, max_community_size=2, first_choice="similarity")
+    embedder = KeywordEmbedder("director", "directed")
+    llm = ScriptedLLM.by_purpose(replies={"reason": ["{All About Eve}"]})
+    result = FastToG(movie_store, config, embedder=embedder).run(
+        "which films were directed by the director of [Cleopatra]", llm
+    )
+    assert purposes(llm) == ["reason"]  # the first choice asked no LLM
+    first = result.extra["steps"][0]
+    assert first["ranked"] == "similarity" and len(first["offered"]) == 3
+    assert first["offered"][first["picked"][0]] == ["All About Eve", "Joseph L. Mankiewicz"]
+    assert [c.nodes for c in result.communities()] == [("All About Eve", "Joseph L. Mankiewicz")]
+    assert result.answer == "All About Eve" and result.llm_calls == 1
+    # The LLM's choice is the default (the paper's fine pruning).
+    assert FastToGConfig().first_choice == "llm"
+
+
+def test_first_choice_by_similarity_embeds_nothing_when_the_choice_is_forced(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    config = FastToGConfig(width=3, max_depth=1, max_community_size=2, first_choice="similarity")
+    embedder = KeywordEmbedder("directed")
+    llm = ScriptedLLM.by_purpose(replies={"reason": ["{All About Eve}"]})
+    result = FastToG(movie_store, config, embedder=embedder).run(QUESTION, llm)
+    assert embedder.calls == 0 and result.extra["steps"][0]["forced"]
+    assert len(result.chains) == 3
+
+
+def test_unknown_first_choice_is_refused() -> None:
+    with pytest.raises(InvalidSettingError, match="first_choice must be one of llm, similarity"):
+        FastToGConfig(first_choice="random")
