@@ -9,12 +9,13 @@ prompt tokens evaluated (the rest came from the KV cache), and prompt tokens per
 prompt evaluation. ``--prompt-cache-mb`` keeps earlier prompts' KV states in RAM
 (``ChatLlamaCppLocal.prompt_cache_mb``); compare a run with 0 and one with it.
 ``--no-prefix-cache`` turns off the saved state of the reasoning demonstrations
-(``ChatLlamaCppLocal.prefix_cache``, on by default).
+(``ChatLlamaCppLocal.prefix_cache``, on by default). ``--first-choice similarity`` chooses the
+first W communities by sentence embeddings, with no LLM call (``FastToGConfig.first_choice``).
 
 Usage::
 
     .venv/bin/python benchmarks/fasttog_metaqa.py [--hop 2hop] [--n 10] [--llm local]
-        [--prompt-cache-mb 256] [--no-prefix-cache]
+        [--prompt-cache-mb 256] [--no-prefix-cache] [--first-choice similarity]
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--llm", default="local")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="write per-question results as JSONL")
+    parser.add_argument("--first-choice", choices=("llm", "similarity"), default="llm")
     parser.add_argument(
         "--prompt-cache-mb", type=int, default=0, help="llama.cpp RAM prompt cache (local models)"
     )
@@ -54,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 
     dataset = load_metaqa(args.hop, limit=args.n)
     store = InMemoryGraphStore.from_file(dataset.graph_path, progress=False)
-    engine = FastToG(store, FastToGConfig(seed=args.seed))
+    engine = FastToG(store, FastToGConfig(seed=args.seed, first_choice=args.first_choice))
     local = is_local(args.llm)
     extra = (
         {"prompt_cache_mb": args.prompt_cache_mb, "prefix_cache": not args.no_prefix_cache}
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     unanswered = [r for r, _ in rows if r.answer == UNKNOWN]
     by_format = [r for r in unanswered if r.extra.get("unparsed_replies", 0) > 0]
     print(
-        f"fasttog_metaqa {args.hop} n={n} hit@1={sum(h for _, h in rows) / n:.2f} "
+        f"fasttog_metaqa {args.hop} first_choice={args.first_choice} n={n} "
+        f"hit@1={sum(h for _, h in rows) / n:.2f} "
         f"llm_calls_mean={statistics.mean(calls):.1f} "
         f"prompt_tokens_per_call={prompt_tokens / max(1, sum(calls)):.0f} "
         f"fallbacks={sum(r.fell_back for r, _ in rows)} "
