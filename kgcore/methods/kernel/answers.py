@@ -79,13 +79,11 @@ def drop_topic_answer(answer: str | None, topics: Sequence[str]) -> str | None:
     """
     if answer is None:
         return None
-    forms = {normalize_answer(t) for t in topics} - {""}
-    if normalize_answer(answer) in forms:
+    if normalize_answer(answer) in {normalize_answer(t) for t in topics}:
         return None
-    padded = f" {normalize_answer(answer)} "
     if (
         len(answer.split()) >= SENTENCE_WORDS
-        and any(f" {f} " in padded for f in forms)
+        and any(contains_answer(answer, t) for t in topics)
         and _NAMING_WORDS.search(answer)  # a list of names ("X, Y, Z") is no sentence
     ):
         return sentence_answer(answer, topics)
@@ -122,14 +120,12 @@ def sentence_answer(sentence: str, topics: Sequence[str] = ()) -> str | None:
         return None
     tail = _LEADING_WORDS.sub("", first[naming[-1].end() :].strip())
     tail = _YEAR_NOTE.sub("", tail)
-    forms = {normalize_answer(t) for t in topics} - {""}
     names: list[str] = []
     for part in _LIST_SEPARATOR.split(tail)[:MAX_ANSWER_NAMES]:
         name = part.strip(_NAME_QUOTES)
         if not any(ch.isalnum() for ch in name) or normalize_answer(name) in _GENERIC_NAMES:
             continue
-        padded = f" {normalize_answer(name)} "
-        if any(f" {form} " in padded for form in forms):
+        if any(contains_answer(name, t) for t in topics):
             return None  # the named part is about the topic: a restated question
         names.append(name)
     return "; ".join(names) or None
