@@ -9,13 +9,15 @@ prompt tokens evaluated (the rest came from the KV cache), and prompt tokens per
 prompt evaluation. ``--prompt-cache-mb`` keeps earlier prompts' KV states in RAM
 (``ChatLlamaCppLocal.prompt_cache_mb``); compare a run with 0 and one with it.
 ``--no-prefix-cache`` turns off the saved state of the reasoning demonstrations
-(``ChatLlamaCppLocal.prefix_cache``, on by default). ``--first-choice similarity`` chooses the
-first W communities by sentence embeddings, with no LLM call (``FastToGConfig.first_choice``).
+(``ChatLlamaCppLocal.prefix_cache``, on by default). ``--no-run-cache`` turns off the reuse of
+a question's own earlier prompts (``ChatLlamaCppLocal.run_cache``, on by default): compare a
+run with it and one without. ``--first-choice similarity`` chooses the first W communities by
+sentence embeddings, with no LLM call (``FastToGConfig.first_choice``).
 
 Usage::
 
     .venv/bin/python benchmarks/fasttog_metaqa.py [--hop 2hop] [--n 10] [--llm local]
-        [--prompt-cache-mb 256] [--no-prefix-cache] [--first-choice similarity]
+        [--prompt-cache-mb 256] [--no-prefix-cache] [--no-run-cache] [--first-choice similarity]
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="evaluate the reasoning demonstrations every time (local models)",
     )
+    parser.add_argument(
+        "--no-run-cache",
+        action="store_true",
+        help="do not reuse a question's earlier prompts (local models)",
+    )
     args = parser.parse_args(argv)
 
     dataset = load_metaqa(args.hop, limit=args.n)
@@ -59,7 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     engine = FastToG(store, FastToGConfig(seed=args.seed, first_choice=args.first_choice))
     local = is_local(args.llm)
     extra = (
-        {"prompt_cache_mb": args.prompt_cache_mb, "prefix_cache": not args.no_prefix_cache}
+        {
+            "prompt_cache_mb": args.prompt_cache_mb,
+            "prefix_cache": not args.no_prefix_cache,
+            "run_cache": not args.no_run_cache,
+        }
         if local
         else {}
     )
@@ -94,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         f"hit@1={sum(h for _, h in rows) / n:.2f} "
         f"llm_calls_mean={statistics.mean(calls):.1f} "
         f"prompt_tokens_per_call={prompt_tokens / max(1, sum(calls)):.0f} "
+        f"llm_seconds_mean={statistics.mean(r.llm_seconds for r, _ in rows):.1f} "
         f"fallbacks={sum(r.fell_back for r, _ in rows)} "
         f"unanswered={len(unanswered)} unanswered_due_to_format={len(by_format)}"
     )
@@ -102,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds = stats["prompt_eval_seconds"]
         print(
             f"prompt_cache_mb={args.prompt_cache_mb} prefix_cache={int(not args.no_prefix_cache)} "
+            f"run_cache={int(not args.no_run_cache)} "
             f"prompt_tokens_sent={prompt_tokens} "
             f"prompt_tokens_evaluated={stats['prompt_tokens_evaluated']:.0f} "
             f"prompt_eval_seconds={seconds:.1f} "

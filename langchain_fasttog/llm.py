@@ -199,7 +199,8 @@ class LangChainLLM:
     def call_kwargs(self, request: LLMRequest) -> dict[str, Any]:
         """Keyword arguments of the model call for ``request``: the policy's settings, and the
         request's sampling seed where the chat model has a ``seed`` field, and its fixed prefix
-        (``fixed_prefix_messages``) where it has a ``prefix_cache`` (``ChatLlamaCppLocal``)."""
+        (``fixed_prefix_messages``) and run (``cache_scope``) where it has a ``prefix_cache``
+        (``ChatLlamaCppLocal``)."""
         settings = self.sampling.settings_for(request)
         if "max_tokens" in settings:
             settings[self._max_tokens_name] = settings.pop("max_tokens")
@@ -207,6 +208,8 @@ class LangChainLLM:
             settings["seed"] = request.seed  # CoT-SC varies the seed per sample
         if request.fixed_prefix and self._takes_fixed_prefix:
             settings["fixed_prefix_messages"] = request.fixed_prefix
+        if request.cache_scope is not None and self._takes_fixed_prefix:
+            settings["cache_scope"] = request.cache_scope
         return settings
 
     def run_name(self, purpose: str) -> str:

@@ -12,8 +12,14 @@ With ``prefix_cache`` (on by default) a request that declares a fixed prefix (th
 ``fixed_prefix_messages``, which :class:`~langchain_fasttog.llm.LangChainLLM` passes from
 ``LLMRequest.fixed_prefix``: FastToG's reasoning demonstrations) starts from the saved KV state
 of that prefix, evaluated once from an empty context; its reply then does not depend on
-earlier calls, unlike the RAM cache's. :meth:`ChatLlamaCppLocal.prompt_eval_stats` reads
-llama.cpp's own counters of prompt tokens evaluated and the time spent on them.
+earlier calls, unlike the RAM cache's. With ``run_cache`` (on by default) the requests of one
+method run (the kwarg ``cache_scope``, which every run stamps on its requests, see
+:func:`kgcore.methods.base.in_cache_scope`) keep their KV states: a request starts from the
+saved state of the run's earlier prompt that shares the longest opening with it (FastToG's
+reasoning prompt at depth 2 opens like the one at depth 1, and a chain's pruning prompt like
+its previous one), and a new run starts from an empty context, so a run's replies depend on
+its own calls only. :meth:`ChatLlamaCppLocal.prompt_eval_stats` reads llama.cpp's own
+counters of prompt tokens evaluated and the time spent on them.
 
 Example
 -------
@@ -24,8 +30,10 @@ Example
 
 from __future__ import annotations
 
+import ctypes
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -37,6 +45,52 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from kgcore.exceptions import MissingDependencyError
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+
+
+@dataclass(frozen=True)
+class _KVState:
+    """A llama.cpp context's evaluated tokens and its serialised state (KV cache included).
+
+    Written here rather than llama-cpp-python's ``Llama.save_state``: that one also copies the
+    (``n_batch`` x vocabulary) score array, about 300 MB for Qwen's 151,936 tokens, which is
+    used only for log-probabilities (``logits_all``) and never filled here.
+    """
+
+    tokens: tuple[int, ...]
+    data: bytes
+
+    @classmethod
+    def save(cls, llama: Any) -> _KVState:
+        import llama_cpp
+
+        size = int(llama_cpp.llama_state_get_size(llama._ctx.ctx))
+        buffer = (ctypes.c_uint8 * size)()
+        written = int(llama_cpp.llama_state_get_data(llama._ctx.ctx, buffer, size))
+        if written > size:
+            raise RuntimeError("llama.cpp wrote more state than it announced")
+        tokens = tuple(int(t) for t in llama.input_ids[: llama.n_tokens])
+        return cls(tokens=tokens, data=bytes(memoryview(buffer)[:written]))
+
+    def load(self, llama: Any) -> None:
+        import llama_cpp
+
+        size = len(self.data)
+        buffer = (ctypes.c_uint8 * size).from_buffer_copy(self.data)
+        if llama_cpp.llama_state_set_data(llama._ctx.ctx, buffer, size) != size:
+            raise RuntimeError("llama.cpp refused a saved state")
+        llama.input_ids[: len(self.tokens)] = self.tokens
+        llama.n_tokens = len(self.tokens)
+        llama._requires_eval = True  # logits come from the next decode, not from the state
+
+
+def _shared(a: tuple[int, ...] | list[int], b: list[int]) -> int:
+    """The length of the common opening of two token sequences."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 class ChatLlamaCppLocal(BaseChatModel):
@@ -58,6 +112,8 @@ class ChatLlamaCppLocal(BaseChatModel):
     prompt_cache_mb: int = 0
     prefix_cache: bool = True
     prefix_cache_entries: int = 4
+    run_cache: bool = True
+    run_cache_entries: int = 8
     _state: dict[str, Any] = PrivateAttr(default_factory=dict)
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
 
@@ -118,6 +174,16 @@ class ChatLlamaCppLocal(BaseChatModel):
             "generation_seconds": float(data.t_eval_ms) / 1000.0,
         }
 
+    def _prompt_tokens(self, llama: Any, payload: list[dict[str, str]]) -> list[int]:
+        """The tokens ``create_chat_completion`` sends for ``payload``; none for a format
+        other than ChatML (the formatter is llama-cpp-python's own)."""
+        if self.chat_format != "chatml":
+            return []
+        from llama_cpp.llama_chat_format import format_chatml
+
+        prompt = format_chatml(messages=payload).prompt
+        return list(llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True))
+
     def _prefix_tokens(self, llama: Any, payload: list[dict[str, str]], fixed: int) -> list[int]:
         """The tokens of the first ``fixed`` messages and the next message's header, when they
         open the prompt's tokens; else none. Only for the ChatML format: the formatter is
@@ -129,18 +195,14 @@ class ChatLlamaCppLocal(BaseChatModel):
         marker = "\x00"
         probe = format_chatml(messages=[*payload[:fixed], {"role": "user", "content": marker}])
         head = probe.prompt[: probe.prompt.index(marker)]
-        full = format_chatml(messages=payload).prompt
-        if not full.startswith(head):
+        if not format_chatml(messages=payload).prompt.startswith(head):
             return []
         tokens = list(llama.tokenize(head.encode("utf-8"), add_bos=True, special=True))
-        full_tokens = list(llama.tokenize(full.encode("utf-8"), add_bos=True, special=True))
-        return tokens if full_tokens[: len(tokens)] == tokens else []
+        return tokens if self._prompt_tokens(llama, payload)[: len(tokens)] == tokens else []
 
-    def _start_from_prefix(self, llama: Any, payload: list[dict[str, str]], fixed: int) -> int:
-        """Load the saved KV state of the request's fixed prefix (evaluated from an empty
-        context the first time): llama.cpp then evaluates only the rest of the prompt, always
-        from the same state, so the reply does not depend on earlier calls. Returns the number
-        of prefix tokens (0: no usable prefix, the context is left as it is).
+    def _prefix_state(self, llama: Any, payload: list[dict[str, str]], fixed: int) -> Any:
+        """The saved KV state of the request's fixed prefix (evaluated from an empty context
+        the first time), or ``None`` when the request has no usable prefix.
 
         Written here because llama-cpp-python's caches (``LlamaRAMCache``, the reuse of the
         last prompt's prefix) start from whatever state earlier calls left, so their numerics,
@@ -148,8 +210,8 @@ class ChatLlamaCppLocal(BaseChatModel):
         """
         tokens = self._prefix_tokens(llama, payload, fixed)
         if not tokens:
-            return 0
-        states: OrderedDict[tuple[int, ...], Any] = self._state.setdefault(
+            return None
+        states: OrderedDict[tuple[int, ...], _KVState] = self._state.setdefault(
             "prefix_states", OrderedDict()
         )
         key = tuple(tokens)
@@ -157,13 +219,61 @@ class ChatLlamaCppLocal(BaseChatModel):
         if state is None:
             llama.reset()
             llama.eval(tokens)
-            state = llama.save_state()
+            state = _KVState.save(llama)
             states[key] = state
             while len(states) > max(1, self.prefix_cache_entries):
                 states.popitem(last=False)
         states.move_to_end(key)
-        llama.load_state(state)  # also after the first evaluation: one path every time
-        return len(tokens)
+        return state
+
+    def _start_from_prefix(self, llama: Any, payload: list[dict[str, str]], fixed: int) -> int:
+        """Load the saved KV state of the request's fixed prefix (:meth:`_prefix_state`):
+        llama.cpp then evaluates only the rest of the prompt, always from the same state, so
+        the reply does not depend on earlier calls. Returns the number of prefix tokens (0: no
+        usable prefix, the context is left as it is)."""
+        state = self._prefix_state(llama, payload, fixed)
+        if state is None:
+            return 0
+        state.load(llama)  # also after the first evaluation: one path every time
+        return len(state.tokens)
+
+    def _start_in_run(
+        self, llama: Any, payload: list[dict[str, str]], fixed: int, scope: str
+    ) -> int:
+        """``run_cache``: start from the saved state (of this run's earlier calls, or the fixed
+        prefix's) that shares the longest opening with the prompt; a new ``scope`` first drops
+        the earlier run's states and empties the context. Returns the tokens reused.
+
+        Written here rather than with llama-cpp-python's ``LlamaRAMCache``: that cache is
+        shared by every call and copies a ~300 MB score array per state (see :class:`_KVState`).
+        """
+        if self._state.get("run_scope") != scope:
+            self._state["run_scope"] = scope
+            self._state["run_states"] = []
+            llama.reset()  # nothing carried over from an earlier run
+        tokens = self._prompt_tokens(llama, payload)
+        candidates: list[_KVState] = list(self._state["run_states"])
+        if fixed > 0 and self.prefix_cache:
+            prefix = self._prefix_state(llama, payload, fixed)
+            if prefix is not None:
+                candidates.append(prefix)
+        best, reused = None, 0
+        for state in candidates:  # the most recent first among equals: a stable choice
+            shared = _shared(state.tokens, tokens)
+            if shared > reused:
+                best, reused = state, shared
+        if best is None:
+            llama.reset()
+            return 0
+        best.load(llama)
+        return reused
+
+    def _keep_run_state(self, llama: Any) -> None:
+        """Save the context after a call of the current run (the oldest beyond
+        ``run_cache_entries`` dropped)."""
+        states: list[_KVState] = self._state["run_states"]
+        states.insert(0, _KVState.save(llama))
+        del states[max(1, self.run_cache_entries) :]
 
     def _generate(
         self,
@@ -175,8 +285,12 @@ class ChatLlamaCppLocal(BaseChatModel):
         llama = self._client()
         payload = [{"role": _ROLE.get(m.type, "user"), "content": str(m.content)} for m in messages]
         fixed = int(kwargs.pop("fixed_prefix_messages", 0) or 0)
+        scope = kwargs.pop("cache_scope", None)
+        in_run = scope is not None and self.run_cache and self.chat_format == "chatml"
         with self._state["lock"]:  # one llama.cpp context: calls must not interleave
-            if fixed > 0 and self.prefix_cache:
+            if in_run:
+                self._start_in_run(llama, payload, fixed, str(scope))
+            elif fixed > 0 and self.prefix_cache:
                 self._start_from_prefix(llama, payload, fixed)
             response = llama.create_chat_completion(
                 messages=payload,
@@ -186,6 +300,8 @@ class ChatLlamaCppLocal(BaseChatModel):
                 stop=stop or self.stop,
                 seed=kwargs.get("seed", self.seed),
             )
+            if in_run:
+                self._keep_run_state(llama)
         text = response["choices"][0]["message"].get("content") or ""
         usage = response.get("usage") or {}
         message = AIMessage(

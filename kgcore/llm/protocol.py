@@ -63,6 +63,11 @@ class LLMRequest:
     has a seed field. ``fixed_prefix`` is the number of leading messages that many requests
     share word for word (a method's demonstrations); a local model may keep their evaluated
     state and start every such request from it (``ChatLlamaCppLocal.prefix_cache``).
+    ``cache_scope`` names the run a request belongs to (every method's run stamps its own, see
+    :func:`kgcore.methods.base.in_cache_scope`): a local model may start a request from the
+    evaluated state of an earlier prompt of the same run that shares its opening, and starts a
+    new run from an empty context, so a run's replies depend only on its own calls
+    (``ChatLlamaCppLocal.run_cache_mb``).
     """
 
     messages: tuple[ChatMessage, ...]
@@ -72,6 +77,7 @@ class LLMRequest:
     timeout: float | None = None
     seed: int | None = None
     fixed_prefix: int = 0
+    cache_scope: str | None = None
 
     @classmethod
     def from_prompt(

@@ -7,8 +7,9 @@ A method implements :meth:`StepMethod.steps`; :meth:`~StepMethod.run` and
 Every subclass's ``steps`` is wrapped once, when the class is defined, so the same guards hold
 for every method, whoever drives it (``run``, ``arun``, the evaluation harness, the adapters):
 the question and the caller's topic entities are checked against the limits of
-:mod:`kgcore.validation` before any work, and a final answer that is not a short printable
-phrase becomes ``Unknown`` (``extra["answer_guarded"]`` says so).
+:mod:`kgcore.validation` before any work, a final answer that is not a short printable
+phrase becomes ``Unknown`` (``extra["answer_guarded"]`` says so), and every request of one run
+carries that run's ``cache_scope`` (:func:`in_cache_scope`).
 
 Example
 -------
@@ -24,7 +25,9 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
@@ -123,6 +126,44 @@ def guard_result(result: Any) -> Any:
     return result
 
 
+_RUN_NUMBERS = itertools.count(1)
+
+
+def in_cache_scope(steps: Steps[T], scope: str | None = None) -> Steps[T]:
+    """Drive ``steps``, stamping every request with one run's ``cache_scope``.
+
+    A local model may reuse the evaluated prompts of requests that share a scope and starts a
+    new scope from an empty context (``ChatLlamaCppLocal.run_cache_mb``), so a run's replies
+    depend on its own calls only, not on what ran before it. ``scope`` defaults to a new
+    ``"run-N"``; only whether two scopes are equal matters. The outermost scope wins, so a run
+    made inside another (a fallback method, say) shares the outer run's scope.
+
+    >>> from kgcore.llm import LLMRequest, ScriptedLLM
+    >>> from kgcore.llm.protocol import run_steps
+    >>> def two_calls():
+    ...     first = yield LLMRequest.from_prompt("a", purpose="io")
+    ...     second = yield LLMRequest.from_prompt("b", purpose="io")
+    ...     return first.text + second.text
+    >>> seen = []
+    >>> class Recording(ScriptedLLM):
+    ...     def generate(self, request):
+    ...         seen.append(request.cache_scope)
+    ...         return super().generate(request)
+    >>> run_steps(in_cache_scope(two_calls(), "run-a"), Recording(["x", "y"]))
+    'xy'
+    >>> seen
+    ['run-a', 'run-a']
+    """
+    scope = scope or f"run-{next(_RUN_NUMBERS)}"
+    try:
+        request = next(steps)
+        while True:
+            reply = yield dataclasses.replace(request, cache_scope=scope)
+            request = steps.send(reply)
+    except StopIteration as stop:
+        return stop.value
+
+
 def guarded_steps(steps: Callable[..., Steps[Any]]) -> Callable[..., Steps[Any]]:
     """``steps`` with the input checks and the answer guard of this module's docstring."""
     if getattr(steps, "_kg_guarded", False):
@@ -134,7 +175,7 @@ def guarded_steps(steps: Callable[..., Steps[Any]]) -> Callable[..., Steps[Any]]
     ) -> Steps[Any]:
         checked = check_question(question)
         topics = check_topic_entities(topic_entities)
-        result = yield from steps(self, checked, topics)
+        result = yield from in_cache_scope(steps(self, checked, topics))
         return guard_result(result)
 
     wrapper._kg_guarded = True  # type: ignore[attr-defined]

@@ -108,3 +108,46 @@ def test_without_a_fixed_prefix_or_with_the_cache_off_no_state_is_kept() -> None
     )
     chat.invoke(_demo_conversation("Who directed Cleopatra?"), fixed_prefix_messages=3)
     assert "prefix_states" not in chat._state
+
+
+def test_a_run_reuses_its_own_prompts_and_starts_from_an_empty_context() -> None:
+    def model() -> ChatLlamaCppLocal:
+        return ChatLlamaCppLocal(
+            model_path=str(smollm_gguf_path()), n_ctx=2048, max_tokens=12, temperature=0.0
+        )
+
+    facts = "Facts: Cleopatra was directed by Joseph L. Mankiewicz in 1963. " * 10
+    first = [SystemMessage("You answer from facts."), HumanMessage(facts + "Who directed it?")]
+    second = [SystemMessage("You answer from facts."), HumanMessage(facts + "When was it made?")]
+    story = "Tell me a long story about the sea. " * 10
+
+    def run(chat: ChatLlamaCppLocal, scope: str) -> tuple[list[str], list[float]]:
+        replies, evaluated = [], []
+        for messages in (first, story, second):
+            before = chat.prompt_eval_stats().get("prompt_tokens_evaluated", 0.0)
+            message = chat.invoke(messages, cache_scope=scope)
+            replies.append(str(message.content))
+            evaluated.append(chat.prompt_eval_stats()["prompt_tokens_evaluated"] - before)
+            evaluated.append(message.usage_metadata["input_tokens"])  # type: ignore[index]
+        return replies, evaluated
+
+    alone, counts = run(model(), "run-1")
+    chat = model()
+    chat.invoke(second)  # outside any run: leaves a context that opens like the run's prompts
+    again, again_counts = run(chat, "run-2")
+
+    assert again == alone  # the same replies whatever ran before the run
+    assert again_counts[0] == again_counts[1]  # a run's first prompt reuses nothing from before
+    # The third prompt starts from the first one's saved state, although another came between.
+    assert counts[4] < counts[5] / 4 and again_counts[4] == counts[4]
+    assert len(chat._state["run_states"]) == 3
+    chat.invoke(first, cache_scope="run-3")
+    assert len(chat._state["run_states"]) == 1  # a new run drops the earlier run's states
+
+
+def test_without_the_run_cache_no_run_state_is_kept() -> None:
+    chat = ChatLlamaCppLocal(
+        model_path=str(smollm_gguf_path()), n_ctx=2048, max_tokens=4, run_cache=False
+    )
+    chat.invoke("Who directed Cleopatra?", cache_scope="run-1")
+    assert "run_states" not in chat._state

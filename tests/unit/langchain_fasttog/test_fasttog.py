@@ -170,6 +170,17 @@ def test_a_fixed_prefix_is_passed_only_to_a_model_that_caches_it() -> None:
     assert local.call_kwargs(plain) == {}
 
 
+def test_a_runs_cache_scope_is_passed_only_to_a_model_that_caches_runs() -> None:
+    from dataclasses import replace
+
+    from langchain_fasttog import ChatLlamaCppLocal
+
+    request = replace(LLMRequest.from_prompt("x", purpose="io"), cache_scope="run-7")
+    local = LangChainLLM(ChatLlamaCppLocal(model_path="unused.gguf"))
+    assert local.call_kwargs(request) == {"cache_scope": "run-7"}
+    assert LangChainLLM(fake("ok")).call_kwargs(request) == {}
+
+
 class SlowStore(InMemoryGraphStore):
     """Every ``neighbors`` read blocks for 0.3 s, as a slow graph server would."""
 

@@ -130,3 +130,22 @@ def test_cost_scaling_settings_have_maxima(build, message: str) -> None:
     store = InMemoryGraphStore.from_triples([("a", "r", "b")])
     with pytest.raises(InvalidSettingError, match=message):
         build(store)
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_every_request_of_a_run_carries_that_runs_cache_scope(index: int) -> None:
+    store = many_names_store(300)
+    engine = engines(store)[index]
+    scopes: list[list[str | None]] = []
+
+    def reply(request: LLMRequest) -> str:
+        scopes[-1].append(request.cache_scope)
+        return "{Unknown}"
+
+    for _ in range(2):
+        scopes.append([])
+        engine.run("which films did [Director 3] direct", ScriptedLLM(reply))  # type: ignore[attr-defined]
+    first, second = scopes
+    assert first and second
+    assert len(set(first)) == 1 and None not in first  # one scope for the whole run
+    assert len(set(second)) == 1 and set(first) != set(second)  # a new one for the next run
