@@ -83,18 +83,13 @@ class _KVState:
         llama._requires_eval = True  # logits come from the next decode, not from the state
 
 
-def _shared(a: tuple[int, ...] | list[int], b: list[int]) -> int:
-    """The length of the common opening of two token sequences."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 class ChatLlamaCppLocal(BaseChatModel):
-    """Chat completion on a local GGUF model with llama-cpp-python."""
+    """Chat completion on a local GGUF model with llama-cpp-python.
+
+    ``prefix_cache`` / ``prefix_cache_entries``: saved states of fixed request prefixes;
+    ``run_cache`` / ``run_cache_entries``: saved states of the current run's calls (the
+    module docstring says more); ``prompt_cache_mb``: llama-cpp-python's RAM cache, off.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -259,7 +254,7 @@ class ChatLlamaCppLocal(BaseChatModel):
                 candidates.append(prefix)
         best, reused = None, 0
         for state in candidates:  # the most recent first among equals: a stable choice
-            shared = _shared(state.tokens, tokens)
+            shared = int(llama.longest_token_prefix(state.tokens, tokens))
             if shared > reused:
                 best, reused = state, shared
         if best is None:
