@@ -67,7 +67,7 @@ class LLMRequest:
     :func:`kgcore.methods.base.in_cache_scope`): a local model may start a request from the
     evaluated state of an earlier prompt of the same run that shares its opening, and starts a
     new run from an empty context, so a run's replies depend only on its own calls
-    (``ChatLlamaCppLocal.run_cache_mb``).
+    (``ChatLlamaCppLocal.run_cache``).
     """
 
     messages: tuple[ChatMessage, ...]

@@ -133,7 +133,7 @@ def in_cache_scope(steps: Steps[T], scope: str | None = None) -> Steps[T]:
     """Drive ``steps``, stamping every request with one run's ``cache_scope``.
 
     A local model may reuse the evaluated prompts of requests that share a scope and starts a
-    new scope from an empty context (``ChatLlamaCppLocal.run_cache_mb``), so a run's replies
+    new scope from an empty context (``ChatLlamaCppLocal.run_cache``), so a run's replies
     depend on its own calls only, not on what ran before it. ``scope`` defaults to a new
     ``"run-N"``; only whether two scopes are equal matters. The outermost scope wins, so a run
     made inside another (a fallback method, say) shares the outer run's scope.
