@@ -179,10 +179,17 @@ class ChatLlamaCppLocal(BaseChatModel):
         prompt = format_chatml(messages=payload).prompt
         return list(llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True))
 
-    def _prefix_tokens(self, llama: Any, payload: list[dict[str, str]], fixed: int) -> list[int]:
+    def _prefix_tokens(
+        self,
+        llama: Any,
+        payload: list[dict[str, str]],
+        fixed: int,
+        prompt_tokens: list[int] | None = None,
+    ) -> list[int]:
         """The tokens of the first ``fixed`` messages and the next message's header, when they
-        open the prompt's tokens; else none. Only for the ChatML format: the formatter is
-        llama-cpp-python's own, so the tokens are those ``create_chat_completion`` sends."""
+        open the prompt's tokens (``prompt_tokens``, computed when not given); else none. Only
+        for the ChatML format: the formatter is llama-cpp-python's own, so the tokens are those
+        ``create_chat_completion`` sends."""
         if self.chat_format != "chatml" or not 0 < fixed < len(payload):
             return []
         from llama_cpp.llama_chat_format import format_chatml
@@ -193,9 +200,17 @@ class ChatLlamaCppLocal(BaseChatModel):
         if not format_chatml(messages=payload).prompt.startswith(head):
             return []
         tokens = list(llama.tokenize(head.encode("utf-8"), add_bos=True, special=True))
-        return tokens if self._prompt_tokens(llama, payload)[: len(tokens)] == tokens else []
+        if prompt_tokens is None:
+            prompt_tokens = self._prompt_tokens(llama, payload)
+        return tokens if prompt_tokens[: len(tokens)] == tokens else []
 
-    def _prefix_state(self, llama: Any, payload: list[dict[str, str]], fixed: int) -> Any:
+    def _prefix_state(
+        self,
+        llama: Any,
+        payload: list[dict[str, str]],
+        fixed: int,
+        prompt_tokens: list[int] | None = None,
+    ) -> Any:
         """The saved KV state of the request's fixed prefix (evaluated from an empty context
         the first time), or ``None`` when the request has no usable prefix.
 
@@ -203,7 +218,7 @@ class ChatLlamaCppLocal(BaseChatModel):
         last prompt's prefix) start from whatever state earlier calls left, so their numerics,
         and at times the reply, depend on call history.
         """
-        tokens = self._prefix_tokens(llama, payload, fixed)
+        tokens = self._prefix_tokens(llama, payload, fixed, prompt_tokens)
         if not tokens:
             return None
         states: OrderedDict[tuple[int, ...], _KVState] = self._state.setdefault(
@@ -249,7 +264,7 @@ class ChatLlamaCppLocal(BaseChatModel):
         tokens = self._prompt_tokens(llama, payload)
         candidates: list[_KVState] = list(self._state["run_states"])
         if fixed > 0 and self.prefix_cache:
-            prefix = self._prefix_state(llama, payload, fixed)
+            prefix = self._prefix_state(llama, payload, fixed, tokens)  # tokenized once
             if prefix is not None:
                 candidates.append(prefix)
         best, reused = None, 0
