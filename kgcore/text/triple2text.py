@@ -49,6 +49,10 @@ class Triple2Text:
         Merge triples that share relation and tail into one sentence
         (``"A; B directed by X."``): the same facts in fewer tokens, which small models read
         more reliably. ``False`` gives the paper's one sentence per triple.
+    group_heads : bool
+        One sentence per subject: its relations follow it, separated by commas, and the
+        objects of a repeated relation are joined by semicolons
+        (``"A directed by X, starred actors Y; Z."``). The same facts in fewer tokens.
 
     Examples
     --------
@@ -58,11 +62,18 @@ class Triple2Text:
     'A; B directed by X.'
     >>> Triple2Text(merge_shared=False)(["A", "B", "X"], triples)
     'A directed by X. B directed by X.'
+    >>> film = [Triple("A", "directed_by", "X"), Triple("A", "starred_actors", "Y"),
+    ...         Triple("A", "starred_actors", "Z")]
+    >>> Triple2Text(group_heads=True)(["A"], film)
+    'A directed by X, starred actors Y; Z.'
     """
 
-    def __init__(self, max_triples: int | None = None, merge_shared: bool = True) -> None:
+    def __init__(
+        self, max_triples: int | None = None, merge_shared: bool = True, group_heads: bool = False
+    ) -> None:
         self.max_triples = max_triples
         self.merge_shared = merge_shared
+        self.group_heads = group_heads
 
     def sentence(self, triple: Triple) -> str:
         return f"{triple.head} {relation_phrase(triple.relation)} {triple.tail}."
@@ -71,15 +82,32 @@ class Triple2Text:
         if not triples:
             return ", ".join(nodes) + "."
         shown = list(triples) if self.max_triples is None else list(triples)[: self.max_triples]
+        items: list[tuple[tuple[str, ...], str, str]]  # (subjects, relation, object)
         if self.merge_shared:
             heads: dict[tuple[str, str], list[str]] = {}
             for head, relation, tail in shown:  # insertion order: first appearance wins
                 heads.setdefault((relation, tail), []).append(head)
+            items = [(tuple(names), relation, tail) for (relation, tail), names in heads.items()]
+        else:
+            items = [((head,), relation, tail) for head, relation, tail in shown]
+        if self.group_heads:
+            # subjects -> relation -> objects, each in order of first appearance
+            grouped: dict[tuple[str, ...], dict[str, list[str]]] = {}
+            for names, relation, tail in items:
+                grouped.setdefault(names, {}).setdefault(relation, []).append(tail)
             text = " ".join(
-                f"{_join(names)} {relation_phrase(relation)} {tail}."
-                for (relation, tail), names in heads.items()
+                f"{_join(names)} "
+                + ", ".join(
+                    f"{relation_phrase(relation)} {_join(tails)}"
+                    for relation, tails in relations.items()
+                )
+                + "."
+                for names, relations in grouped.items()
             )
         else:
-            text = " ".join(self.sentence(t) for t in shown)
+            text = " ".join(
+                f"{_join(names)} {relation_phrase(relation)} {tail}."
+                for names, relation, tail in items
+            )
         hidden = len(triples) - len(shown)
         return text + (f" (+{hidden} more facts)" if hidden else "")

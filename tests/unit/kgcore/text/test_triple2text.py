@@ -53,3 +53,26 @@ def test_merged_titles_containing_and_stay_apart() -> None:
     assert text == "A Letter to Three Wives; Guys and Dolls directed by Joseph L. Mankiewicz."
     subjects = text.split(" directed by ")[0].split("; ")
     assert subjects == ["A Letter to Three Wives", "Guys and Dolls"]
+
+
+def test_grouped_heads_give_one_sentence_per_subject() -> None:
+    film = [
+        Triple("The Gang's All Here", "directed_by", "Busby Berkeley"),
+        Triple("The Gang's All Here", "starred_actors", "Alice Faye"),
+        Triple("Dames", "directed_by", "Busby Berkeley"),
+        Triple("The Gang's All Here", "starred_actors", "Carmen Miranda"),
+        Triple("Dames", "release_year", "1934"),
+    ]
+    grouped = Triple2Text(group_heads=True)([], film)
+    assert grouped == (
+        "The Gang's All Here; Dames directed by Busby Berkeley. "
+        "The Gang's All Here starred actors Alice Faye; Carmen Miranda. "
+        "Dames release year 1934."
+    )
+    # Without the shared-tail merge, each subject holds all its relations.
+    assert Triple2Text(merge_shared=False, group_heads=True)([], film) == (
+        "The Gang's All Here directed by Busby Berkeley, starred actors Alice Faye; "
+        "Carmen Miranda. Dames directed by Busby Berkeley, release year 1934."
+    )
+    assert len(grouped) < len(Triple2Text()([], film))  # the same facts, shorter
+    assert Triple2Text(group_heads=False)([], film) == Triple2Text()([], film)
