@@ -14,10 +14,21 @@ a question's own earlier prompts (``ChatLlamaCppLocal.run_cache``, on by default
 run with it and one without. ``--first-choice similarity`` chooses the first W communities by
 sentence embeddings, with no LLM call (``FastToGConfig.first_choice``).
 
+For deciding on a prompt without touching the report's questions: ``--start 50`` skips the
+first 50 dev questions, ``--stop`` reads that many at most, ``--match``/``--exclude`` keep the
+questions whose text contains (or does not contain) a phrase, ``--max-depth 1 --fallback none``
+scores the depth-1 reasoning alone, and ``--demos three`` uses the first three reasoning
+demonstrations, as before the fourth ("also") one. The fourth was decided with::
+
+    .venv/bin/python benchmarks/fasttog_metaqa.py --start 50 --stop 300 --match " also " \
+        --n 27 --max-depth 1 --fallback none [--demos three]
+
 Usage::
 
     .venv/bin/python benchmarks/fasttog_metaqa.py [--hop 2hop] [--n 10] [--llm local]
         [--prompt-cache-mb 256] [--no-prefix-cache] [--no-run-cache] [--first-choice similarity]
+        [--start 0] [--stop N] [--match TEXT] [--exclude TEXT] [--max-depth 5]
+        [--fallback cot] [--demos now|three]
 """
 
 from __future__ import annotations
@@ -34,6 +45,8 @@ from kgcore.evaluation.metrics import hit_at_1
 from kgcore.graph import InMemoryGraphStore
 from kgcore.methods.baselines import UNKNOWN
 from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.methods.fasttog.config import FALLBACKS
+from kgcore.methods.fasttog.prompts import REASON_DEMOS
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import is_local, paper_sampling, resolve_chat_model
 
@@ -59,11 +72,33 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="do not reuse a question's earlier prompts (local models)",
     )
+    parser.add_argument("--start", type=int, default=0, help="skip this many dev questions")
+    parser.add_argument("--stop", type=int, help="read this many dev questions at most")
+    parser.add_argument("--match", default="", help="keep questions containing this text")
+    parser.add_argument("--exclude", default="", help="drop questions containing this text")
+    parser.add_argument("--max-depth", type=int, default=FastToGConfig().max_depth)
+    parser.add_argument("--fallback", choices=FALLBACKS, default=FastToGConfig().fallback)
+    parser.add_argument(
+        "--demos", choices=("now", "three"), default="now", help="reasoning demonstrations"
+    )
     args = parser.parse_args(argv)
 
-    dataset = load_metaqa(args.hop, limit=args.n)
+    dataset = load_metaqa(args.hop, limit=args.stop or args.start + args.n)
+    examples = [
+        example
+        for example in dataset.examples[args.start :]
+        if args.match in example.question
+        and not (args.exclude and args.exclude in example.question)
+    ][: args.n]
     store = InMemoryGraphStore.from_file(dataset.graph_path, progress=False)
-    engine = FastToG(store, FastToGConfig(seed=args.seed, first_choice=args.first_choice))
+    config = FastToGConfig(
+        seed=args.seed,
+        first_choice=args.first_choice,
+        max_depth=args.max_depth,
+        fallback=args.fallback,
+        reason_demos=REASON_DEMOS if args.demos == "now" else REASON_DEMOS[:3],
+    )
+    engine = FastToG(store, config)
     local = is_local(args.llm)
     extra = (
         {
@@ -77,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     chat = resolve_chat_model(args.llm, **extra)
     llm = LangChainLLM(chat, sampling=paper_sampling(args.llm))
     rows = []
-    for example in dataset.examples:
+    for example in examples:
         started = time.perf_counter()
         result = engine.run(example.question, llm, list(example.topic_entities) or None)
         hit = hit_at_1(result.answer, example.answers)
@@ -96,12 +131,15 @@ def main(argv: list[str] | None = None) -> int:
                     + "\n"
                 )
     n = len(rows)
+    if not n:
+        print("fasttog_metaqa: no question matches the selection", file=sys.stderr)
+        return 1
     calls = [r.llm_calls for r, _ in rows]
     prompt_tokens = sum(r.prompt_tokens or 0 for r, _ in rows)
     unanswered = [r for r, _ in rows if r.answer == UNKNOWN]
     by_format = [r for r in unanswered if r.extra.get("unparsed_replies", 0) > 0]
     print(
-        f"fasttog_metaqa {args.hop} first_choice={args.first_choice} n={n} "
+        f"fasttog_metaqa {args.hop} first_choice={args.first_choice} demos={args.demos} n={n} "
         f"hit@1={sum(h for _, h in rows) / n:.2f} "
         f"llm_calls_mean={statistics.mean(calls):.1f} "
         f"prompt_tokens_per_call={prompt_tokens / max(1, sum(calls)):.0f} "

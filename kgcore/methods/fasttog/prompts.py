@@ -3,7 +3,7 @@
 Pruning shows the question, the premise (what the chain holds so far) and the numbered
 candidate communities (the selection). Reasoning shows the start community once, then each
 chain's communities, every community a numbered fact, and asks to break the question into
-steps; three short demonstrations with abstract names come first, as earlier chat exchanges
+steps; four short demonstrations with abstract names come first, as earlier chat exchanges
 (:data:`REASON_DEMOS`), and their names are never taken as answers. The reply
 may think aloud, but its final answer must be in braces: a reply without braces is not an
 answer (:func:`parse_braced_answer`).
@@ -84,6 +84,15 @@ class ReasonDemo:
 #: The third: replaying the depth-1 facts of the 43 dev 3-hop questions FastToG answered at
 #: depth 1, the model named a gold answer in 20 of the 25 whose facts hold one, against 16 of 25
 #: with the first two alone; before it, it often answered the shared writer or director itself.
+#: The fourth stops after two steps ("the director of [Film Y] also directed which films"): with
+#: three, the model often chained on past the answer (the director of a film that director made)
+#: or answered the director itself. Running FastToG to depth 1 on dev questions 51+
+#: (``benchmarks/fasttog_metaqa.py --max-depth 1 --fallback none``, against ``--demos three``), a
+#: gold answer was named for 16 instead of 13 of the 27 2-hop questions with "also", 13 instead
+#: of 14 of 20 other 2-hop ones, 9 instead of 7 of 20 3-hop and 17 instead of 15 of 20 1-hop
+#: (11 gained, 5 lost). A variant with a distracting second chain in its facts gained more on
+#: "also" questions (19) but lost 4 other 2-hop ones to ``{Unknown}``; placed second, the
+#: demonstration gained less (7 gained, 5 lost on the first three sets).
 REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ReasonDemo(
         facts=(
@@ -115,6 +124,17 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
             "Steps: the writer of Film Y is Person Z (fact 1); Person Z wrote Film Y and Film C "
             "(facts 1, 2); Film Y was directed by Person B and Film C by Person Q (facts 1, 2). "
             "Answer: {Person B; Person Q}"
+        ),
+    ),
+    ReasonDemo(
+        facts=(
+            "1. Film Y release year 1990.\nChain 1:\n"
+            "2. Film Y; Film W; Film B directed by Person Z. Film W has genre Drama."
+        ),
+        question="the director of [Film Y] also directed which films",
+        reply=(
+            "Steps: the director of Film Y is Person Z (fact 2); Person Z also directed Film W "
+            "and Film B (fact 2). Answer: {Film W; Film B}"
         ),
     ),
 )
@@ -197,8 +217,8 @@ def reason_request(
     ['system', 'user', 'assistant', 'user']
     >>> print(request.messages[-1].content.splitlines()[:4])
     ['Facts:', '1. X.', 'Chain 1:', '2. X directed by Y.']
-    >>> request.fixed_prefix  # every reasoning request opens with these seven messages
-    7
+    >>> request.fixed_prefix  # every reasoning request opens with these nine messages
+    9
     """
     number = 1
     lines = [f"{number}. {start}"]

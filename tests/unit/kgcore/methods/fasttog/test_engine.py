@@ -73,15 +73,14 @@ def test_reasoning_shows_demonstrations_as_earlier_exchanges(
     config = FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
     FastToG(movie_store, config).run(QUESTION, llm)
     messages = llm.requests[1].messages
-    assert [m.role for m in messages] == [
-        "system", "user", "assistant", "user", "assistant", "user", "assistant", "user"
-    ]  # fmt: skip
+    assert [m.role for m in messages] == ["system"] + ["user", "assistant"] * 4 + ["user"]
     # Each demonstration is written with the reasoning template, its reply shows the form.
     assert messages[1].content.startswith("Facts:\n1. Actor X.\nChain 1:")
     assert "Question: who directed the films starred by [Actor X]" in messages[1].content
     assert messages[2].content.endswith("Answer: {Person Z}")
     assert messages[4].content.endswith("Answer: {Unknown}")
     assert messages[6].content.endswith("Answer: {Person B; Person Q}")
+    assert messages[8].content.endswith("Answer: {Film W; Film B}")
     assert QUESTION in messages[-1].content and "Actor X" not in messages[-1].content
 
 
@@ -115,12 +114,25 @@ def test_a_copied_demonstration_answer_is_not_an_answer() -> None:
 
 def test_the_three_step_demonstration_answers_the_asked_films_own_director() -> None:
     # The writer (the bridge) is not the answer; the asked-about film's director is one.
-    demo = REASON_DEMOS[-1]
+    demo = REASON_DEMOS[2]
     assert "the writer of [Film Y]" in demo.question
     assert demo.reply.endswith("Answer: {Person B; Person Q}")
     assert "Person Z" not in demo.reply.rsplit("Answer:", 1)[1]
     request = reason_request("who directed [X]", "X.", [["X directed by Y."]])
-    assert request.fixed_prefix == 1 + 2 * len(REASON_DEMOS) == 7
+    assert request.fixed_prefix == 1 + 2 * len(REASON_DEMOS) == 9
+
+
+def test_the_also_demonstration_stops_at_the_shared_directors_other_films() -> None:
+    # "X also directed which films": two steps; neither the director (the bridge) nor the
+    # asked-about film is the answer.
+    demo = REASON_DEMOS[3]
+    assert "also directed which films" in demo.question
+    answer = demo.reply.rsplit("Answer:", 1)[1]
+    assert answer.strip() == "{Film W; Film B}"
+    assert "Film W; Film B directed by Person Z" in demo.facts  # both answers are in the facts
+    for bridge_or_asked in ("Person Z", "Film Y"):
+        assert bridge_or_asked not in answer
+    assert all(name in EXAMPLE_NAMES for name in ("Film W", "Film B", "Person Z"))
 
 
 def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
