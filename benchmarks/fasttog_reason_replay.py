@@ -13,8 +13,9 @@ sent with them and the reply scored:
 
 ``--prompt before`` is the reasoning prompt before issue 9's change (question first, a films
 example), ``--prompt inline`` the one of its first change (facts first, an inline language
-example), ``--prompt two`` its first two demonstration exchanges alone, ``--prompt now`` the
-current one (three demonstration exchanges first);
+example), ``--prompt two`` its first two demonstration exchanges alone, ``--prompt three``
+the first three (the prompt before the fourth, "also" demonstration), ``--prompt now`` the
+current one (four demonstration exchanges first);
 ``--no-grounding`` keeps answers the facts do not hold. The figures in the README's
 deviations table came from the traces committed before the change::
 
@@ -72,6 +73,7 @@ INLINE_PROMPT = (
 PROMPTS: dict[str, dict[str, Any]] = {
     "now": {},
     "two": {"demos": REASON_DEMOS[:2]},
+    "three": {"demos": REASON_DEMOS[:3]},
     "inline": {"template": INLINE_PROMPT, "demos": ()},
     "before": {"template": BEFORE_PROMPT, "demos": ()},
 }
