@@ -104,10 +104,12 @@ class Triple2Text:
                 + "."
                 for names, relations in grouped.items()
             )
-        else:
+        elif self.merge_shared:
             text = " ".join(
                 f"{_join(names)} {relation_phrase(relation)} {tail}."
                 for names, relation, tail in items
             )
+        else:
+            text = " ".join(self.sentence(t) for t in shown)  # the paper's form
         hidden = len(triples) - len(shown)
         return text + (f" (+{hidden} more facts)" if hidden else "")
