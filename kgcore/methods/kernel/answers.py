@@ -113,6 +113,8 @@ def sentence_answer(sentence: str, topics: Sequence[str] = ()) -> str | None:
     'Ann Lee'
     >>> sentence_answer("The screenwriter of Mr. Pip also wrote movies", ["Mr. Pip"]) is None
     True
+    >>> sentence_answer("[Sean McEwen] co-directed movies with [James Cameron].", ["Sean McEwen"])
+    'James Cameron'
     """
     first = _SENTENCE_END.split(str(sentence)[:MAX_SENTENCE_CHARS], maxsplit=1)[0]
     naming = list(_NAMING_WORDS.finditer(first))
@@ -123,6 +125,8 @@ def sentence_answer(sentence: str, topics: Sequence[str] = ()) -> str | None:
     names: list[str] = []
     for part in _LIST_SEPARATOR.split(tail)[:MAX_ANSWER_NAMES]:
         name = part.strip(_NAME_QUOTES)
+        if "[" in name:  # "with [James Cameron]": the model bracketed the name itself
+            name = name.rsplit("[", 1)[1].strip(_NAME_QUOTES)
         if not any(ch.isalnum() for ch in name) or normalize_answer(name) in _GENERIC_NAMES:
             continue
         if any(contains_answer(name, t) for t in topics):

@@ -46,6 +46,11 @@ from kgcore.methods.kernel import drop_topic_answer, sentence_answer
             ["Luana Anders"],
             "The Dark Knight",
         ),
+        (  # was "with [James Cameron": the name is taken out of its brackets
+            "The director [Sean McEwen] co-directed movies with [James Cameron].",
+            ["Sean McEwen"],
+            "James Cameron",
+        ),
     ],
 )
 def test_a_sentence_about_the_topic_gives_its_named_part(
