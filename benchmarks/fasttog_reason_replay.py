@@ -14,8 +14,10 @@ sent with them and the reply scored:
 ``--prompt before`` is the reasoning prompt before issue 9's change (question first, a films
 example), ``--prompt inline`` the one of its first change (facts first, an inline language
 example), ``--prompt two`` its first two demonstration exchanges alone, ``--prompt three``
-the first three (the prompt before the fourth, "also" demonstration), ``--prompt now`` the
-current one (four demonstration exchanges first);
+the first three (the prompt before the fourth, "also" demonstration), ``--prompt instructed``
+all four with the instruction after the question (before it moved into the system message),
+``--prompt now`` the current one (four demonstration exchanges first, the instruction in the
+system message); the demonstrations' facts are today's (grouped by subject);
 ``--no-grounding`` keeps answers the facts do not hold. The figures in the README's
 deviations table came from the traces committed before the change::
 
@@ -69,13 +71,28 @@ INLINE_PROMPT = (
     "Then give the answer names from the facts in braces, separated by ';'. "
     "If the facts do not reach the answer, reply {{Unknown}}."
 )
-#: Template and demonstrations by ``--prompt``; ``now`` is FastToG's default.
+#: The system message before the instruction moved into it (every prompt above carries its own).
+BRACKETS_SYSTEM = (
+    "You answer questions from knowledge-graph facts. The answer is never the entity in brackets."
+)
+#: The reasoning prompt with the instruction after the question, as before it moved into the
+#: system message (``--prompt instructed``, ``two``, ``three``).
+INSTRUCTED_PROMPT = (
+    "Facts:\n{facts}\n"
+    "Question: {question}\n"
+    "Break the question into steps and answer each from the facts, in one short line. "
+    "Then give the answer names from the facts in braces, separated by ';'. "
+    "If the facts do not reach the answer, reply {{Unknown}}."
+)
+_BEFORE = {"template": INSTRUCTED_PROMPT, "system": BRACKETS_SYSTEM}
+#: Template, demonstrations and system message by ``--prompt``; ``now`` is FastToG's default.
 PROMPTS: dict[str, dict[str, Any]] = {
     "now": {},
-    "two": {"demos": REASON_DEMOS[:2]},
-    "three": {"demos": REASON_DEMOS[:3]},
-    "inline": {"template": INLINE_PROMPT, "demos": ()},
-    "before": {"template": BEFORE_PROMPT, "demos": ()},
+    "instructed": _BEFORE,
+    "two": {**_BEFORE, "demos": REASON_DEMOS[:2]},
+    "three": {**_BEFORE, "demos": REASON_DEMOS[:3]},
+    "inline": {"template": INLINE_PROMPT, "demos": (), "system": BRACKETS_SYSTEM},
+    "before": {"template": BEFORE_PROMPT, "demos": (), "system": BRACKETS_SYSTEM},
 }
 
 

@@ -27,6 +27,7 @@ from kgcore.methods.fasttog.prompts import (
     PRUNE_PROMPT,
     REASON_DEMOS,
     REASON_PROMPT,
+    REASON_SYSTEM,
     TEMPLATE_FIELDS,
     ReasonDemo,
 )
@@ -93,6 +94,10 @@ class FastToGConfig:
     prune_prompt, reason_prompt : str
         ``str.format`` templates (:data:`~kgcore.methods.fasttog.prompts.PRUNE_PROMPT`,
         :data:`~kgcore.methods.fasttog.prompts.REASON_PROMPT`); a template must keep its fields.
+    reason_system : str
+        The reasoning system message, which holds the instruction
+        (:data:`~kgcore.methods.fasttog.prompts.REASON_SYSTEM`); give it with your own
+        ``reason_prompt`` if that template carries its own instruction.
     reason_demos : tuple of ReasonDemo
         Demonstrations shown before each reasoning prompt as earlier exchanges
         (:data:`~kgcore.methods.fasttog.prompts.REASON_DEMOS`, movie examples with abstract
@@ -116,6 +121,7 @@ class FastToGConfig:
     reason_max_tokens: int = 256
     prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)
     reason_prompt: str = field(default=REASON_PROMPT, repr=False)
+    reason_system: str = field(default=REASON_SYSTEM, repr=False)
     reason_demos: tuple[ReasonDemo, ...] = field(default=REASON_DEMOS, repr=False)
 
     def __init__(
@@ -137,6 +143,7 @@ class FastToGConfig:
         reason_max_tokens: int = 256,
         prune_prompt: str = PRUNE_PROMPT,
         reason_prompt: str = REASON_PROMPT,
+        reason_system: str = REASON_SYSTEM,
         reason_demos: tuple[ReasonDemo, ...] = REASON_DEMOS,
         **lcs_settings: Any,
     ) -> None:
@@ -167,6 +174,7 @@ class FastToGConfig:
             "reason_max_tokens": reason_max_tokens,
             "prune_prompt": prune_prompt,
             "reason_prompt": reason_prompt,
+            "reason_system": reason_system,
             "reason_demos": tuple(reason_demos),
         }
         for name, value in values.items():

@@ -314,6 +314,7 @@ class FastToG(StepMethod[FastToGResult]):
                     max_tokens=cfg.reason_max_tokens,
                     template=cfg.reason_prompt,
                     demos=cfg.reason_demos,
+                    system=cfg.reason_system,
                 )
                 reply = yield request
                 usage.add(reply)

@@ -30,8 +30,17 @@ PRUNE_SYSTEM = (
     "You pick which groups of knowledge-graph facts help answer a question. "
     "Reply only with numbers in braces."
 )
+#: The reasoning instruction: in the system message, so that it is part of the saved prefix
+#: (the system message and the demonstrations) and is not evaluated again for every question;
+#: after the facts it cost about 45 prompt tokens a reasoning call.
+REASON_INSTRUCTION = (
+    "Break the question into steps and answer each from the facts, in one short line. "
+    "Then give the answer names from the facts in braces, separated by ';'. "
+    "If the facts do not reach the answer, reply {Unknown}."
+)
 REASON_SYSTEM = (
-    "You answer questions from knowledge-graph facts. The answer is never the entity in brackets."
+    "You answer questions from knowledge-graph facts. The answer is never the entity in "
+    "brackets. " + REASON_INSTRUCTION
 )
 PRUNE_REMINDER = "Reply only with the numbers of your choice in braces."
 REASON_REMINDER = "Give the final answer names in braces, or {Unknown}."
@@ -97,8 +106,8 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ReasonDemo(
         facts=(
             "1. Actor X.\nChain 1:\n"
-            "2. Film Y starred actors Actor X. Film Y release year 1990.\n"
-            "3. Film Y directed by Person Z. Film W directed by Person Z."
+            "2. Film Y starred actors Actor X, release year 1990.\n"
+            "3. Film Y; Film W directed by Person Z."
         ),
         question="who directed the films starred by [Actor X]",
         reply=(
@@ -107,7 +116,7 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
         ),
     ),
     ReasonDemo(
-        facts="1. Person A.\nChain 1:\n2. Film B written by Person A. Film B has genre Drama.",
+        facts="1. Person A.\nChain 1:\n2. Film B written by Person A, has genre Drama.",
         question="what languages are the films written by [Person A] in",
         reply=(
             "Steps: Person A wrote Film B (fact 2); the facts do not give Film B's language. "
@@ -116,8 +125,8 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ),
     ReasonDemo(
         facts=(
-            "1. Film Y written by Person Z. Film Y directed by Person B.\nChain 1:\n"
-            "2. Film C written by Person Z. Film C directed by Person Q. Film C release year 1990."
+            "1. Film Y written by Person Z, directed by Person B.\nChain 1:\n"
+            "2. Film C written by Person Z, directed by Person Q, release year 1990."
         ),
         question="who directed the films written by the writer of [Film Y]",
         reply=(
@@ -145,14 +154,9 @@ PRUNE_PROMPT = "Question: {question}\nPremise: {premise}\nSelection:\n{options}\
 #: doubled. The demonstrations (:data:`REASON_DEMOS`) are written with it too. The facts come
 #: first and the question after them, as in ToG's reasoning prompt: replaying the depth-1
 #: facts of 44 dev 2-hop questions, the local 1.5B model wrote half as many tokens and named a
-#: thing of the asked kind more often than with the question first.
-REASON_PROMPT = (
-    "Facts:\n{facts}\n"
-    "Question: {question}\n"
-    "Break the question into steps and answer each from the facts, in one short line. "
-    "Then give the answer names from the facts in braces, separated by ';'. "
-    "If the facts do not reach the answer, reply {{Unknown}}."
-)
+#: thing of the asked kind more often than with the question first. The instruction is in
+#: :data:`REASON_SYSTEM`.
+REASON_PROMPT = "Facts:\n{facts}\nQuestion: {question}"
 #: Each template's fields, by the config field that holds it.
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     "prune_prompt": frozenset({"question", "premise", "options", "ask"}),
@@ -206,11 +210,13 @@ def reason_request(
     max_tokens: int = 256,
     template: str = REASON_PROMPT,
     demos: Sequence[ReasonDemo] = REASON_DEMOS,
+    system: str = REASON_SYSTEM,
 ) -> LLMRequest:
     """Reasoning: the start community once, then each chain's communities, as numbered facts.
 
     ``template``: see :data:`REASON_PROMPT`; ``demos`` (:data:`REASON_DEMOS`) come first as
-    earlier exchanges, written with the same template.
+    earlier exchanges, written with the same template; ``system`` (:data:`REASON_SYSTEM`)
+    holds the instruction.
 
     >>> request = reason_request("who directed [X]", "X.", [["X directed by Y."]])
     >>> [m.role for m in request.messages][:4]
@@ -227,7 +233,7 @@ def reason_request(
         for text in chain:
             number += 1
             lines.append(f"{number}. {text}")
-    shown: list[ChatMessage] = [ChatMessage("system", REASON_SYSTEM)]
+    shown: list[ChatMessage] = [ChatMessage("system", system)]
     for demo in demos:
         shown.append(ChatMessage("user", template.format(question=demo.question, facts=demo.facts)))
         shown.append(ChatMessage("assistant", demo.reply))

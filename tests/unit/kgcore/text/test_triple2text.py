@@ -11,7 +11,7 @@ TRIPLES = [
 
 
 def test_paper_form_is_one_sentence_per_triple() -> None:
-    text = Triple2Text(merge_shared=False)(["Cleopatra"], TRIPLES)
+    text = Triple2Text(merge_shared=False, group_heads=False)(["Cleopatra"], TRIPLES)
     assert text == (
         "Cleopatra directed by Joseph L. Mankiewicz. "
         "All About Eve directed by Joseph L. Mankiewicz. "
@@ -74,5 +74,23 @@ def test_grouped_heads_give_one_sentence_per_subject() -> None:
         "The Gang's All Here directed by Busby Berkeley, starred actors Alice Faye; "
         "Carmen Miranda. Dames directed by Busby Berkeley, release year 1934."
     )
-    assert len(grouped) < len(Triple2Text()([], film))  # the same facts, shorter
-    assert Triple2Text(group_heads=False)([], film) == Triple2Text()([], film)
+    ungrouped = Triple2Text(group_heads=False)([], film)
+    assert ungrouped == (
+        "The Gang's All Here; Dames directed by Busby Berkeley. "
+        "The Gang's All Here starred actors Alice Faye. "
+        "The Gang's All Here starred actors Carmen Miranda. Dames release year 1934."
+    )
+    assert len(grouped) < len(ungrouped)  # the same facts, shorter
+    assert Triple2Text()([], film) == grouped  # the default
+
+
+def test_grouped_titles_with_commas_and_and_stay_apart() -> None:
+    film = [
+        Triple("Bless Me, Ultima", "directed_by", "Carl Franklin"),
+        Triple("Bless Me, Ultima", "starred_actors", "Guys and Dolls Cast"),
+        Triple("Bless Me, Ultima", "starred_actors", "Miriam Colon"),
+    ]
+    assert Triple2Text()([], film) == (
+        "Bless Me, Ultima directed by Carl Franklin, starred actors Guys and Dolls Cast; "
+        "Miriam Colon."
+    )

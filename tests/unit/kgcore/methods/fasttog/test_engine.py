@@ -62,7 +62,11 @@ def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphS
     reason = llm.requests[1].messages[-1].content
     # The paper's figure: start community once, then each chain, facts numbered.
     assert reason.count("Cleopatra.") == 1 and "\n1. Cleopatra.\nChain 1:\n2. " in reason
-    assert "Break the question into steps" in reason and llm.requests[1].max_tokens >= 256
+    assert reason.endswith("Question: " + QUESTION) and llm.requests[1].max_tokens >= 256
+    # The instruction is in the system message: part of the saved prefix, not re-read per call.
+    system = llm.requests[1].messages[0]
+    assert system.role == "system" and "Break the question into steps" in system.content
+    assert llm.requests[1].fixed_prefix == len(llm.requests[1].messages) - 1
     assert llm.requests[0].max_tokens >= 64
 
 
@@ -99,6 +103,25 @@ def test_own_demonstrations_or_none(movie_store: InMemoryGraphStore) -> None:
     assert [m.role for m in shown[0]] == ["system", "user"]
     with pytest.raises(InvalidSettingError, match="reason_demos must hold ReasonDemo"):
         FastToGConfig(reason_demos=("a demo as text",))  # type: ignore[arg-type]
+
+
+def test_own_reasoning_template_with_its_own_system_message(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    llm = ScriptedLLM(["{1}", "{x}"])
+    config = FastToGConfig(
+        max_community_size=2,
+        grounded_answers=False,
+        reason_prompt="Q: {question}\nF: {facts}\nAnswer in braces.",
+        reason_system="Be brief.",
+        reason_demos=(),
+    )
+    FastToG(movie_store, config).run(QUESTION, llm)
+    reason = next(r for r in llm.requests if r.purpose == "reason")
+    assert [(m.role, m.content.split("\n")[0]) for m in reason.messages] == [
+        ("system", "Be brief."),
+        ("user", "Q: " + QUESTION),
+    ]
 
 
 def test_a_copied_demonstration_answer_is_not_an_answer() -> None:
@@ -477,8 +500,10 @@ def chain_leaf_run(
 def test_a_chain_community_shows_its_one_node_neighbours_as_it_joins() -> None:
     result, llm = chain_leaf_run(chain_leaves=True, reason=["{Western}"])
     facts = llm.requests[0].messages[-1].content
-    assert "2. Death Rides a Horse directed by Giulio Petroni. Death Rides a Horse " in facts
-    assert "Death Rides a Horse has genre Western.\nQuestion:" in facts
+    assert (
+        "2. Death Rides a Horse directed by Giulio Petroni, starred actors Lee Van Cleef, "
+        "has genre Western.\nQuestion:"
+    ) in facts
     # The genre is held by the first community's facts: a grounded answer at depth 1.
     assert (result.answer, result.depth, result.fell_back) == ("Western", 1, False)
     assert [c.nodes for c in result.communities()] == [("Death Rides a Horse", "Lee Van Cleef")]
