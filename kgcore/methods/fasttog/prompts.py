@@ -32,7 +32,7 @@ PRUNE_SYSTEM = (
 )
 #: The reasoning instruction: in the system message, so that it is part of the saved prefix
 #: (the system message and the demonstrations) and is not evaluated again for every question;
-#: after the facts it cost about 45 prompt tokens a reasoning call.
+#: after the facts it cost 46 prompt tokens (about 0.7 s) a reasoning call.
 REASON_INSTRUCTION = (
     "Break the question into steps and answer each from the facts, in one short line. "
     "Then give the answer names from the facts in braces, separated by ';'. "
