@@ -38,6 +38,32 @@ INSTALL_HINT = "run `kgqa models install` (it lists the packages to install firs
 CHATML = "chatml"
 
 
+def llama_threads() -> int:
+    """CPU threads for llama.cpp's token generation: one per physical core this process may use.
+
+    llama-cpp-python's own default is half the logical CPUs, which assumes two hardware
+    threads per core. On a machine without them (a 2-vCPU VM: one thread per core) that halves
+    generation: there Qwen 1.5B generated 120 tokens in 6.7 s with one thread and 4.8 s with
+    two, the same text. Physical cores come from psutil (the library that counts them on every
+    OS); without it, the logical CPUs halved, llama-cpp-python's assumption. Never more than
+    the CPUs this process may run on (``os.sched_getaffinity``).
+
+    >>> llama_threads() >= 1
+    True
+    """
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    usable = usable or 1
+    try:
+        import psutil
+
+        physical = psutil.cpu_count(logical=False)
+    except ImportError:
+        physical = None
+    if not physical:
+        physical = max(1, (os.cpu_count() or 2) // 2)
+    return max(1, min(physical, usable))
+
+
 def _package_dir(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or spec.origin is None:

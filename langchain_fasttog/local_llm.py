@@ -43,6 +43,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from kgcore.exceptions import MissingDependencyError
+from kgcore.local_models import llama_threads
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
@@ -86,6 +87,8 @@ class _KVState:
 class ChatLlamaCppLocal(BaseChatModel):
     """Chat completion on a local GGUF model with llama-cpp-python.
 
+    ``n_threads``: generation threads, by default one per physical core
+    (:func:`kgcore.local_models.llama_threads`; prompt evaluation uses every CPU);
     ``prefix_cache`` / ``prefix_cache_entries``: saved states of fixed request prefixes;
     ``run_cache`` / ``run_cache_entries``: saved states of the current run's calls (the
     module docstring says more); ``prompt_cache_mb``: llama-cpp-python's RAM cache, off.
@@ -131,7 +134,7 @@ class ChatLlamaCppLocal(BaseChatModel):
             self._state["llama"] = Llama(
                 model_path=self.model_path,
                 n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
+                n_threads=self.n_threads or llama_threads(),
                 n_batch=self.n_batch,
                 chat_format=self.chat_format,
                 seed=self.seed,

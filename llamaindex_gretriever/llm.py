@@ -13,7 +13,6 @@ Example
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -75,7 +74,8 @@ def build_llamacpp_llm(
         (:func:`kgcore.local_models.qwen_gguf_path`).
     temperature, max_new_tokens, context_window : generation settings.
     n_threads : int, optional
-        CPU threads (default: all but one core, at least 1).
+        CPU threads for generation (default: one per physical core,
+        :func:`kgcore.local_models.llama_threads`).
     seed : int
         llama.cpp's sampling seed.
     verbose : bool
@@ -92,7 +92,9 @@ def build_llamacpp_llm(
     path = Path(model_path)
     if not path.is_file():
         raise ConfigurationError(f"GGUF model not found: {path}")
-    threads = n_threads or max(1, (os.cpu_count() or 2) - 1)
+    from kgcore.local_models import llama_threads
+
+    threads = n_threads or llama_threads()
     return LlamaCPP(
         model_path=str(path),
         temperature=temperature,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from llama_index.core.base.llms.types import ChatMessage
@@ -36,3 +37,26 @@ def test_completion_prompt_gets_a_default_system_turn() -> None:
 def test_missing_model_file_is_reported(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError):
         build_llamacpp_llm(tmp_path / "missing.gguf")
+
+
+def test_generation_threads_default_to_one_per_physical_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import llama_index.llms.llama_cpp as llama_cpp_llms
+
+    import kgcore.local_models
+
+    made: list[dict[str, Any]] = []
+
+    def fake_llamacpp(**kwargs: Any) -> dict[str, Any]:
+        made.append(kwargs)
+        return kwargs
+
+    monkeypatch.setattr(llama_cpp_llms, "LlamaCPP", fake_llamacpp)
+    monkeypatch.setattr(kgcore.local_models, "llama_threads", lambda: 5)
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    build_llamacpp_llm(model)
+    assert made[-1]["model_kwargs"]["n_threads"] == 5
+    build_llamacpp_llm(model, n_threads=2)
+    assert made[-1]["model_kwargs"]["n_threads"] == 2
