@@ -17,7 +17,7 @@ example), ``--prompt two`` its first two demonstration exchanges alone, ``--prom
 the first three (the prompt before the fourth, "also" demonstration), ``--prompt instructed``
 all four with the instruction after the question (before it moved into the system message),
 ``--prompt now`` the current one (four demonstration exchanges first, the instruction in the
-system message); the demonstrations' facts are today's (grouped by subject);
+system message); the demonstrations' facts are today's (one sentence per subject and relation);
 ``--no-grounding`` keeps answers the facts do not hold. The figures in the README's
 deviations table came from the traces committed before the change::
 

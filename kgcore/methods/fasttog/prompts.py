@@ -106,7 +106,7 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ReasonDemo(
         facts=(
             "1. Actor X.\nChain 1:\n"
-            "2. Film Y starred actors Actor X, release year 1990.\n"
+            "2. Film Y starred actors Actor X. Film Y release year 1990.\n"
             "3. Film Y; Film W directed by Person Z."
         ),
         question="who directed the films starred by [Actor X]",
@@ -116,7 +116,7 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
         ),
     ),
     ReasonDemo(
-        facts="1. Person A.\nChain 1:\n2. Film B written by Person A, has genre Drama.",
+        facts="1. Person A.\nChain 1:\n2. Film B written by Person A. Film B has genre Drama.",
         question="what languages are the films written by [Person A] in",
         reply=(
             "Steps: Person A wrote Film B (fact 2); the facts do not give Film B's language. "
@@ -125,8 +125,9 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ),
     ReasonDemo(
         facts=(
-            "1. Film Y written by Person Z, directed by Person B.\nChain 1:\n"
-            "2. Film C written by Person Z, directed by Person Q, release year 1990."
+            "1. Film Y written by Person Z. Film Y directed by Person B.\nChain 1:\n"
+            "2. Film C written by Person Z. Film C directed by Person Q. "
+            "Film C release year 1990."
         ),
         question="who directed the films written by the writer of [Film Y]",
         reply=(

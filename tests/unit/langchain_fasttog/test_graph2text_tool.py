@@ -55,7 +55,9 @@ def test_agent_gets_triple2text_when_the_model_makes_up_a_name() -> None:
         textualizer=GuardedTextualizer(lambda cs: ["Alan Bean flew for NASA." for _ in cs])
     )
     (message,) = _agent_run(tool, TRIPLES)
-    assert message.content == "Alan Bean occupation Test pilot, birthPlace Wheeler, Texas."
+    assert message.content == (
+        "Alan Bean occupation Test pilot. Alan Bean birthPlace Wheeler, Texas."
+    )
     assert tool.textualizer.fallbacks == 1
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from kgcore.text import CommunityTextualizer, Triple2Text, relation_phrase
 from kgcore.types import Triple
 
@@ -11,7 +13,7 @@ TRIPLES = [
 
 
 def test_paper_form_is_one_sentence_per_triple() -> None:
-    text = Triple2Text(merge_shared=False, group_heads=False)(["Cleopatra"], TRIPLES)
+    text = Triple2Text(merge_shared=False, sentence_per="triple")(["Cleopatra"], TRIPLES)
     assert text == (
         "Cleopatra directed by Joseph L. Mankiewicz. "
         "All About Eve directed by Joseph L. Mankiewicz. "
@@ -55,7 +57,7 @@ def test_merged_titles_containing_and_stay_apart() -> None:
     assert subjects == ["A Letter to Three Wives", "Guys and Dolls"]
 
 
-def test_grouped_heads_give_one_sentence_per_subject() -> None:
+def test_sentence_units_relation_subject_and_triple() -> None:
     film = [
         Triple("The Gang's All Here", "directed_by", "Busby Berkeley"),
         Triple("The Gang's All Here", "starred_actors", "Alice Faye"),
@@ -63,34 +65,44 @@ def test_grouped_heads_give_one_sentence_per_subject() -> None:
         Triple("The Gang's All Here", "starred_actors", "Carmen Miranda"),
         Triple("Dames", "release_year", "1934"),
     ]
-    grouped = Triple2Text(group_heads=True)([], film)
-    assert grouped == (
+    by_relation = Triple2Text()([], film)  # the default
+    assert by_relation == (
         "The Gang's All Here; Dames directed by Busby Berkeley. "
         "The Gang's All Here starred actors Alice Faye; Carmen Miranda. "
         "Dames release year 1934."
     )
-    # Without the shared-tail merge, each subject holds all its relations.
-    assert Triple2Text(merge_shared=False, group_heads=True)([], film) == (
+    # Without the shared-tail merge, one subject's sentences stay together.
+    assert Triple2Text(merge_shared=False)([], film) == (
+        "The Gang's All Here directed by Busby Berkeley. "
+        "The Gang's All Here starred actors Alice Faye; Carmen Miranda. "
+        "Dames directed by Busby Berkeley. Dames release year 1934."
+    )
+    by_subject = Triple2Text(merge_shared=False, sentence_per="subject")([], film)
+    assert by_subject == (
         "The Gang's All Here directed by Busby Berkeley, starred actors Alice Faye; "
         "Carmen Miranda. Dames directed by Busby Berkeley, release year 1934."
     )
-    ungrouped = Triple2Text(group_heads=False)([], film)
-    assert ungrouped == (
+    by_triple = Triple2Text(sentence_per="triple")([], film)
+    assert by_triple == (
         "The Gang's All Here; Dames directed by Busby Berkeley. "
         "The Gang's All Here starred actors Alice Faye. "
         "The Gang's All Here starred actors Carmen Miranda. Dames release year 1934."
     )
-    assert len(grouped) < len(ungrouped)  # the same facts, shorter
-    assert Triple2Text()([], film) == grouped  # the default
+    assert len(by_relation) < len(by_triple)  # the same facts, shorter
 
 
-def test_grouped_titles_with_commas_and_and_stay_apart() -> None:
+def test_unknown_sentence_unit_is_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match=r"sentence_per must be one of .*'relation'.*'paragraph'"):
+        Triple2Text(sentence_per="paragraph")  # type: ignore[arg-type]
+
+
+def test_titles_with_commas_and_and_stay_apart() -> None:
     film = [
         Triple("Bless Me, Ultima", "directed_by", "Carl Franklin"),
         Triple("Bless Me, Ultima", "starred_actors", "Guys and Dolls Cast"),
         Triple("Bless Me, Ultima", "starred_actors", "Miriam Colon"),
     ]
     assert Triple2Text()([], film) == (
-        "Bless Me, Ultima directed by Carl Franklin, starred actors Guys and Dolls Cast; "
-        "Miriam Colon."
+        "Bless Me, Ultima directed by Carl Franklin. "
+        "Bless Me, Ultima starred actors Guys and Dolls Cast; Miriam Colon."
     )

@@ -501,8 +501,8 @@ def test_a_chain_community_shows_its_one_node_neighbours_as_it_joins() -> None:
     result, llm = chain_leaf_run(chain_leaves=True, reason=["{Western}"])
     facts = llm.requests[0].messages[-1].content
     assert (
-        "2. Death Rides a Horse directed by Giulio Petroni, starred actors Lee Van Cleef, "
-        "has genre Western.\nQuestion:"
+        "2. Death Rides a Horse directed by Giulio Petroni. Death Rides a Horse starred actors "
+        "Lee Van Cleef. Death Rides a Horse has genre Western.\nQuestion:"
     ) in facts
     # The genre is held by the first community's facts: a grounded answer at depth 1.
     assert (result.answer, result.depth, result.fell_back) == ("Western", 1, False)
