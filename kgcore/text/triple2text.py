@@ -102,6 +102,7 @@ class Triple2Text:
         self.sentence_per = sentence_per
 
     def sentence(self, triple: Triple) -> str:
+        """One triple as a sentence (``sentence_per="triple"``); merged subjects come joined."""
         return f"{triple.head} {relation_phrase(triple.relation)} {triple.tail}."
 
     def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str:
@@ -118,7 +119,7 @@ class Triple2Text:
             items = [((head,), relation, tail) for head, relation, tail in shown]
         if self.sentence_per == "triple":
             text = " ".join(
-                f"{_join(names)} {relation_phrase(relation)} {tail}."
+                self.sentence(Triple(_join(names), relation, tail))
                 for names, relation, tail in items
             )
         else:
