@@ -11,8 +11,10 @@ prompt evaluation. ``--prompt-cache-mb`` keeps earlier prompts' KV states in RAM
 ``--no-prefix-cache`` turns off the saved state of the reasoning demonstrations
 (``ChatLlamaCppLocal.prefix_cache``, on by default). ``--no-run-cache`` turns off the reuse of
 a question's own earlier prompts (``ChatLlamaCppLocal.run_cache``, on by default): compare a
-run with it and one without. ``--first-choice similarity`` chooses the first W communities by
-sentence embeddings, with no LLM call (``FastToGConfig.first_choice``).
+run with it and one without. ``--no-stop-loops`` lets a reply that repeats itself run to the
+token cap (``ChatLlamaCppLocal.stop_loops``, on by default). ``--first-choice similarity``
+chooses the first W communities by sentence embeddings, with no LLM call
+(``FastToGConfig.first_choice``).
 
 For deciding on a prompt without touching the report's questions: ``--start 50`` skips the
 first 50 dev questions, ``--stop`` reads that many at most, ``--match``/``--exclude`` keep the
@@ -26,7 +28,8 @@ demonstrations, as before the fourth ("also") one. The fourth was decided with::
 Usage::
 
     .venv/bin/python benchmarks/fasttog_metaqa.py [--hop 2hop] [--n 10] [--llm local]
-        [--prompt-cache-mb 256] [--no-prefix-cache] [--no-run-cache] [--first-choice similarity]
+        [--prompt-cache-mb 256] [--no-prefix-cache] [--no-run-cache] [--no-stop-loops]
+        [--first-choice similarity]
         [--start 0] [--stop N] [--match TEXT] [--exclude TEXT] [--max-depth 5]
         [--fallback cot] [--demos now|three]
 """
@@ -72,6 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="do not reuse a question's earlier prompts (local models)",
     )
+    parser.add_argument(
+        "--no-stop-loops",
+        action="store_true",
+        help="let a reply that repeats itself run to the token cap (local models)",
+    )
     parser.add_argument("--start", type=int, default=0, help="skip this many dev questions")
     parser.add_argument("--stop", type=int, help="read this many dev questions at most")
     parser.add_argument("--match", default="", help="keep questions containing this text")
@@ -105,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             "prompt_cache_mb": args.prompt_cache_mb,
             "prefix_cache": not args.no_prefix_cache,
             "run_cache": not args.no_run_cache,
+            "stop_loops": not args.no_stop_loops,
         }
         if local
         else {}
@@ -152,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds = stats["prompt_eval_seconds"]
         print(
             f"prompt_cache_mb={args.prompt_cache_mb} prefix_cache={int(not args.no_prefix_cache)} "
-            f"run_cache={int(not args.no_run_cache)} "
+            f"run_cache={int(not args.no_run_cache)} stop_loops={int(not args.no_stop_loops)} "
             f"prompt_tokens_sent={prompt_tokens} "
             f"prompt_tokens_evaluated={stats['prompt_tokens_evaluated']:.0f} "
             f"prompt_eval_seconds={seconds:.1f} "

@@ -43,6 +43,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from kgcore.exceptions import MissingDependencyError
+from kgcore.llm.repetition import RepetitionStop
 from kgcore.local_models import llama_threads
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
@@ -91,7 +92,10 @@ class ChatLlamaCppLocal(BaseChatModel):
     (:func:`kgcore.local_models.llama_threads`; prompt evaluation uses every CPU);
     ``prefix_cache`` / ``prefix_cache_entries``: saved states of fixed request prefixes;
     ``run_cache`` / ``run_cache_entries``: saved states of the current run's calls (the
-    module docstring says more); ``prompt_cache_mb``: llama-cpp-python's RAM cache, off.
+    module docstring says more); ``prompt_cache_mb``: llama-cpp-python's RAM cache, off;
+    ``stop_loops``: end a reply once it repeats one span over and over
+    (:class:`kgcore.llm.repetition.RepetitionStop`; its ``finish_reason`` is then
+    ``"repetition"``), on by default.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -112,6 +116,7 @@ class ChatLlamaCppLocal(BaseChatModel):
     prefix_cache_entries: int = 4
     run_cache: bool = True
     run_cache_entries: int = 8
+    stop_loops: bool = True
     _state: dict[str, Any] = PrivateAttr(default_factory=dict)
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
 
@@ -305,6 +310,7 @@ class ChatLlamaCppLocal(BaseChatModel):
                 self._start_in_run(llama, payload, fixed, str(scope))
             elif fixed > 0 and self.prefix_cache:
                 self._start_from_prefix(llama, payload, fixed)
+            loops = RepetitionStop(llama.token_eos()) if self.stop_loops else None
             response = llama.create_chat_completion(
                 messages=payload,
                 temperature=kwargs.get("temperature", self.temperature),
@@ -312,6 +318,7 @@ class ChatLlamaCppLocal(BaseChatModel):
                 top_p=self.top_p,
                 stop=stop or self.stop,
                 seed=kwargs.get("seed", self.seed),
+                logits_processor=None if loops is None else [loops],
             )
             if in_run:
                 self._keep_run_state(llama)
@@ -326,7 +333,9 @@ class ChatLlamaCppLocal(BaseChatModel):
             },
             response_metadata={
                 "model_path": self.model_path,
-                "finish_reason": response["choices"][0].get("finish_reason"),
+                "finish_reason": "repetition"
+                if loops is not None and loops.stopped
+                else response["choices"][0].get("finish_reason"),
             },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -151,3 +151,25 @@ def test_without_the_run_cache_no_run_state_is_kept() -> None:
     )
     chat.invoke("Who directed Cleopatra?", cache_scope="run-1")
     assert "run_states" not in chat._state
+
+
+def test_a_looping_reply_stops_early_and_keeps_its_tokens() -> None:
+    """SmolLM2 at temperature 0 loops on "Drama; Comedy; ...": with ``stop_loops`` (the
+    default) the reply ends soon after the loop is plain; without it, it runs to the cap. Up
+    to where it stops the reply is the same, token for token."""
+    prompt = "Continue this list without stopping: Drama; Comedy; Drama; Comedy; Drama; Comedy;"
+    replies = {}
+    for stop_loops in (True, False):
+        chat = ChatLlamaCppLocal(
+            model_path=str(smollm_gguf_path()),
+            n_ctx=2048,
+            max_tokens=160,
+            temperature=0.0,
+            stop_loops=stop_loops,
+        )
+        replies[stop_loops] = chat.invoke(prompt)
+    stopped, capped = replies[True], replies[False]
+    assert stopped.response_metadata["finish_reason"] == "repetition"
+    assert capped.response_metadata["finish_reason"] == "length"
+    assert stopped.usage_metadata["output_tokens"] < 80  # type: ignore[index]
+    assert str(capped.content).startswith(str(stopped.content))

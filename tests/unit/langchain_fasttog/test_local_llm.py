@@ -34,3 +34,59 @@ def test_generation_threads_default_to_one_per_physical_core(
 def test_given_threads_are_kept(llama_kwargs: list[dict[str, Any]]) -> None:
     ChatLlamaCppLocal(model_path="model.gguf", n_threads=3)._client()
     assert llama_kwargs[-1]["n_threads"] == 3
+
+
+class LoopingLlama:
+    """A stand-in ``Llama`` whose reply loops on "ab" until its logits processor ends it."""
+
+    calls: list[dict[str, Any]] = []
+
+    def __init__(self, **kwargs: Any) -> None:
+        pass
+
+    def token_eos(self) -> int:
+        return 0
+
+    def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+        import numpy as np
+
+        LoopingLlama.calls.append(kwargs)
+        processors = kwargs.get("logits_processor") or []
+        tokens = [7, 8, 9]  # the prompt
+        text, finish = "", "length"
+        for step in range(kwargs["max_tokens"]):
+            scores = np.zeros(4, dtype=np.float32)
+            scores[1 + step % 2] = 1.0  # "a", "b", "a", ...
+            for processor in processors:
+                scores = processor(np.array(tokens), scores)
+            token = int(scores.argmax())
+            if token == 0:
+                finish = "stop"
+                break
+            tokens.append(token)
+            text += "ab"[token - 1]
+        return {
+            "choices": [{"message": {"content": text}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": len(tokens) - 3},
+        }
+
+
+@pytest.fixture
+def looping(monkeypatch: pytest.MonkeyPatch) -> type[LoopingLlama]:
+    LoopingLlama.calls = []
+    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=LoopingLlama))
+    return LoopingLlama
+
+
+def test_a_looping_reply_is_ended_early(looping: type[LoopingLlama]) -> None:
+    reply = ChatLlamaCppLocal(model_path="model.gguf", max_tokens=256).invoke("list genres")
+    assert 48 <= len(str(reply.content)) < 64  # stopped soon after the loop is plain
+    assert reply.response_metadata["finish_reason"] == "repetition"
+    assert reply.usage_metadata["output_tokens"] == len(str(reply.content))  # type: ignore[index]
+
+
+def test_stop_loops_off_lets_the_reply_run_to_the_cap(looping: type[LoopingLlama]) -> None:
+    chat = ChatLlamaCppLocal(model_path="model.gguf", max_tokens=100, stop_loops=False)
+    reply = chat.invoke("list genres")
+    assert len(str(reply.content)) == 100 and looping.calls[-1]["logits_processor"] is None
+    assert reply.response_metadata["finish_reason"] == "length"
