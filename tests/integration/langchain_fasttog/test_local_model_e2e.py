@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
@@ -48,15 +50,20 @@ def test_retriever_documents_on_a_real_gguf(
         assert doc.metadata["topic_entities"] == ["Giant"]
 
 
-@pytest.mark.parametrize("prompt_cache_mb", [0, 64])
-def test_shared_prompt_prefixes_are_not_evaluated_again(prompt_cache_mb: int) -> None:
-    chat = ChatLlamaCppLocal(
+def greedy_smollm(max_tokens: int, **settings: Any) -> ChatLlamaCppLocal:
+    """SmolLM2 at temperature 0 (replies repeat exactly), with ``settings``."""
+    return ChatLlamaCppLocal(
         model_path=str(smollm_gguf_path()),
         n_ctx=2048,
-        max_tokens=4,
+        max_tokens=max_tokens,
         temperature=0.0,
-        prompt_cache_mb=prompt_cache_mb,
+        **settings,
     )
+
+
+@pytest.mark.parametrize("prompt_cache_mb", [0, 64])
+def test_shared_prompt_prefixes_are_not_evaluated_again(prompt_cache_mb: int) -> None:
+    chat = greedy_smollm(4, prompt_cache_mb=prompt_cache_mb)
     assert chat.prompt_eval_stats() == {}
     prefix = "Facts: Cleopatra was directed by Joseph L. Mankiewicz in 1963. " * 20
     sent = 0
@@ -160,14 +167,7 @@ def test_a_looping_reply_stops_early_and_keeps_its_tokens() -> None:
     prompt = "Continue this list without stopping: Drama; Comedy; Drama; Comedy; Drama; Comedy;"
     replies = {}
     for stop_loops in (True, False):
-        chat = ChatLlamaCppLocal(
-            model_path=str(smollm_gguf_path()),
-            n_ctx=2048,
-            max_tokens=160,
-            temperature=0.0,
-            stop_loops=stop_loops,
-        )
-        replies[stop_loops] = chat.invoke(prompt)
+        replies[stop_loops] = greedy_smollm(160, stop_loops=stop_loops).invoke(prompt)
     stopped, capped = replies[True], replies[False]
     assert stopped.response_metadata["finish_reason"] == "repetition"
     assert capped.response_metadata["finish_reason"] == "length"
