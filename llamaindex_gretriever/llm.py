@@ -20,6 +20,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
+from kgcore.local_models import llama_threads, qwen_gguf_path
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 CHATML_STOP = "<|im_end|>"
@@ -86,14 +87,10 @@ def build_llamacpp_llm(
     except ImportError as err:  # pragma: no cover - depends on the install
         raise MissingDependencyError("llama-index-llms-llama-cpp", "llamaindex") from err
     if model_path is None:
-        from kgcore.local_models import qwen_gguf_path
-
         model_path = qwen_gguf_path()
     path = Path(model_path)
     if not path.is_file():
         raise ConfigurationError(f"GGUF model not found: {path}")
-    from kgcore.local_models import llama_threads
-
     threads = n_threads or llama_threads()
     return LlamaCPP(
         model_path=str(path),

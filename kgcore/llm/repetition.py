@@ -55,7 +55,8 @@ def repeating_tail(
     n = len(tokens)
     if n < min_tokens:
         return False
-    tail = list(tokens[-(max_period * min_repeats + min_tokens) :])
+    # the longest span checked: max_period tokens, min_repeats times (or min_tokens)
+    tail = list(tokens[-max(min_tokens, max_period * min_repeats) :])
     size = len(tail)
     for period in range(1, max_period + 1):
         needed = max(min_tokens, period * min_repeats)
@@ -96,8 +97,8 @@ class RepetitionStop:
         if self.prompt_length is None:
             self.prompt_length = len(input_ids)
             return scores
-        generated = input_ids[self.prompt_length :]
-        if self.stopped or repeating_tail([int(t) for t in generated[-256:]], self.min_tokens):
+        generated = input_ids[self.prompt_length :]  # repeating_tail reads only its tail
+        if self.stopped or repeating_tail(generated, self.min_tokens):
             self.stopped = True
             scores[:] = float("-inf")
             scores[self.eos_token] = 0.0

@@ -127,20 +127,17 @@ class Triple2Text:
             grouped: dict[tuple[str, ...], dict[str, list[str]]] = {}
             for names, relation, tail in items:
                 grouped.setdefault(names, {}).setdefault(relation, []).append(tail)
-            clauses = [
-                [f"{relation_phrase(relation)} {_join(tails)}" for relation, tails in rels.items()]
-                for rels in grouped.values()
-            ]
+            clauses = {
+                names: [f"{relation_phrase(rel)} {_join(tails)}" for rel, tails in rels.items()]
+                for names, rels in grouped.items()
+            }
             if self.sentence_per == "subject":
                 text = " ".join(
-                    f"{_join(names)} {', '.join(parts)}."
-                    for names, parts in zip(grouped, clauses, strict=True)
+                    f"{_join(names)} {', '.join(parts)}." for names, parts in clauses.items()
                 )
             else:
                 text = " ".join(
-                    f"{_join(names)} {part}."
-                    for names, parts in zip(grouped, clauses, strict=True)
-                    for part in parts
+                    f"{_join(names)} {part}." for names, parts in clauses.items() for part in parts
                 )
         hidden = len(triples) - len(shown)
         return text + (f" (+{hidden} more facts)" if hidden else "")

@@ -44,7 +44,7 @@ def test_generation_threads_default_to_one_per_physical_core(
 ) -> None:
     import llama_index.llms.llama_cpp as llama_cpp_llms
 
-    import kgcore.local_models
+    import llamaindex_gretriever.llm as gretriever_llm
 
     made: list[dict[str, Any]] = []
 
@@ -53,7 +53,7 @@ def test_generation_threads_default_to_one_per_physical_core(
         return kwargs
 
     monkeypatch.setattr(llama_cpp_llms, "LlamaCPP", fake_llamacpp)
-    monkeypatch.setattr(kgcore.local_models, "llama_threads", lambda: 5)
+    monkeypatch.setattr(gretriever_llm, "llama_threads", lambda: 5)
     model = tmp_path / "model.gguf"
     model.write_bytes(b"GGUF")
     build_llamacpp_llm(model)
