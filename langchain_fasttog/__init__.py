@@ -6,6 +6,7 @@ from langchain_fasttog.base import KGMethodChain, KGMethodRetriever
 from langchain_fasttog.baselines import BaselineChain, ToGChain
 from langchain_fasttog.cgpe import CGPEChain, CGPERetriever, cgpe_documents
 from langchain_fasttog.chain import FastToGChain
+from langchain_fasttog.embeddings import LangChainEmbedder
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.local_llm import ChatLlamaCppLocal
 from langchain_fasttog.models import resolve_chat_model
@@ -23,6 +24,7 @@ __all__ = [
     "Graph2TextTool",
     "KGMethodChain",
     "KGMethodRetriever",
+    "LangChainEmbedder",
     "LangChainLLM",
     "ToGChain",
     "cgpe_documents",

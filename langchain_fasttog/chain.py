@@ -36,4 +36,7 @@ class FastToGChain(FastToGFields, KGMethodChain):
         Width, depth, community size, algorithm, seed, ... (paper defaults).
     textualizer : CommunityTextualizer, optional
         Community-to-text conversion (Triple2Text by default).
+    embeddings : langchain_core.embeddings.Embeddings, optional
+        Ranks the first communities when ``first_choice="similarity"`` (the offline
+        all-MiniLM-L6-v2 without it).
     """

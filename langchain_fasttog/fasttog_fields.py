@@ -11,14 +11,18 @@ Example
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from langchain_fasttog.base import GraphField
+from langchain_fasttog.embeddings import as_text_embedder
 from langchain_fasttog.llm import SamplingPolicy
+
+if TYPE_CHECKING:
+    from kgcore.gretriever.embedding import TextEmbedder
 
 CONFIG_FIELDS = FastToGConfig.setting_names()
 #: Config fields and the step purposes they set when the user changes them.
@@ -27,24 +31,31 @@ _MAX_TOKEN_FIELDS = {"prune_max_tokens": "prune", "reason_max_tokens": "reason"}
 
 
 class FastToGFields(GraphField):
-    """``graph``, ``config`` and ``textualizer``, and :meth:`engine` built from them.
+    """``graph``, ``config``, ``textualizer`` and ``embeddings``, and :meth:`engine` built from
+    them.
 
     :class:`~kgcore.methods.fasttog.FastToGConfig` fields may be given directly
     (``FastToGRetriever(graph=g, llm=m, width=1, max_depth=1)``); they override ``config``'s.
-    Any other unknown keyword is refused.
+    Any other unknown keyword is refused. ``embeddings`` (a LangChain ``Embeddings`` or a
+    kg-retrievers ``TextEmbedder``) ranks the first communities when
+    ``first_choice="similarity"``; without it that setting uses the offline all-MiniLM-L6-v2
+    (the ``embeddings`` extra).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     config: FastToGConfig = Field(default_factory=FastToGConfig)
     textualizer: Any = None
+    embeddings: Any = None
     method: str = "fasttog"
+    _default_embedder: Any = PrivateAttr(default=None)  # a SentenceTransformerEmbedder
 
     @model_validator(mode="before")
     @classmethod
     def _fold_config_fields(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        as_text_embedder(data.get("embeddings"))  # a clear error for anything else
         config = data.get("config")
         if isinstance(config, dict):  # a serialised config
             config = FastToGConfig(**config)
@@ -74,4 +85,19 @@ class FastToGFields(GraphField):
         )
 
     def engine(self) -> FastToG:
-        return FastToG(self.graph, self.config, self.textualizer)
+        return FastToG(self.graph, self.config, self.textualizer, embedder=self.text_embedder())
+
+    def text_embedder(self) -> TextEmbedder | None:
+        """What ranks the first communities under ``first_choice="similarity"``: ``embeddings``,
+        or else the offline all-MiniLM-L6-v2, built once per retriever (an engine is built per
+        call, and each would load the model again); ``None`` when nothing is ranked."""
+        if self.embeddings is not None:
+            return as_text_embedder(self.embeddings)
+        if self.config.first_choice != "similarity":
+            return None
+        if self._default_embedder is None:
+            # Imported here: the gretriever package takes about 0.5 s to import.
+            from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+
+            self._default_embedder = SentenceTransformerEmbedder()
+        return self._default_embedder

@@ -64,6 +64,9 @@ class FastToGRetriever(FastToGFields, KGMethodRetriever):
         Return at most ``k`` documents; ``invoke(question, k=1)`` overrides it per call.
     textualizer : CommunityTextualizer, optional
         Community-to-text conversion (Triple2Text by default).
+    embeddings : langchain_core.embeddings.Embeddings, optional
+        Ranks the first communities when ``first_choice="similarity"`` (the offline
+        all-MiniLM-L6-v2 without it).
     """
 
     def to_documents(self, result: MethodResult, k: int | None) -> list[Document]:
