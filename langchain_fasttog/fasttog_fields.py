@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.methods.fasttog import FastToG, FastToGConfig
@@ -50,12 +50,17 @@ class FastToGFields(GraphField):
     method: str = "fasttog"
     _default_embedder: Any = PrivateAttr(default=None)  # a SentenceTransformerEmbedder
 
+    @field_validator("embeddings")
+    @classmethod
+    def _check_embeddings(cls, value: Any) -> Any:
+        as_text_embedder(value)  # a clear error for anything else; the app's object is kept
+        return value
+
     @model_validator(mode="before")
     @classmethod
     def _fold_config_fields(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        as_text_embedder(data.get("embeddings"))  # a clear error for anything else
         config = data.get("config")
         if isinstance(config, dict):  # a serialised config
             config = FastToGConfig(**config)
