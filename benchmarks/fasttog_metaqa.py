@@ -12,24 +12,26 @@ prompt evaluation. ``--prompt-cache-mb`` keeps earlier prompts' KV states in RAM
 (``ChatLlamaCppLocal.prefix_cache``, on by default). ``--no-run-cache`` turns off the reuse of
 a question's own earlier prompts (``ChatLlamaCppLocal.run_cache``, on by default): compare a
 run with it and one without. ``--no-stop-loops`` lets a reply that repeats itself run to the
-token cap (``ChatLlamaCppLocal.stop_loops``, on by default). ``--first-choice similarity``
-chooses the first W communities by sentence embeddings, with no LLM call
-(``FastToGConfig.first_choice``).
+token cap (``ChatLlamaCppLocal.stop_loops``, on by default). The first W communities are
+chosen by sentence embeddings with the offline all-MiniLM-L6-v2, with no LLM call, as ``kgqa``
+does (``FastToGConfig.first_choice="auto"`` with an embedder); ``--first-choice llm`` asks the
+model, as the paper does.
 
 For deciding on a prompt without touching the report's questions: ``--start 50`` skips the
 first 50 dev questions, ``--stop`` reads that many at most, ``--match``/``--exclude`` keep the
 questions whose text contains (or does not contain) a phrase, ``--max-depth 1 --fallback none``
 scores the depth-1 reasoning alone, and ``--demos three`` uses the first three reasoning
-demonstrations, as before the fourth ("also") one. The fourth was decided with::
+demonstrations, as before the fourth ("also") one. The fourth was decided with the LLM's first
+choice (the default then)::
 
     .venv/bin/python benchmarks/fasttog_metaqa.py --start 50 --stop 300 --match " also " \
-        --n 27 --max-depth 1 --fallback none [--demos three]
+        --n 27 --max-depth 1 --fallback none --first-choice llm [--demos three]
 
 Usage::
 
     .venv/bin/python benchmarks/fasttog_metaqa.py [--hop 2hop] [--n 10] [--llm local]
         [--prompt-cache-mb 256] [--no-prefix-cache] [--no-run-cache] [--no-stop-loops]
-        [--first-choice similarity]
+        [--first-choice auto|llm|similarity]
         [--start 0] [--stop N] [--match TEXT] [--exclude TEXT] [--max-depth 5]
         [--fallback cot] [--demos now|three]
 """
@@ -48,7 +50,8 @@ from kgcore.evaluation.metrics import hit_at_1
 from kgcore.graph import InMemoryGraphStore
 from kgcore.methods.baselines import UNKNOWN
 from kgcore.methods.fasttog import FastToG, FastToGConfig
-from kgcore.methods.fasttog.config import FALLBACKS
+from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES
+from kgcore.methods.fasttog.engine import offline_embedder
 from kgcore.methods.fasttog.prompts import REASON_DEMOS
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import is_local, paper_sampling, resolve_chat_model
@@ -61,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--llm", default="local")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="write per-question results as JSONL")
-    parser.add_argument("--first-choice", choices=("llm", "similarity"), default="llm")
+    parser.add_argument("--first-choice", choices=FIRST_CHOICES, default="auto")
     parser.add_argument(
         "--prompt-cache-mb", type=int, default=0, help="llama.cpp RAM prompt cache (local models)"
     )
@@ -106,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         fallback=args.fallback,
         reason_demos=REASON_DEMOS if args.demos == "now" else REASON_DEMOS[:3],
     )
-    engine = FastToG(store, config)
+    engine = FastToG(store, config, embedder=offline_embedder(config))
     local = is_local(args.llm)
     extra = (
         {
@@ -148,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     unanswered = [r for r, _ in rows if r.answer == UNKNOWN]
     by_format = [r for r in unanswered if r.extra.get("unparsed_replies", 0) > 0]
     print(
-        f"fasttog_metaqa {args.hop} first_choice={args.first_choice} demos={args.demos} n={n} "
+        f"fasttog_metaqa {args.hop} first_choice={engine.first_choice} demos={args.demos} n={n} "
         f"hit@1={sum(h for _, h in rows) / n:.2f} "
         f"llm_calls_mean={statistics.mean(calls):.1f} "
         f"prompt_tokens_per_call={prompt_tokens / max(1, sum(calls)):.0f} "

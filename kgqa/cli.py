@@ -25,7 +25,8 @@ from kgcore.community.detection import ALGORITHMS
 from kgcore.exceptions import ConfigurationError, KGRetrieverError
 from kgcore.graph.store import GraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
-from kgcore.methods.fasttog.config import FALLBACKS
+from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES
+from kgcore.methods.fasttog.engine import offline_embedder
 from kgqa.eval import add_eval_subcommand
 from kgqa.g2t import add_subcommand as add_g2t_subcommand
 from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
@@ -63,6 +64,7 @@ def format_result(result: FastToGResult) -> str:
     )
     lines.append(
         f"depth {result.depth}, LLM calls {result.llm_calls}{tokens}, "
+        f"first choice {result.extra.get('first_choice', 'llm')}, "
         f"fallback {'yes' if result.fell_back else 'no'}, "
         f"graph {result.graph_seconds:.2f}s, LLM {result.llm_seconds:.1f}s, "
         f"total {result.total_seconds:.1f}s"
@@ -79,6 +81,7 @@ def _config_from(args: argparse.Namespace) -> FastToGConfig:
         algorithm=args.algorithm,
         seed=args.seed,
         fallback=args.fallback,
+        first_choice=args.first_choice,
     )
 
 
@@ -129,7 +132,7 @@ def _ask(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     store = open_graph(args.kg, progress=not args.quiet)
     loaded = time.perf_counter() - started
-    engine = FastToG(store, config)
+    engine = FastToG(store, config, embedder=offline_embedder(config))
     llm = llm_for(args.llm, args.sampling)
     result = engine.run(args.question, llm, args.entity or None)
     if args.draw:
@@ -195,6 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--algorithm", choices=ALGORITHMS, help="community detection (louvain)")
     ask.add_argument("--fallback", choices=FALLBACKS, help="after D_max (cot)")
     ask.add_argument("--seed", type=int, help="random seed (0)")
+    ask.add_argument(
+        "--first-choice",
+        choices=FIRST_CHOICES,
+        help="how the first W communities are chosen: auto (here: by similarity with the "
+        "offline all-MiniLM-L6-v2, or by the LLM without the embeddings extra), llm (the "
+        "paper's), similarity",
+    )
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
     ask.add_argument("--draw", metavar="IMAGE", help="draw the chains to IMAGE (.png/.svg/.pdf)")
     ask.add_argument("--quiet", action="store_true", help="no progress output")

@@ -37,6 +37,6 @@ class FastToGChain(FastToGFields, KGMethodChain):
     textualizer : CommunityTextualizer, optional
         Community-to-text conversion (Triple2Text by default).
     embeddings : langchain_core.embeddings.Embeddings, optional
-        Ranks the first communities when ``first_choice="similarity"`` (the offline
-        all-MiniLM-L6-v2 without it).
+        Ranks the first communities: with it, the default ``first_choice="auto"`` chooses
+        them by similarity, with no LLM call; without it, the LLM chooses (the paper's).
     """

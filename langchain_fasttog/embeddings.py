@@ -1,8 +1,8 @@
 """LangChain embedding models as kg-retrievers text embedders.
 
-So ``FastToGRetriever(graph=g, llm=m, first_choice="similarity", embeddings=my_embeddings)``
-ranks FastToG's first communities with the embedding model the app already uses (an
-``OpenAIEmbeddings``, a ``HuggingFaceEmbeddings``...) instead of the offline
+So ``FastToGRetriever(graph=g, llm=m, embeddings=my_embeddings)`` ranks FastToG's first
+communities (the default ``first_choice="auto"``) with the embedding model the app already
+uses (an ``OpenAIEmbeddings``, a ``HuggingFaceEmbeddings``...) instead of the offline
 all-MiniLM-L6-v2, which needs the ``embeddings`` extra.
 
 Example

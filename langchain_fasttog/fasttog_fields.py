@@ -37,9 +37,10 @@ class FastToGFields(GraphField):
     :class:`~kgcore.methods.fasttog.FastToGConfig` fields may be given directly
     (``FastToGRetriever(graph=g, llm=m, width=1, max_depth=1)``); they override ``config``'s.
     Any other unknown keyword is refused. ``embeddings`` (a LangChain ``Embeddings`` or a
-    kg-retrievers ``TextEmbedder``) ranks the first communities when
-    ``first_choice="similarity"``; without it that setting uses the offline all-MiniLM-L6-v2
-    (the ``embeddings`` extra).
+    kg-retrievers ``TextEmbedder``) ranks the first communities: with it, the default
+    ``first_choice="auto"`` chooses them by similarity; without it, by the LLM (the paper's),
+    and ``first_choice="similarity"`` uses the offline all-MiniLM-L6-v2 (the ``embeddings``
+    extra).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -93,9 +94,11 @@ class FastToGFields(GraphField):
         return FastToG(self.graph, self.config, self.textualizer, embedder=self.text_embedder())
 
     def text_embedder(self) -> TextEmbedder | None:
-        """What ranks the first communities under ``first_choice="similarity"``: ``embeddings``,
-        or else the offline all-MiniLM-L6-v2, built once per retriever (an engine is built per
-        call, and each would load the model again); ``None`` when nothing is ranked."""
+        """What ranks the first communities: ``embeddings`` (``first_choice="auto"`` then
+        ranks by similarity), or else, under ``first_choice="similarity"``, the offline
+        all-MiniLM-L6-v2, built once per retriever (an engine is built per call, and each
+        would load the model again); ``None`` when nothing is ranked (``"auto"`` then asks the
+        LLM)."""
         if self.embeddings is not None:
             return as_text_embedder(self.embeddings)
         if self.config.first_choice != "similarity":

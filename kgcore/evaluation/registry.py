@@ -104,17 +104,23 @@ class MethodSpec:
 
 def _fasttog(store: GraphStore, **options: Any) -> Any:
     from kgcore.methods.fasttog import FastToG, FastToGConfig
+    from kgcore.methods.fasttog.engine import offline_embedder
 
     textualizer = options.pop("textualizer", None)
-    return FastToG(store, FastToGConfig().with_overrides(**options), textualizer)
+    config = FastToGConfig().with_overrides(**options)
+    # The offline embedder: the default first_choice="auto" ranks the first communities by
+    # similarity (first_choice=llm: the paper's LLM choice, no embedder).
+    return FastToG(store, config, textualizer, embedder=offline_embedder(config))
 
 
 def _fasttog_node(store: GraphStore, **options: Any) -> Any:
     from kgcore.methods.fasttog import FastToG, FastToGConfig
+    from kgcore.methods.fasttog.engine import offline_embedder
 
     options.pop("max_community_size", None)
     textualizer = options.pop("textualizer", None)
-    return FastToG(store, FastToGConfig.node_level(**options), textualizer)
+    config = FastToGConfig.node_level(**options)
+    return FastToG(store, config, textualizer, embedder=offline_embedder(config))
 
 
 def _tog(store: GraphStore, **options: Any) -> Any:

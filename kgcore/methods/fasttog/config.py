@@ -35,8 +35,9 @@ from kgcore.methods.kernel import check_template
 from kgcore.validation import FASTTOG_LIMITS, check_settings
 
 FALLBACKS = ("cot", "cot-sc", "io", "none")
-#: How the first W communities are chosen (``FastToGConfig.first_choice``).
-FIRST_CHOICES = ("llm", "similarity")
+#: How the first W communities are chosen (``FastToGConfig.first_choice``); ``"auto"`` is
+#: ``"similarity"`` when the engine has an embedder, else ``"llm"``.
+FIRST_CHOICES = ("auto", "llm", "similarity")
 #: The Local Community Search settings, given and read flat on a :class:`FastToGConfig`.
 LCS_FIELDS = tuple(f.name for f in dataclasses.fields(LCSConfig))
 
@@ -82,12 +83,16 @@ class FastToGConfig:
         that step's one-node candidates are shown with it, at the depth it joins; they stay
         candidates (a deviation from the paper, see the README). It does nothing in the
         node-level variant (``max_community_size=1``), where every candidate is one node.
-    first_choice : {"llm", "similarity"}
+    first_choice : {"auto", "llm", "similarity"}
         How the first W communities, which start the chains, are chosen among the offered
         candidates: ``"llm"``, the paper's fine pruning (a multiple-choice LLM call), or
         ``"similarity"``, the W whose text is closest to the question by sentence embeddings
         (cosine; no LLM call), as ToG's paper prunes with SentenceBERT to save calls (a
-        deviation from FastToG's paper, see the README). Later choices always ask the LLM.
+        deviation from FastToG's paper, see the README). ``"auto"`` (the default) is
+        ``"similarity"`` when the engine is given an embedder (``FastToG(...,
+        embedder=...)``, ``FastToGRetriever(..., embeddings=...)``; ``kgqa`` gives the offline
+        all-MiniLM-L6-v2) and the paper's ``"llm"`` otherwise. Later choices always ask the
+        LLM.
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper, see the README).
@@ -112,7 +117,7 @@ class FastToGConfig:
     fallback: str = "cot"
     seed: int = 0
     max_option_triples: int = 8
-    first_choice: str = "llm"
+    first_choice: str = "auto"
     grounded_answers: bool = True
     start_leaves: bool = True
     start_leaf_chains: bool = False
@@ -134,7 +139,7 @@ class FastToGConfig:
         fallback: str = "cot",
         seed: int = 0,
         max_option_triples: int = 8,
-        first_choice: str = "llm",
+        first_choice: str = "auto",
         grounded_answers: bool = True,
         start_leaves: bool = True,
         start_leaf_chains: bool = False,

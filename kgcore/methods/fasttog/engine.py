@@ -30,13 +30,15 @@ Example
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgcore.community.lcs import Community, LCSStep, local_community_search
-from kgcore.exceptions import EmptyGraphError
+from kgcore.exceptions import ConfigurationError, EmptyGraphError
 from kgcore.graph.store import GraphStore
 from kgcore.llm.parsing import parse_answer, parse_choices
 from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
@@ -71,6 +73,41 @@ from kgcore.types import Triple
 if TYPE_CHECKING:  # sentence-transformers is loaded only when similarity ranks the options
     from kgcore.gretriever.embedding import TextEmbedder
 
+logger = logging.getLogger(__name__)
+
+
+def offline_embedder(config: FastToGConfig) -> TextEmbedder | None:
+    """The offline all-MiniLM-L6-v2 that ``kgqa`` gives FastToG, so that the default
+    ``first_choice="auto"`` ranks the first communities by similarity; ``None`` when
+    ``config`` asks the LLM (``first_choice="llm"``).
+
+    Nothing is loaded until the first ranking. Without the ``embeddings`` extra (or its model
+    package), ``"auto"`` gets ``None``: the LLM chooses, as in the paper (logged at INFO;
+    every result's ``extra["first_choice"]`` says which), while ``"similarity"`` is an error
+    that names the extra and the opt-out.
+
+    >>> offline_embedder(FastToGConfig(first_choice="llm")) is None
+    True
+    """
+    if config.first_choice == "llm":
+        return None
+    if importlib.util.find_spec("sentence_transformers") is None:
+        missing = "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
+    else:
+        from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+
+        try:
+            return SentenceTransformerEmbedder()
+        except ConfigurationError as err:  # the model package is missing
+            missing = str(err)
+    if config.first_choice == "auto":
+        logger.info("FastToG: the LLM chooses the first communities (%s)", missing)
+        return None
+    raise ConfigurationError(
+        f"first_choice='similarity' ranks FastToG's first communities with sentence embeddings: "
+        f"{missing}; or set first_choice=llm to choose them with the LLM"
+    )
+
 
 class FastToG(StepMethod[FastToGResult]):
     """Fast Think-on-Graph over a :class:`~kgcore.graph.store.GraphStore`.
@@ -89,9 +126,10 @@ class FastToG(StepMethod[FastToGResult]):
         The method name results report: by default ``"fasttog-node"`` for communities of one
         node (the paper's node-level variant), else ``"fasttog"``.
     embedder : TextEmbedder, optional
-        Sentence embeddings for ``first_choice="similarity"``; by default the local
-        all-MiniLM-L6-v2 (:class:`~kgcore.gretriever.embedding.SentenceTransformerEmbedder`),
-        loaded at the first use.
+        Sentence embeddings that rank the first communities: with one, the default
+        ``first_choice="auto"`` chooses them by similarity, without one by the LLM (the
+        paper's). ``first_choice="similarity"`` without one loads the local all-MiniLM-L6-v2
+        (:class:`~kgcore.gretriever.embedding.SentenceTransformerEmbedder`) at the first use.
     """
 
     def __init__(
@@ -121,6 +159,24 @@ class FastToG(StepMethod[FastToGResult]):
         """The linking triples of the one-node ``candidates`` (``start_leaves``,
         ``chain_leaves``)."""
         return tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
+
+    @property
+    def first_choice(self) -> str:
+        """How this engine chooses the first W communities: ``"llm"`` or ``"similarity"``
+        (``first_choice="auto"`` resolved: by similarity when the engine has an embedder).
+
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> FastToG(InMemoryGraphStore()).first_choice
+        'llm'
+        >>> class Constant:  # a toy embedder
+        ...     def embed(self, texts, progress=False):
+        ...         return np.ones((len(texts), 2))
+        >>> FastToG(InMemoryGraphStore(), embedder=Constant()).first_choice
+        'similarity'
+        """
+        if self.config.first_choice != "auto":
+            return self.config.first_choice
+        return "similarity" if self._embedder is not None else "llm"
 
     @property
     def embedder(self) -> TextEmbedder:
@@ -264,6 +320,7 @@ class FastToG(StepMethod[FastToGResult]):
         )
         trace: list[dict[str, object]] = []
         result.extra["steps"] = trace
+        result.extra["first_choice"] = self.first_choice
         topics = topic_names(question, [*topic, *(topic_entities or ())])
         chains: list[list[ChainCommunity]] = []
         if topic:
@@ -275,7 +332,7 @@ class FastToG(StepMethod[FastToGResult]):
             if step.candidates:
                 offered = self.first_options(step.candidates)
                 options = [step.candidates[i] for i in offered]
-                if cfg.first_choice == "similarity" and len(options) > cfg.width:
+                if self.first_choice == "similarity" and len(options) > cfg.width:
                     with meter.graph():  # no LLM call: counted as graph time
                         picked = self.rank_by_similarity(question, options)[: cfg.width]
                     trace.append(

@@ -96,9 +96,10 @@ class ReasonDemo:
 #: The fourth stops after two steps ("the director of [Film Y] also directed which films"): with
 #: three, the model often chained on past the answer (the director of a film that director made)
 #: or answered the director itself. Running FastToG to depth 1 on dev questions 51+
-#: (``benchmarks/fasttog_metaqa.py --max-depth 1 --fallback none``, against ``--demos three``), a
-#: gold answer was named for 16 instead of 13 of the 27 2-hop questions with "also", 13 instead
-#: of 14 of 20 other 2-hop ones, 9 instead of 7 of 20 3-hop and 17 instead of 15 of 20 1-hop
+#: (``benchmarks/fasttog_metaqa.py --max-depth 1 --fallback none --first-choice llm``, against
+#: ``--demos three``), a gold answer was named for 16 instead of 13 of the 27 2-hop questions
+#: with "also", 13 instead of 14 of 20 other 2-hop ones, 9 instead of 7 of 20 3-hop and 17
+#: instead of 15 of 20 1-hop
 #: (11 gained, 5 lost). A variant with a distracting second chain in its facts gained more on
 #: "also" questions (19) but lost 4 other 2-hop ones to ``{Unknown}``; placed second, the
 #: demonstration gained less (7 gained, 5 lost on the first three sets).

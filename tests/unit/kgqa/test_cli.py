@@ -26,6 +26,8 @@ def test_ask_options_map_onto_the_config() -> None:
             "leiden",
             "--seed",
             "9",
+            "--first-choice",
+            "llm",
         ]
     )
     from kgqa.cli import _config_from
@@ -33,6 +35,8 @@ def test_ask_options_map_onto_the_config() -> None:
     config = _config_from(args)
     assert (config.width, config.max_depth, config.max_community_size) == (2, 3, 5)
     assert (config.algorithm, config.seed, config.fallback) == ("leiden", 9, "cot")
+    assert config.first_choice == "llm"
+    assert _config_from(build_parser().parse_args(["ask", "q"])).first_choice == "auto"
 
 
 def test_result_is_printed_with_chains_and_figures(movie_store) -> None:
@@ -42,6 +46,7 @@ def test_result_is_printed_with_chains_and_figures(movie_store) -> None:
     text = format_result(result)
     assert text.startswith("Answer: All About Eve\nStart: Cleopatra\nChain 1:\n  [depth 1] {")
     assert "LLM calls 2" in text and "fallback no" in text
+    assert "first choice llm" in text  # no embedder: the paper's LLM choice
 
 
 def test_errors_are_reported_without_a_traceback(

@@ -77,8 +77,7 @@ def test_retriever_ranks_the_first_choice_with_the_apps_embeddings(
         width=1,
         max_depth=1,
         max_community_size=2,
-        first_choice="similarity",
-        embeddings=embeddings,
+        embeddings=embeddings,  # the default first_choice="auto" then ranks by similarity
     )
     docs = retriever.invoke(question)
     # One LLM call, the reasoning: the first choice asked no LLM.
@@ -95,7 +94,8 @@ def test_embeddings_are_checked_when_the_retriever_is_built(
     with pytest.raises(ConfigurationError, match="got int"):
         FastToGRetriever(graph=movie_store, llm=llm, embeddings=3)
     chain = FastToGChain(graph=movie_store, llm=llm)
-    assert chain.text_embedder() is None  # nothing ranked with the paper's LLM choice
+    assert chain.text_embedder() is None  # no embeddings: the paper's LLM choice
+    assert chain.engine().first_choice == "llm"
 
 
 def test_the_offline_default_embedder_is_built_once_per_retriever(

@@ -245,6 +245,18 @@ def test_registry_names_every_method_and_options_name_the_run() -> None:
     assert run_label("tog", {"width": 2, "max_depth": 1}) == "tog[max_depth=1,width=2]"
 
 
+def test_the_harness_gives_fasttog_the_offline_embedder_unless_the_llm_chooses() -> None:
+    from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    for name in ("fasttog", "fasttog-node"):
+        engine = make_method(name, store)  # nothing is loaded until the first ranking
+        assert engine.first_choice == "similarity"
+        assert isinstance(engine.embedder, SentenceTransformerEmbedder)
+        paper = make_method(name, store, first_choice="llm")
+        assert paper.first_choice == "llm" and paper._embedder is None
+
+
 def test_report_table_and_community_size_plot(tmp_path: Path) -> None:
     for size, hits in ((1, [True, False]), (2, [True, True]), (4, [False, True])):
         with (tmp_path / f"fasttog_{size}__d.jsonl").open("w") as handle:

@@ -7,6 +7,7 @@ import pytest
 
 from kgcore.community import local_community_search
 from kgcore.exceptions import (
+    ConfigurationError,
     EmptyGraphError,
     EntityNotFoundError,
     InvalidQuestionError,
@@ -572,8 +573,36 @@ def test_first_choice_by_similarity_takes_the_closest_w_without_a_call(
     assert first["offered"][first["picked"][0]] == ["All About Eve", "Joseph L. Mankiewicz"]
     assert [c.nodes for c in result.communities()] == [("All About Eve", "Joseph L. Mankiewicz")]
     assert result.answer == "All About Eve" and result.llm_calls == 1
-    # The LLM's choice is the default (the paper's fine pruning).
-    assert FastToGConfig().first_choice == "llm"
+    assert result.extra["first_choice"] == "similarity"
+
+
+@pytest.mark.parametrize(
+    ("first_choice", "with_embedder", "resolved"),
+    [
+        ("auto", True, "similarity"),
+        ("auto", False, "llm"),
+        ("llm", True, "llm"),
+    ],
+)
+def test_auto_first_choice_ranks_by_similarity_only_with_an_embedder(
+    movie_store: InMemoryGraphStore, first_choice: str, with_embedder: bool, resolved: str
+) -> None:
+    config = FastToGConfig(width=1, max_depth=1, max_community_size=2, first_choice=first_choice)
+    embedder = KeywordEmbedder("director", "directed")
+    llm = ScriptedLLM.by_purpose(
+        replies={"prune": ["{3}"], "reason": ["{All About Eve}"], "cot": ["{Unknown}"]}
+    )
+    engine = FastToG(movie_store, config, embedder=embedder if with_embedder else None)
+    result = engine.run("which films were directed by the director of [Cleopatra]", llm)
+    assert engine.first_choice == resolved == result.extra["first_choice"]
+    first = result.extra["steps"][0]
+    if resolved == "similarity":
+        assert purposes(llm) == ["reason"] and first["ranked"] == "similarity"
+        assert embedder.calls == 1
+    else:  # the paper's fine pruning: one multiple-choice call, the embedder unused
+        assert purposes(llm)[:2] == ["prune", "reason"] and "ranked" not in first
+        assert embedder.calls == 0
+    assert FastToGConfig().first_choice == "auto"
 
 
 def test_first_choice_by_similarity_embeds_nothing_when_the_choice_is_forced(
@@ -587,6 +616,29 @@ def test_first_choice_by_similarity_embeds_nothing_when_the_choice_is_forced(
     assert len(result.chains) == 3
 
 
+def test_without_the_embeddings_extra_auto_asks_the_llm_and_similarity_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import importlib.util
+
+    from kgcore.methods.fasttog.engine import offline_embedder
+
+    assert offline_embedder(FastToGConfig(first_choice="llm")) is None
+    assert offline_embedder(FastToGConfig()) is not None  # installed here
+    found = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "sentence_transformers" else found(name, *a),
+    )
+    with caplog.at_level("INFO", logger="kgcore.methods.fasttog.engine"):
+        assert offline_embedder(FastToGConfig()) is None  # "auto": the paper's LLM choice
+    assert "the LLM chooses" in caplog.text and "kg-retrievers[embeddings]" in caplog.text
+    with pytest.raises(ConfigurationError, match=r"kg-retrievers\[embeddings\].*first_choice=llm"):
+        offline_embedder(FastToGConfig(first_choice="similarity"))
+
+
 def test_unknown_first_choice_is_refused() -> None:
-    with pytest.raises(InvalidSettingError, match="first_choice must be one of llm, similarity"):
+    expected = "first_choice must be one of auto, llm, similarity"
+    with pytest.raises(InvalidSettingError, match=expected):
         FastToGConfig(first_choice="random")

@@ -66,7 +66,12 @@ def test_textualizer_names() -> None:
 
 def test_fasttog_with_g2t_records_fallbacks(movie_store, tiny_model) -> None:
     engine = make_method(
-        "fasttog", movie_store, textualizer=f"g2t:{tiny_model}", width=1, grounded_answers=False
+        "fasttog",
+        movie_store,
+        textualizer=f"g2t:{tiny_model}",
+        width=1,
+        grounded_answers=False,
+        first_choice="llm",  # as the plain engine below chooses
     )
     assert isinstance(engine.textualizer, GuardedTextualizer)
     llm = ScriptedLLM.by_purpose(
