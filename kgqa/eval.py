@@ -5,10 +5,18 @@
     $ kgqa eval --method cgpe --data metaqa:1hop:5 --llm local --out runs/
     $ kgqa eval --method tog,cot --data metaqa:1hop:10 --data metaqa:2hop:10 --workers 2 \\
           --set width=2 --out runs/ --summary metaqa.md
+    $ kgqa eval --method fasttog --data pathquestion:PQ-3H:20 --data webqsp:20 --data cwq:20 \\
+          --llm local --out runs/
+    $ kgqa eval --method tog --data all:10 --llm local --out runs/   # the six cross-graph sets
+    $ kgqa eval --method io --data pathquestion:all:5 --data-dir /data/kgqa --out runs/
     $ kgqa eval --report-only --out runs/          # rewrite the table and plots from traces
 
-Traces go to ``DIR/<run>__<dataset>.jsonl`` and a rerun resumes from them; the Markdown table
-and PNG plots (``DIR/summary.md`` by default) cover every trace in ``DIR``.
+Datasets are read from ``../shared/data`` beside the project root, or from the folder in the
+``KGQA_DATA`` environment variable; ``--data-dir`` overrides both. Each dataset is answered on
+its own graph (MetaQA's, each PathQuestion set's, the WebQSP/CWQ evidence graph), each graph
+loaded once; ``--kg`` puts one graph under every dataset instead. Traces go to
+``DIR/<run>__<dataset>.jsonl`` and a rerun resumes from them; the Markdown table and PNG plots
+(``DIR/summary.md`` by default) cover every trace in ``DIR``.
 """
 
 from __future__ import annotations
@@ -51,13 +59,18 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``eval`` to a ``kgqa`` subparsers object and return its parser."""
+    from kgcore.evaluation.datasets import SPEC_FORMS
     from kgcore.evaluation.registry import method_names
 
     names = ", ".join(method_names())
     parser = subparsers.add_parser(
         "eval",
         help="evaluate methods on a dataset (hit@1, LLM calls, tokens, time)",
-        description="Run methods over datasets, write JSONL traces, a Markdown table and plots.",
+        description=(
+            "Run methods over datasets, write JSONL traces, a Markdown table and plots. "
+            "Datasets are read from ../shared/data beside the project root, or from the "
+            "KGQA_DATA environment variable when it is set; --data-dir DIR overrides both."
+        ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
@@ -67,7 +80,17 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
         "--data",
         action="append",
         default=[],
-        help="metaqa:1hop|2hop|3hop|all[:N], explagraphs:SPLIT[:N] or jsonl:PATH[:N] (repeatable)",
+        help=(
+            f"dataset(s), repeatable: {', '.join(SPEC_FORMS)}; N keeps the first N questions "
+            "(of each set for pathquestion:all and all = metaqa:2hop, metaqa:3hop, "
+            "pathquestion:PQ-3H, pathquestion:PQL-3H, webqsp, cwq)"
+        ),
+    )
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="data folder holding metaqa/, pathquestion/, webqsp_cwq/, explagraphs/; "
+        "overrides KGQA_DATA and ../shared/data beside the project root",
     )
     from kgqa.cli import add_llm_arguments
 
@@ -108,7 +131,7 @@ def _graph_for(
 
 def run_eval_command(args: argparse.Namespace) -> int:
     """The ``kgqa eval`` handler: evaluate every (method, dataset) pair, print a table."""
-    from kgcore.evaluation.datasets import load_dataset
+    from kgcore.evaluation.datasets import load_datasets
     from kgcore.evaluation.harness import evaluate
     from kgcore.evaluation.lock import check_output_folder
     from kgcore.evaluation.registry import get_method
@@ -125,7 +148,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         raise ConfigurationError("kgqa eval needs --method and --data (or --report-only)")
     specs = [get_method(m) for m in methods]  # unknown names fail before the model loads
     options = dict(parse_option(o) for o in args.set)
-    datasets = [load_dataset(d) for d in args.data]
+    datasets = [d for spec in args.data for d in load_datasets(spec, data_dir=args.data_dir)]
 
     from kgqa.cli import llm_for
 

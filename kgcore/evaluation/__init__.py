@@ -13,10 +13,14 @@ True
 from kgcore.evaluation.datasets import (
     Dataset,
     EvalExample,
+    load_cwq,
     load_dataset,
+    load_datasets,
     load_explagraphs,
     load_jsonl,
     load_metaqa,
+    load_pathquestion,
+    load_webqsp,
 )
 from kgcore.evaluation.harness import EvalRun, evaluate
 from kgcore.evaluation.metrics import answer_recall, hit_at_1, normalize_answer
@@ -32,10 +36,14 @@ __all__ = [
     "answer_recall",
     "evaluate",
     "hit_at_1",
+    "load_cwq",
     "load_dataset",
+    "load_datasets",
     "load_explagraphs",
     "load_jsonl",
     "load_metaqa",
+    "load_pathquestion",
+    "load_webqsp",
     "make_method",
     "method_names",
     "normalize_answer",

@@ -1,17 +1,29 @@
-"""Evaluation datasets: MetaQA, ExplaGraphs (G-Retriever format) and a generic JSONL format.
+"""Evaluation datasets: MetaQA, PathQuestion, WebQSP, CWQ, ExplaGraphs and a JSONL format.
 
 Every loader returns a :class:`Dataset`: examples (question, gold answers, optional topic
 entities, optional per-question triples) and, for datasets with one shared graph, the path of
-its triple file. :func:`load_dataset` reads a compact spec string:
+its triple file. The data is read from :func:`default_data_dir` (``../shared/data`` beside the
+project root, or ``$KGQA_DATA``) unless ``data_dir`` names another folder.
+:func:`load_dataset` reads a compact spec string (``N`` keeps the first N questions):
 
-- ``metaqa:2hop`` or ``metaqa:2hop:10`` (the first 10) or ``metaqa:all:5`` (5 per hop) --
+- ``metaqa:2hop`` or ``metaqa:2hop:10`` or ``metaqa:all:5`` (5 per hop, one dataset) --
   ``question with [topic]<TAB>a|b<TAB>type`` lines from ``<data>/metaqa/dev_2hop.txt``, graph
   ``<data>/metaqa/kb.txt``; the topic entity is the bracketed name.
+- ``pathquestion:PQ-3H[:N]`` (PQ-2H, PQ-3H, PQL-2H, PQL-3H, any letter case) --
+  ``<data>/pathquestion/dev_PQ-3H.jsonl``, each set with its own graph ``kb_PQ-3H.txt``.
+- ``webqsp[:N]`` and ``cwq[:N]`` -- ``<data>/webqsp_cwq/dev_webqsp.jsonl`` and
+  ``dev_cwq.jsonl``, one shared Freebase evidence graph ``<data>/webqsp_cwq/kb.txt``.
 - ``explagraphs:test[:N]`` -- G-Retriever's ExplaGraphs rows and split; each question has its own
   graph and the answer is ``support`` or ``counter``.
 - ``jsonl:PATH[:N]`` -- one object a line: ``question``, ``answers`` (a string or a list),
   optional ``id``, ``topic_entities`` and ``triples`` (``[[h, r, t], ...]``); pass the shared
   graph separately when rows carry no triples.
+
+PathQuestion, WebQSP and CWQ rows are ``{"id", "question", "answers", "topic_entities",
+"meta"}`` objects, kept as they are (``meta`` holds e.g. ``all_answers``, ``answer_is_topic``,
+``path``). :func:`load_datasets` also reads shorthands for several datasets:
+``pathquestion:all[:N]`` (the four PathQuestion sets) and ``all[:N]`` (the six sets of the
+cross-graph report, :data:`CROSS_GRAPH_SPECS`), ``N`` questions each.
 
 Example
 -------
@@ -22,11 +34,15 @@ Example
 >>> data = load_dataset(f"jsonl:{path}")
 >>> data.examples[0].answers, data.examples[0].topic_entities
 (('J',), ('Cleopatra',))
+>>> [d.name for d in load_datasets(f"jsonl:{path}:1")]
+['qa']
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +54,27 @@ from kgcore.local_models import repo_root
 from kgcore.types import Triple
 
 METAQA_HOPS = ("1hop", "2hop", "3hop")
+PATHQUESTION_SETS = ("PQ-2H", "PQ-3H", "PQL-2H", "PQL-3H")
+#: The six sets of the cross-graph report, in its order: what ``all[:N]`` expands to.
+CROSS_GRAPH_SPECS = (
+    "metaqa:2hop",
+    "metaqa:3hop",
+    "pathquestion:PQ-3H",
+    "pathquestion:PQL-3H",
+    "webqsp",
+    "cwq",
+)
+#: Every spec form :func:`load_datasets` accepts (:func:`load_dataset`: all but the last two).
+SPEC_FORMS = (
+    "metaqa:1hop|2hop|3hop|all[:N]",
+    "pathquestion:PQ-2H|PQ-3H|PQL-2H|PQL-3H[:N]",
+    "webqsp[:N]",
+    "cwq[:N]",
+    "explagraphs:train|val|test[:N]",
+    "jsonl:PATH[:N]",
+    "pathquestion:all[:N]",
+    "all[:N]",
+)
 EXPLAGRAPHS_SPLITS = ("train", "val", "test")
 EXPLAGRAPHS_QUESTION = (
     "Argument 1: {arg1}\nArgument 2: {arg2}\nQuestion: Do argument 1 and argument 2 support or "
@@ -71,10 +108,13 @@ class Dataset:
 
 def default_data_dir() -> Path:
     """``../shared/data`` beside the project root (``KGQA_DATA`` overrides)."""
-    import os
-
     env = os.environ.get("KGQA_DATA")
     return Path(env) if env else repo_root().parent / "shared" / "data"
+
+
+def _folder(data_dir: str | Path | None, name: str) -> Path:
+    """A loader's folder: ``data_dir`` itself, or ``name`` in :func:`default_data_dir`."""
+    return Path(data_dir) if data_dir else default_data_dir() / name
 
 
 def _need_file(path: Path, what: str) -> Path:
@@ -95,7 +135,7 @@ def load_metaqa(
     """MetaQA questions of one hop count (``"1hop"``/``"2hop"``/``"3hop"``), in file order."""
     if hop not in METAQA_HOPS:
         raise ConfigurationError(f"unknown MetaQA split {hop!r}; expected one of {METAQA_HOPS}")
-    root = Path(data_dir) if data_dir else default_data_dir() / "metaqa"
+    root = _folder(data_dir, "metaqa")
     path = _need_file(root / f"dev_{hop}.txt", "MetaQA questions")
     examples: list[EvalExample] = []
     with path.open(encoding="utf-8") as handle:
@@ -126,7 +166,7 @@ def load_explagraphs(
         raise ConfigurationError(
             f"unknown ExplaGraphs split {split!r}; expected {EXPLAGRAPHS_SPLITS}"
         )
-    root = Path(data_dir) if data_dir else default_data_dir() / "explagraphs"
+    root = _folder(data_dir, "explagraphs")
     rows_path = _need_file(root / "explagraphs_gretriever_format.jsonl", "ExplaGraphs rows")
     split_path = _need_file(root / "split" / f"{split}_indices.txt", "ExplaGraphs split")
     rows: dict[int, dict[str, Any]] = {}
@@ -163,6 +203,14 @@ def _as_list(value: Any) -> list[str]:
     return [str(value)]
 
 
+def _json_row(line: str, path: Path, number: int) -> Any:
+    """One JSONL line, or a :class:`ConfigurationError` naming ``path:number``."""
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, RecursionError) as err:
+        raise ConfigurationError(f"{path}:{number}: not JSON: {err}") from err
+
+
 def load_jsonl(
     path: str | Path, limit: int | None = None, graph_path: str | Path | None = None
 ) -> Dataset:
@@ -173,10 +221,7 @@ def load_jsonl(
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ConfigurationError(f"{path}:{number}: not JSON: {err}") from err
+            row = _json_row(line, path, number)
             if not isinstance(row, dict) or not isinstance(row.get("question"), str):
                 raise ConfigurationError(f"{path}:{number}: expected an object with 'question'")
             answers = _as_list(row.get("answers", row.get("answer")))
@@ -203,32 +248,354 @@ def load_jsonl(
     return Dataset(path.stem, _limit(examples, limit), Path(graph_path) if graph_path else None)
 
 
-def _split_limit(spec: str) -> tuple[str, int | None]:
-    head, sep, tail = spec.rpartition(":")
-    if sep and tail.isdigit():
-        return head, int(tail)
-    return spec, None
+# -- PathQuestion, WebQSP, CWQ: {id, question, answers, topic_entities, meta} rows -------------
+
+
+def _strings(row: dict[str, Any], key: str, where: str, *, empty: bool) -> tuple[str, ...]:
+    """``row[key]`` as a tuple of strings; it must be a list of strings (non-empty unless
+    ``empty``)."""
+    value = row.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigurationError(f"{where}: {key!r} must be a list of non-empty strings")
+    if not value and not empty:
+        raise ConfigurationError(f"{where}: no {key!r}")
+    return tuple(value)
+
+
+def _benchmark_example(row: Any, where: str) -> EvalExample:
+    """One ``{id, question, answers, topic_entities, meta}`` row as an :class:`EvalExample`."""
+    if not isinstance(row, dict):
+        raise ConfigurationError(f"{where}: expected a JSON object")
+    for key in ("id", "question"):
+        if not isinstance(row.get(key), str) or not row[key].strip():
+            raise ConfigurationError(f"{where}: {key!r} must be a non-empty string")
+    meta = row.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ConfigurationError(f"{where}: 'meta' must be an object")
+    return EvalExample(
+        id=row["id"],
+        question=row["question"],
+        answers=_strings(row, "answers", where, empty=False),
+        topic_entities=_strings(row, "topic_entities", where, empty=True),
+        meta=meta,
+    )
+
+
+def read_benchmark_rows(path: str | Path) -> list[EvalExample]:
+    """The examples of a benchmark JSONL file, one ``{id, question, answers, topic_entities,
+    meta}`` object a line (PathQuestion, WebQSP, CWQ), in file order.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSONL file; blank lines are skipped.
+
+    Returns
+    -------
+    list of EvalExample
+        ``question`` verbatim, ``answers`` and ``topic_entities`` as tuples, ``meta`` as given.
+
+    Raises
+    ------
+    ConfigurationError
+        For a missing file, or a malformed row or a repeated ``id`` (naming ``file:line``).
+    """
+    path = _need_file(Path(path), "benchmark questions")
+    examples: list[EvalExample] = []
+    first_line: dict[str, int] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            example = _benchmark_example(_json_row(line, path, number), f"{path}:{number}")
+            if example.id in first_line:
+                raise ConfigurationError(
+                    f"{path}:{number}: id {example.id!r} repeats line {first_line[example.id]}"
+                )
+            first_line[example.id] = number
+            examples.append(example)
+    return examples
+
+
+def _pathquestion_set(name: str) -> str:
+    """``"pq-3h"`` -> ``"PQ-3H"``; an unknown set is a :class:`ConfigurationError`."""
+    for known in PATHQUESTION_SETS:
+        if name.strip().upper() == known:
+            return known
+    raise ConfigurationError(
+        f"unknown PathQuestion set {name!r}; expected one of {', '.join(PATHQUESTION_SETS)} "
+        "(any letter case)"
+    )
+
+
+def load_pathquestion(
+    name: str, limit: int | None = None, data_dir: str | Path | None = None
+) -> Dataset:
+    """PathQuestion dev questions of one set, in file order, with that set's own graph.
+
+    Parameters
+    ----------
+    name : str
+        ``"PQ-2H"``, ``"PQ-3H"``, ``"PQL-2H"`` or ``"PQL-3H"``, in any letter case.
+    limit : int, optional
+        Keep the first ``limit`` questions (>= 0).
+    data_dir : str or Path, optional
+        The folder holding ``dev_<NAME>.jsonl`` and ``kb_<NAME>.txt``; by default
+        ``pathquestion/`` in :func:`default_data_dir`.
+
+    Returns
+    -------
+    Dataset
+        Named ``pathquestion-<NAME>`` (e.g. ``pathquestion-PQ-3H``); ``graph_path`` is
+        ``kb_<NAME>.txt``; ``meta`` keeps ``path`` (the gold relation path), ``gold_paths``,
+        ``answer_is_topic``, ...
+
+    Raises
+    ------
+    ConfigurationError
+        For an unknown set, a negative limit, a missing question file or a malformed row.
+    """
+    canonical = _pathquestion_set(name)
+    root = _folder(data_dir, "pathquestion")
+    examples = read_benchmark_rows(
+        _need_file(root / f"dev_{canonical}.jsonl", f"PathQuestion {canonical} questions")
+    )
+    return Dataset(
+        f"pathquestion-{canonical}", _limit(examples, limit), root / f"kb_{canonical}.txt"
+    )
+
+
+def _load_webqsp_cwq(name: str, limit: int | None, data_dir: str | Path | None) -> Dataset:
+    root = _folder(data_dir, "webqsp_cwq")
+    path = _need_file(root / f"dev_{name}.jsonl", f"{name} questions")
+    return Dataset(name, _limit(read_benchmark_rows(path), limit), root / "kb.txt")
+
+
+def load_webqsp(limit: int | None = None, data_dir: str | Path | None = None) -> Dataset:
+    """WebQSP dev questions (the WebQSP/CWQ lite set), in file order.
+
+    Parameters
+    ----------
+    limit : int, optional
+        Keep the first ``limit`` questions (>= 0).
+    data_dir : str or Path, optional
+        The folder holding ``dev_webqsp.jsonl`` and ``kb.txt``; by default ``webqsp_cwq/`` in
+        :func:`default_data_dir`.
+
+    Returns
+    -------
+    Dataset
+        Named ``webqsp``; ``graph_path`` is the Freebase evidence graph ``kb.txt`` shared with
+        CWQ; ``meta`` keeps ``all_answers`` (the full gold list), ``answer_is_topic``,
+        ``sparql``, ...
+
+    Raises
+    ------
+    ConfigurationError
+        For a negative limit, a missing question file or a malformed row.
+    """
+    return _load_webqsp_cwq("webqsp", limit, data_dir)
+
+
+def load_cwq(limit: int | None = None, data_dir: str | Path | None = None) -> Dataset:
+    """ComplexWebQuestions dev questions (the WebQSP/CWQ lite set), in file order.
+
+    Parameters
+    ----------
+    limit : int, optional
+        Keep the first ``limit`` questions (>= 0).
+    data_dir : str or Path, optional
+        The folder holding ``dev_cwq.jsonl`` and ``kb.txt``; by default ``webqsp_cwq/`` in
+        :func:`default_data_dir`.
+
+    Returns
+    -------
+    Dataset
+        Named ``cwq``; ``graph_path`` is the evidence graph ``kb.txt`` shared with WebQSP; a
+        question may have several topic entities; ``meta`` keeps ``all_answers``,
+        ``compositionality_type``, ``webqsp_id``, ...
+
+    Raises
+    ------
+    ConfigurationError
+        For a negative limit, a missing question file or a malformed row.
+    """
+    return _load_webqsp_cwq("cwq", limit, data_dir)
+
+
+# -- spec strings -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """A parsed spec: ``kind``, the name after it (``""`` if none) and the limit."""
+
+    text: str
+    kind: str
+    name: str = ""
+    limit: int | None = None
+
+
+#: Kinds whose only field is the limit (``webqsp:N``), and kinds with a name first.
+_LIMIT_ONLY = ("webqsp", "cwq", "all")
+_NAMED = ("metaqa", "pathquestion", "explagraphs")
+
+
+def _unknown_spec(spec: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"unknown dataset spec {spec!r}; expected one of: {', '.join(SPEC_FORMS)}"
+    )
+
+
+def _parse_limit(text: str, spec: str) -> int:
+    """``"10"`` -> 10; anything but a whole number >= 0 is a :class:`ConfigurationError`."""
+    if re.fullmatch(r"[0-9]+", text.strip()):
+        return int(text)
+    raise ConfigurationError(
+        f"bad limit {text!r} in dataset spec {spec!r}: expected a whole number >= 0 "
+        "(the number of questions kept), as in webqsp:10 or metaqa:2hop:10"
+    )
+
+
+def _parse_jsonl(spec: str, rest: str) -> _Spec:
+    """``jsonl:PATH[:N]``: a last field is the limit when it is an integer, or when the path
+    before it is a file and the whole is not (``qa.jsonl:x``); otherwise it is part of PATH."""
+    path, limit = rest, None
+    head, sep, tail = rest.rpartition(":")
+    if sep and re.fullmatch(r"\s*[-+]?[0-9]+\s*", tail):
+        path, limit = head, _parse_limit(tail, spec)
+    elif sep and Path(head).is_file() and not Path(rest).exists():
+        _parse_limit(tail, spec)  # raises: not a number
+    if not path.strip():
+        raise ConfigurationError("jsonl dataset needs a path: jsonl:PATH[:N]")
+    return _Spec(spec, "jsonl", path, limit)
+
+
+def _parse_spec(spec: str) -> _Spec:
+    """Split a spec into kind, name and limit (checked); the kind is read in any case."""
+    kind, _, rest = spec.partition(":")
+    kind = kind.strip().lower()
+    if kind == "jsonl":
+        return _parse_jsonl(spec, rest)
+    fields = rest.split(":") if rest else []
+    if kind in _LIMIT_ONLY and len(fields) <= 1:
+        return _Spec(spec, kind, "", _parse_limit(fields[0], spec) if fields else None)
+    if kind in _NAMED and len(fields) <= 2:
+        name = fields[0].strip() if fields else ""
+        return _Spec(spec, kind, name, _parse_limit(fields[1], spec) if len(fields) == 2 else None)
+    raise _unknown_spec(spec)
+
+
+def _expand(spec: _Spec) -> list[str] | None:
+    """The specs a shorthand stands for (``all``, ``pathquestion:all``), or None."""
+    if spec.kind == "all":
+        parts = list(CROSS_GRAPH_SPECS)
+    elif spec.kind == "pathquestion" and spec.name.lower() == "all":
+        parts = [f"pathquestion:{name}" for name in PATHQUESTION_SETS]
+    else:
+        return None
+    return parts if spec.limit is None else [f"{p}:{spec.limit}" for p in parts]
+
+
+def _inside(data_dir: str | Path | None, name: str) -> Path | None:
+    """The loader folder ``name`` in a top-level ``data_dir`` (None: the loader's default)."""
+    return Path(data_dir) / name if data_dir else None
+
+
+def _load_metaqa_spec(spec: _Spec, data_dir: str | Path | None) -> Dataset:
+    root = _inside(data_dir, "metaqa")
+    if spec.name == "all":
+        parts = [load_metaqa(h, spec.limit, root) for h in METAQA_HOPS]
+        examples = [e for p in parts for e in p.examples]
+        return Dataset("metaqa-all", examples, parts[0].graph_path)
+    return load_metaqa(spec.name or "1hop", spec.limit, root)
+
+
+def _load_pathquestion_spec(spec: _Spec, data_dir: str | Path | None) -> Dataset:
+    if not spec.name:
+        raise ConfigurationError(
+            f"pathquestion needs a set: pathquestion:{'|'.join(PATHQUESTION_SETS)}|all[:N]"
+        )
+    return load_pathquestion(spec.name, spec.limit, _inside(data_dir, "pathquestion"))
+
+
+def _load_one(spec: _Spec, data_dir: str | Path | None) -> Dataset:
+    """The dataset of a parsed spec that names exactly one."""
+    if spec.kind == "metaqa":
+        return _load_metaqa_spec(spec, data_dir)
+    if spec.kind == "pathquestion":
+        return _load_pathquestion_spec(spec, data_dir)
+    if spec.kind == "webqsp":
+        return load_webqsp(spec.limit, _inside(data_dir, "webqsp_cwq"))
+    if spec.kind == "cwq":
+        return load_cwq(spec.limit, _inside(data_dir, "webqsp_cwq"))
+    if spec.kind == "explagraphs":
+        return load_explagraphs(spec.name or "test", spec.limit, _inside(data_dir, "explagraphs"))
+    if spec.kind == "jsonl":
+        return load_jsonl(spec.name, spec.limit)
+    raise _unknown_spec(spec.text)
 
 
 def load_dataset(spec: str, data_dir: str | Path | None = None) -> Dataset:
-    """A dataset from a spec string such as ``metaqa:2hop:10`` (see the module docstring)."""
-    kind, _, rest = spec.partition(":")
-    rest, limit = _split_limit(rest)
-    if kind == "metaqa":
-        root = Path(data_dir) / "metaqa" if data_dir else None
-        if rest == "all":
-            parts = [load_metaqa(h, limit, root) for h in METAQA_HOPS]
-            examples = [e for p in parts for e in p.examples]
-            return Dataset("metaqa-all", examples, parts[0].graph_path)
-        return load_metaqa(rest or "1hop", limit, root)
-    if kind == "explagraphs":
-        root = Path(data_dir) / "explagraphs" if data_dir else None
-        return load_explagraphs(rest or "test", limit, root)
-    if kind == "jsonl":
-        if not rest:
-            raise ConfigurationError("jsonl dataset needs a path: jsonl:PATH[:N]")
-        return load_jsonl(rest, limit)
-    raise ConfigurationError(
-        f"unknown dataset spec {spec!r}; expected metaqa:HOP[:N], explagraphs:SPLIT[:N] "
-        "or jsonl:PATH[:N]"
-    )
+    """One dataset from a spec string such as ``metaqa:2hop:10`` or ``webqsp:5``.
+
+    Parameters
+    ----------
+    spec : str
+        ``metaqa:1hop|2hop|3hop|all[:N]``, ``pathquestion:PQ-2H|PQ-3H|PQL-2H|PQL-3H[:N]``,
+        ``webqsp[:N]``, ``cwq[:N]``, ``explagraphs:SPLIT[:N]`` or ``jsonl:PATH[:N]`` (see the
+        module docstring); ``N`` keeps the first N questions (``metaqa:all:N``: N per hop).
+    data_dir : str or Path, optional
+        The top data folder (holding ``metaqa/``, ``pathquestion/``, ``webqsp_cwq/``, ...); by
+        default :func:`default_data_dir`.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    ConfigurationError
+        For an unknown spec (the message lists every form), a bad limit, an unknown split or
+        set, a missing file, or a shorthand for several datasets (``all``,
+        ``pathquestion:all``: use :func:`load_datasets`).
+    """
+    parsed = _parse_spec(spec)
+    parts = _expand(parsed)
+    if parts is not None:
+        raise ConfigurationError(
+            f"dataset spec {spec!r} names {len(parts)} datasets ({', '.join(parts)}); "
+            "load them with load_datasets() (kgqa eval --data accepts it) and evaluate each"
+        )
+    return _load_one(parsed, data_dir)
+
+
+def load_datasets(spec: str, data_dir: str | Path | None = None) -> list[Dataset]:
+    """The datasets of a spec string, shorthands for several datasets included.
+
+    Parameters
+    ----------
+    spec : str
+        Any :func:`load_dataset` spec (a one-element list), or a shorthand:
+        ``pathquestion:all[:N]`` (PQ-2H, PQ-3H, PQL-2H, PQL-3H, each with its own graph) or
+        ``all[:N]`` (:data:`CROSS_GRAPH_SPECS`: metaqa:2hop, metaqa:3hop, pathquestion:PQ-3H,
+        pathquestion:PQL-3H, webqsp, cwq), ``N`` questions each. ``metaqa:all`` stays one
+        dataset.
+    data_dir : str or Path, optional
+        The top data folder; by default :func:`default_data_dir`.
+
+    Returns
+    -------
+    list of Dataset
+        In the shorthand's order.
+
+    Raises
+    ------
+    ConfigurationError
+        As :func:`load_dataset`.
+    """
+    parsed = _parse_spec(spec)
+    parts = _expand(parsed)
+    if parts is None:
+        return [_load_one(parsed, data_dir)]
+    return [_load_one(_parse_spec(part), data_dir) for part in parts]

@@ -238,7 +238,11 @@ def evaluate(
     method : str
         A registered name: fasttog, fasttog-node, tog, cgpe, gretriever, io, cot or cot-sc.
     data : str or Dataset
-        A dataset or a spec such as ``"metaqa:2hop:10"`` (see :mod:`kgcore.evaluation.datasets`).
+        A dataset or a spec naming one, such as ``"metaqa:2hop:10"``,
+        ``"pathquestion:PQ-3H:10"``, ``"webqsp:10"`` or ``"cwq"`` (see
+        :func:`~kgcore.evaluation.datasets.load_dataset`); a shorthand for several datasets
+        (``"all"``, ``"pathquestion:all"``) is refused: load them with
+        :func:`~kgcore.evaluation.datasets.load_datasets` and evaluate each.
     llm : ChatLLM or LangChain chat model
         The model (a LangChain chat model or Runnable is adapted, see :func:`as_chat_llm`);
         with ``workers > 1`` it must accept concurrent calls, or pass ``serialize_llm=True``.
@@ -270,7 +274,8 @@ def evaluate(
     Raises
     ------
     ConfigurationError
-        For an unusable ``llm``, a bad option, or the same error on the first questions.
+        For an unusable ``llm``, a bad option, a bad dataset spec (or one naming several
+        datasets), or the same error on the first questions.
     """
     if workers < 1:
         raise ConfigurationError("workers must be at least 1")

@@ -85,7 +85,7 @@ def test_dataset_specs(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="unknown MetaQA split"):
         load_dataset("metaqa:4hop", data_dir=tmp_path)
     with pytest.raises(ConfigurationError, match="unknown dataset spec"):
-        load_dataset("webqsp:test")
+        load_dataset("freebase:test")
     with pytest.raises(ConfigurationError, match="needs a path"):
         load_dataset("jsonl:")
 
