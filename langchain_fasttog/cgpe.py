@@ -9,7 +9,7 @@ Example
 >>> retriever = CGPERetriever(graph=store, llm=FakeListChatModel(responses=replies))
 >>> doc = retriever.invoke("who is the director of Cleopatra")[0]
 >>> doc.page_content, doc.metadata["answer"]
-('Cleopatra -directed_by-> J. Mankiewicz', 'J. Mankiewicz')
+('Cleopatra -directed by-> J. Mankiewicz', 'J. Mankiewicz')
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Example
 ...     edge_endpoints=((0, 1),), node_prizes=(3.0, 0.0), edge_prizes=(5.0,), objective=7.5,
 ...     edge_cost=0.5, searched_nodes=2, searched_edges=1)
 >>> print(result.textualize("triples"))
-(Cleopatra, directed_by, Joseph L. Mankiewicz)
+(Cleopatra, directed by, Joseph L. Mankiewicz)
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from kgcore.gretriever.textualize import (
     textualize_paper,
     textualize_triples,
 )
+from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.types import Triple
 
 
@@ -93,8 +94,17 @@ class GRetrieverResult:
             for prize, (src, dst) in zip(self.edge_prizes, self.edge_endpoints, strict=True)
         ]
 
-    def textualize(self, fmt: TextFormat = "paper", max_edges: int | None = None) -> str:
+    def textualize(
+        self,
+        fmt: TextFormat = "paper",
+        max_edges: int | None = None,
+        verbalize: Verbalizer = verbalize_relation,
+    ) -> str:
         """The subgraph as text: the paper's node/edge tables, or one triple per line.
+
+        Relations are written through ``verbalize``
+        (:func:`~kgcore.text.relations.verbalize_relation`: ``people.person.place_of_birth``
+        as "place of birth"; phrases such as ExplaGraphs' "capable of" stay as they are).
 
         ``max_edges`` keeps only that many edges, the most relevant first (see
         :meth:`edge_relevance`; ties keep PCST's order), and the nodes they touch; this is how
@@ -123,13 +133,19 @@ class GRetrieverResult:
             # sorted() is stable: equal relevance keeps PCST's order, so the cut repeats.
             edges = sorted(sorted(edges, key=lambda i: -relevance[i])[:max_edges])
         if fmt == "triples":
-            return textualize_triples(self.edges[i] for i in edges)
+            return textualize_triples(
+                (h, verbalize(r), t) for h, r, t in (self.edges[i] for i in edges)
+            )
         touched = {end for i in edges for end in self.edge_endpoints[i]}
         nodes = zip(self.node_ids, self.node_texts, strict=True)
         return textualize_paper(
             ((node, text) for node, text in nodes if not cut or node in touched),
             (
-                (self.edge_endpoints[i][0], self.edges[i].relation, self.edge_endpoints[i][1])
+                (
+                    self.edge_endpoints[i][0],
+                    verbalize(self.edges[i].relation),
+                    self.edge_endpoints[i][1],
+                )
                 for i in edges
             ),
         )

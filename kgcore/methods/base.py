@@ -8,7 +8,8 @@ Every subclass's ``steps`` is wrapped once, when the class is defined, so the sa
 for every method, whoever drives it (``run``, ``arun``, the evaluation harness, the adapters):
 the question and the caller's topic entities are checked against the limits of
 :mod:`kgcore.validation` before any work, a final answer that is not a short printable
-phrase becomes ``Unknown`` (``extra["answer_guarded"]`` says so), and every request of one run
+phrase becomes ``Unknown`` and an unnamed graph node (``m.0w4dx1v``) is never an answer
+(``extra["answer_guarded"]`` says so), and every request of one run
 carries that run's ``cache_scope`` (:func:`in_cache_scope`).
 
 Example
@@ -35,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from kgcore.graph.compound import is_unnamed_node
 from kgcore.llm.protocol import (
     AsyncChatLLM,
     ChatLLM,
@@ -115,11 +117,29 @@ class RunMeter:
         return result
 
 
+def named_answer(answer: str) -> str:
+    """``answer`` without the names that are unnamed graph nodes (``m.0w4dx1v``: see
+    :mod:`kgcore.graph.compound`), ``Unknown`` when nothing else is left.
+
+    >>> named_answer("m.0w4dx1v; Jennifer Lawrence"), named_answer("m.0w4dx1v")
+    ('Jennifer Lawrence', 'Unknown')
+    """
+    parts = [part.strip() for part in answer.split(";")]
+    kept = [part for part in parts if not is_unnamed_node(part)]
+    if len(kept) == len(parts):
+        return answer
+    return "; ".join(part for part in kept if part) or UNKNOWN
+
+
 def guard_result(result: Any) -> Any:
-    """Replace a result's answer by ``Unknown`` unless it is a short printable phrase."""
+    """Replace a result's answer by ``Unknown`` unless it is a short printable phrase, and
+    drop the names in it that are unnamed graph nodes (:func:`named_answer`)."""
     answer = getattr(result, "answer", None)
-    if isinstance(answer, str) and answer != UNKNOWN and answer_phrase(answer) is None:
-        result.answer = UNKNOWN
+    if not isinstance(answer, str) or answer == UNKNOWN:
+        return result
+    guarded = named_answer(answer) if answer_phrase(answer) is not None else UNKNOWN
+    if guarded != answer:
+        result.answer = guarded
         extra = getattr(result, "extra", None)
         if isinstance(extra, dict):
             extra["answer_guarded"] = True

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from kgcore.exceptions import InvalidSettingError
+from kgcore.exceptions import ConfigurationError, InvalidSettingError
+from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
 from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.base import StepMethod
@@ -28,11 +29,13 @@ from kgcore.methods.kernel import (
     ANSWER_SYSTEM,
     UNKNOWN,
     ask_parsed,
+    check_verbalizer,
     drop_topic_answer,
     parse_graph_answer,
     topic_names,
 )
 from kgcore.methods.result import MethodResult
+from kgcore.text.relations import Verbalizer, verbalize_relation
 
 if TYPE_CHECKING:  # kgcore.gretriever is imported when an engine is built, not before
     from kgcore.gretriever.result import GRetrieverResult
@@ -40,6 +43,12 @@ if TYPE_CHECKING:  # kgcore.gretriever is imported when an engine is built, not 
 
 
 def _all_triples(store: GraphStore) -> list[tuple[str, str, str]] | None:
+    listed = getattr(store, "all_triples", None)  # a CompoundNodeView over an in-memory store
+    if callable(listed):
+        try:
+            return [tuple(t) for t in listed()]  # type: ignore[misc]
+        except ConfigurationError:
+            return None
     graph = getattr(store, "graph", None)
     edges = getattr(graph, "edges", None)
     if edges is None:
@@ -68,8 +77,14 @@ class GRetrieverQA(StepMethod[MethodResult]):
     chars_per_token : float
         How the budget is counted without the model's tokenizer: 3 characters a token, on the
         safe side of the 3.5 measured with Qwen2.5's tokenizer on MetaQA subgraphs.
+    verbalizer : callable or {"readable", "raw"}
+        How relations are written in the subgraph text
+        (:func:`~kgcore.text.relations.verbalize_relation` by default; ``"raw"``: as stored).
     settings :
         ``k_nodes``, ``k_edges``, ``edge_cost`` (PCST) and ``hops``, ``max_nodes`` (region).
+
+    The store is seen through a :class:`~kgcore.graph.compound.CompoundNodeView`: unnamed
+    compound nodes (``m.0w4dx1v``) are stepped through, never shown.
     """
 
     name = "gretriever"
@@ -82,6 +97,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
         max_tokens: int = 96,
         max_graph_tokens: int | None = 2048,
         chars_per_token: float = 3.0,
+        verbalizer: Verbalizer | str = verbalize_relation,
         **settings: Any,
     ) -> None:
         if max_graph_tokens is not None and max_graph_tokens < 1:
@@ -97,6 +113,8 @@ class GRetrieverQA(StepMethod[MethodResult]):
         pcst_keys = {"k_nodes", "k_edges", "edge_cost", "num_clusters"}
         pcst = PCSTSettings(**{k: v for k, v in settings.items() if k in pcst_keys})
         region = RegionSettings(**{k: v for k, v in settings.items() if k not in pcst_keys})
+        self.verbalizer = check_verbalizer("G-Retriever", verbalizer)
+        store = compound_view(store)
         embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
         triples = _all_triples(store) if store.num_nodes() <= region.whole_graph_max_nodes else None
         if triples:
@@ -117,7 +135,8 @@ class GRetrieverQA(StepMethod[MethodResult]):
         with every edge kept).
         """
         fmt = self.text_format
-        text = retrieved.textualize(fmt)
+        verbalize = self.verbalizer
+        text = retrieved.textualize(fmt, verbalize=verbalize)
         if self.max_graph_tokens is None:
             return text, retrieved.num_edges
         budget = int(self.max_graph_tokens * self.chars_per_token)
@@ -126,11 +145,11 @@ class GRetrieverQA(StepMethod[MethodResult]):
         low, high = 0, retrieved.num_edges - 1  # low always fits (or is 0), high + 1 does not
         while low < high:
             middle = (low + high + 1) // 2
-            if len(retrieved.textualize(fmt, max_edges=middle)) <= budget:
+            if len(retrieved.textualize(fmt, max_edges=middle, verbalize=verbalize)) <= budget:
                 low = middle
             else:
                 high = middle - 1
-        return retrieved.textualize(fmt, max_edges=low), low
+        return retrieved.textualize(fmt, max_edges=low, verbalize=verbalize), low
 
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from kgcore.exceptions import InvalidSettingError
+from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
 from kgcore.llm.parsing import parse_choices
 from kgcore.llm.protocol import LLMRequest, Steps
@@ -55,11 +56,11 @@ from kgcore.methods.kernel import (
     answer_steps,
     ask_parsed,
     check_template,
+    check_verbalizer,
     drop_topic_answer,
     link_steps,
     options_text,
     parse_graph_answer,
-    relation_text,
     topic_names,
     triple_text,
 )
@@ -67,12 +68,13 @@ from kgcore.methods.kernel import (
     with_overrides as _with_overrides,
 )
 from kgcore.methods.result import MethodResult
+from kgcore.text.relations import Verbalizer, distinct_phrases, verbalize_relation
 from kgcore.types import Triple
 from kgcore.validation import TOG_LIMITS, check_settings
 
 SYSTEM = GRAPH_SYSTEM
 #: ToG's format reminder after an entity list that could not be read.
-ENTITY_REMINDER = 'Reply with a JSON list of entity names, e.g. ["Titanic"].'
+ENTITY_REMINDER = 'Reply with a JSON list of entity names, e.g. ["Ada Lovelace"].'
 REASON_SYSTEM = (
     "You answer questions from knowledge-graph triplets. The answer is never the entity in "
     "brackets."
@@ -196,6 +198,11 @@ class ToGConfig:
     relation_prompt, entity_prompt, reason_prompt : str
         ``str.format`` templates of the three steps (:data:`RELATION_PROMPT`,
         :data:`ENTITY_PROMPT`, :data:`REASON_PROMPT`); a template must keep their fields.
+    verbalizer : callable or {"readable", "raw"}
+        How relations are written in every prompt
+        (:func:`~kgcore.text.relations.verbalize_relation`: ``people.person.place_of_birth``
+        as "place of birth"; ``"raw"`` shows them as stored; or a
+        :class:`~kgcore.text.relations.RelationVerbalizer` with names of your own).
 
     Example
     -------
@@ -218,9 +225,11 @@ class ToGConfig:
     relation_prompt: str = field(default=RELATION_PROMPT, repr=False)
     entity_prompt: str = field(default=ENTITY_PROMPT, repr=False)
     reason_prompt: str = field(default=REASON_PROMPT, repr=False)
+    verbalizer: Verbalizer = field(default=verbalize_relation, repr=False)
 
     def __post_init__(self) -> None:
         check_settings("ToG", self, TOG_LIMITS)  # documented maxima bound the cost
+        object.__setattr__(self, "verbalizer", check_verbalizer("ToG", self.verbalizer))
         if self.entity_sample_size > self.entity_sample_threshold:
             raise InvalidSettingError(
                 "ToG needs entity_sample_size <= entity_sample_threshold, got "
@@ -251,7 +260,10 @@ class ToG(StepMethod[MethodResult]):
     Parameters
     ----------
     store : GraphStore
-        The knowledge graph.
+        The knowledge graph, seen through a
+        :class:`~kgcore.graph.compound.CompoundNodeView`: unnamed compound nodes
+        (``m.0w4dx1v``) are stepped through, never shown (give a view of your own for
+        another pattern, or ``CompoundNodeView(store, unnamed=None)`` for none).
     config : ToGConfig, optional
         Every setting (:class:`ToGConfig`'s defaults when left out).
     **overrides :
@@ -268,7 +280,7 @@ class ToG(StepMethod[MethodResult]):
     name = "tog"
 
     def __init__(self, store: GraphStore, config: ToGConfig | None = None, **overrides: Any):
-        self.store = store
+        self.store = compound_view(store)
         if config is not None and not isinstance(config, ToGConfig):
             raise InvalidSettingError(f"config must be a ToGConfig, got {type(config).__name__}")
         self.config = (config or ToGConfig()).with_overrides(**overrides)
@@ -284,6 +296,19 @@ class ToG(StepMethod[MethodResult]):
         return self.config.max_depth
 
     # -- prompts -----------------------------------------------------------------------
+    def _relation_labels(self, relations: Sequence[tuple[str, bool]]) -> list[str]:
+        """The options of a relation choice: each ``(relation, outgoing)`` verbalised, two
+        relations that read the same told apart (:func:`distinct_phrases`).
+
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> ToG(InMemoryGraphStore())._relation_labels(
+        ...     [("film.film.country", True), ("location.location.country", False)])
+        ['film country', 'location country (reverse)']
+        """
+        names = list(dict.fromkeys(r for r, _ in relations))
+        texts = dict(zip(names, distinct_phrases(names, self.config.verbalizer), strict=True))
+        return [texts[r] if out else f"{texts[r]} (reverse)" for r, out in relations]
+
     def _relation_request(self, question: str, entity: str, relations: list[str]) -> LLMRequest:
         prompt = self.config.relation_prompt.format(
             question=question, entity=entity, options=options_text(relations), width=self.width
@@ -306,7 +331,7 @@ class ToG(StepMethod[MethodResult]):
         )
 
     def _reason_request(self, question: str, triples: list[Triple]) -> LLMRequest:
-        lines = "\n".join(triple_text(t) for t in triples)
+        lines = "\n".join(triple_text(t, self.config.verbalizer) for t in triples)
         return LLMRequest.from_prompt(
             self.config.reason_prompt.format(triples=lines, question=question),
             purpose="tog_reason",
@@ -358,7 +383,7 @@ class ToG(StepMethod[MethodResult]):
                 relations = sorted(by_relation)[: min(self.config.max_relations, 26)]
                 if not relations:
                     continue
-                labels = [relation_text(r, out) for r, out in relations]
+                labels = self._relation_labels(relations)
                 if len(relations) == 1:
                     rel_scores: dict[int, float] = {0: 1.0}
                 else:
@@ -444,7 +469,7 @@ class ToG(StepMethod[MethodResult]):
             method=self.name,
             depth=depth,
             fell_back=fell_back,
-            context="\n".join(triple_text(t) for t in kept),
+            context="\n".join(triple_text(t, self.config.verbalizer) for t in kept),
         )
         result.extra.update(stats)
         result.extra.update(topic_entities=topic, explored=explored, steps=trace.steps)

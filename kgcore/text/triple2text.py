@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, Protocol, get_args, runtime_checkable
 
+from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.types import Triple
 
 #: What one Triple2Text sentence holds: see :class:`Triple2Text`'s ``sentence_per``.
@@ -33,9 +34,9 @@ class CommunityTextualizer(Protocol):
 
 
 def relation_phrase(relation: str) -> str:
-    """``"directed_by"`` -> ``"directed by"``; a dotted Freebase-style path keeps its last part."""
-    last = relation.rsplit(".", 1)[-1].rsplit("/", 1)[-1]
-    return last.replace("_", " ").strip()
+    """``"directed_by"`` -> ``"directed by"``; a Freebase-style path keeps its last part
+    (:func:`~kgcore.text.relations.verbalize_relation`)."""
+    return verbalize_relation(relation)
 
 
 def _join(names: Sequence[str]) -> str:
@@ -68,6 +69,10 @@ class Triple2Text:
           1.5B model overlooked facts at the end of long sentences: on dev questions 51-110 of
           each hop FastToG answered 128 of 180 with it, 133 with ``"relation"`` (see the
           README's deviations).
+    verbalize : callable
+        How a relation is written (:func:`~kgcore.text.relations.verbalize_relation` by
+        default: ``people.person.place_of_birth`` as "place of birth"; a
+        :class:`~kgcore.text.relations.RelationVerbalizer` for names of your own).
 
     Examples
     --------
@@ -92,6 +97,7 @@ class Triple2Text:
         max_triples: int | None = None,
         merge_shared: bool = True,
         sentence_per: SentenceUnit = "relation",
+        verbalize: Verbalizer = verbalize_relation,
     ) -> None:
         if sentence_per not in get_args(SentenceUnit):
             raise ValueError(
@@ -100,10 +106,13 @@ class Triple2Text:
         self.max_triples = max_triples
         self.merge_shared = merge_shared
         self.sentence_per = sentence_per
+        if not callable(verbalize):
+            raise ValueError(f"verbalize must be a callable, not {type(verbalize).__name__}")
+        self.verbalize = verbalize
 
     def sentence(self, triple: Triple) -> str:
         """One triple as a sentence (``sentence_per="triple"``); merged subjects come joined."""
-        return f"{triple.head} {relation_phrase(triple.relation)} {triple.tail}."
+        return f"{triple.head} {self.verbalize(triple.relation)} {triple.tail}."
 
     def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str:
         if not triples:
@@ -128,7 +137,7 @@ class Triple2Text:
             for names, relation, tail in items:
                 grouped.setdefault(names, {}).setdefault(relation, []).append(tail)
             clauses = {
-                names: [f"{relation_phrase(rel)} {_join(tails)}" for rel, tails in rels.items()]
+                names: [f"{self.verbalize(rel)} {_join(tails)}" for rel, tails in rels.items()]
                 for names, rels in grouped.items()
             }
             if self.sentence_per == "subject":

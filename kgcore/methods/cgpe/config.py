@@ -24,7 +24,8 @@ from kgcore.methods.cgpe.prompts import (
     STEP3_PROMPT,
     TEMPLATE_FIELDS,
 )
-from kgcore.methods.kernel import check_template, with_overrides
+from kgcore.methods.kernel import check_template, check_verbalizer, with_overrides
+from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.validation import CGPE_LIMITS, check_settings
 
 
@@ -53,6 +54,9 @@ class CGPEConfig:
     clue_prompt, step1_prompt, step2_prompt, step3_prompt, answer_prompt : str
         ``str.format`` templates of the steps (defaults in :mod:`kgcore.methods.cgpe.prompts`);
         a template must keep its fields.
+    verbalizer : callable or {"readable", "raw"}
+        How relations are written in every prompt
+        (:func:`~kgcore.text.relations.verbalize_relation` by default; ``"raw"``: as stored).
     """
 
     max_depth: int = 3
@@ -68,9 +72,11 @@ class CGPEConfig:
     step2_prompt: str = field(default=STEP2_PROMPT, repr=False)
     step3_prompt: str = field(default=STEP3_PROMPT, repr=False)
     answer_prompt: str = field(default=ANSWER_PROMPT, repr=False)
+    verbalizer: Verbalizer = field(default=verbalize_relation, repr=False)
 
     def __post_init__(self) -> None:
         check_settings("CGPE", self, CGPE_LIMITS)  # documented maxima bound the cost
+        object.__setattr__(self, "verbalizer", check_verbalizer("CGPE", self.verbalizer))
         threshold = self.match_threshold
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
             raise InvalidSettingError(

@@ -56,6 +56,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from kgcore.exceptions import InvalidSettingError
+from kgcore.graph.compound import compound_view
 from kgcore.graph.memory import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.linking import link_entities
@@ -86,6 +87,7 @@ from kgcore.methods.kernel import (
     triple_text,
 )
 from kgcore.methods.result import MethodResult
+from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.types import Triple
 
 
@@ -104,11 +106,12 @@ class CluePath:
             self.clues + (clue,),
         )
 
-    def text(self) -> str:
-        """``A -directed_by-> B <-starred_actors- C``."""
+    def text(self, verbalize: Verbalizer = verbalize_relation) -> str:
+        """``A -directed by-> B <-starred actors- C`` (relations through ``verbalize``)."""
         parts = [self.nodes[0]]
         for node, triple, nxt in zip(self.nodes[:-1], self.triples, self.nodes[1:], strict=True):
-            arrow = f"-{triple.relation}->" if triple.head == node else f"<-{triple.relation}-"
+            relation = verbalize(triple.relation)
+            arrow = f"-{relation}->" if triple.head == node else f"<-{relation}-"
             parts.append(f"{arrow} {nxt}")
         return " ".join(parts)
 
@@ -121,13 +124,11 @@ class _Candidate:
     relation: str
     label: str
 
+    typed: bool = False  # the label is the node's type, not the relation that reached it
+
     @property
     def summary(self) -> str:
-        return (
-            self.relation
-            if self.label == self.triple.relation
-            else f"{self.relation} -> {self.label}"
-        )
+        return f"{self.relation} -> {self.label}" if self.typed else self.relation
 
 
 @dataclass
@@ -138,6 +139,7 @@ class _Stats:
 
 def graph_type_of(store: GraphStore, key: str = "type") -> Callable[[str], str | None] | None:
     """The graph's own node-type lookup, or ``None`` when it has no type property."""
+    store = getattr(store, "inner", store)  # a CompoundNodeView: the types of its store
     method = getattr(store, "node_type", None)
     if callable(method):
         return cast(Callable[[str], str | None], method)
@@ -165,7 +167,9 @@ class CGPE(StepMethod[MethodResult]):
     Parameters
     ----------
     store : GraphStore
-        The knowledge graph.
+        The knowledge graph, seen through a
+        :class:`~kgcore.graph.compound.CompoundNodeView` (unnamed compound nodes are stepped
+        through, never shown).
     config : CGPEConfig, optional
         Every setting (:class:`~kgcore.methods.cgpe.config.CGPEConfig`'s defaults when left
         out).
@@ -193,11 +197,11 @@ class CGPE(StepMethod[MethodResult]):
         type_of: Callable[[str], str | None] | None = None,
         **overrides: Any,
     ) -> None:
-        self.store = store
+        self.store = compound_view(store)
         if config is not None and not isinstance(config, CGPEConfig):
             raise InvalidSettingError(f"config must be a CGPEConfig, got {type(config).__name__}")
         self.config = (config or CGPEConfig()).with_overrides(**overrides)
-        self.type_of = type_of if type_of is not None else graph_type_of(store)
+        self.type_of = type_of if type_of is not None else graph_type_of(self.store)
 
     @property
     def max_depth(self) -> int:
@@ -307,7 +311,8 @@ class CGPE(StepMethod[MethodResult]):
 
         fell_back = not leaves
         if leaves:
-            context = "\n".join(f"{i + 1}. {p.text()}" for i, p in enumerate(leaves))
+            verbalize = self.config.verbalizer
+            context = "\n".join(f"{i + 1}. {p.text(verbalize)}" for i, p in enumerate(leaves))
             answer = yield from ask_parsed(
                 request(
                     self.config.answer_prompt,
@@ -339,7 +344,7 @@ class CGPE(StepMethod[MethodResult]):
             {
                 "clues": clues,
                 "used_clues": sorted(used),
-                "paths": [p.text() for p in leaves],
+                "paths": [p.text(self.config.verbalizer) for p in leaves],
                 "char_matches": stats.char_matches,
                 "step_calls": stats.step_calls,
                 "topic_entities": list(starts),
@@ -359,10 +364,11 @@ class CGPE(StepMethod[MethodResult]):
                 node = triple.other(end)
                 if node in path.nodes:
                     continue
-                rel = relation_text(triple.relation, triple.head == end)
-                candidates.append(
-                    _Candidate(index, triple, node, rel, self.label(node, triple.relation))
-                )
+                rel = relation_text(triple.relation, triple.head == end, self.config.verbalizer)
+                verbalized = self.config.verbalizer(triple.relation)
+                label = self.label(node, verbalized)
+                typed = label != verbalized
+                candidates.append(_Candidate(index, triple, node, rel, label, typed))
         return candidates
 
     def _char_matches(
@@ -459,7 +465,12 @@ class CGPE(StepMethod[MethodResult]):
                 self.config.max_tokens,
                 question=question,
                 clues=clue_list,
-                options=options_text([f"{c.node}, from {triple_text(c.triple)}" for c in picked]),
+                options=options_text(
+                    [
+                        f"{c.node}, from {triple_text(c.triple, self.config.verbalizer)}"
+                        for c in picked
+                    ]
+                ),
             ),
             lambda text: parse_clue_matches(text, len(picked), clues),
             STEP3_REMINDER,

@@ -24,6 +24,7 @@ from kgcore.methods.base import RunMeter
 from kgcore.methods.kernel.answers import (
     drop_topic_answer,
     grounded_answer,
+    node_answer,
     parse_graph_answer,
     sentence_answer,
     topic_names,
@@ -42,7 +43,7 @@ from kgcore.methods.kernel.prompts import (
     step_record,
     triple_text,
 )
-from kgcore.methods.kernel.settings import check_template, with_overrides
+from kgcore.methods.kernel.settings import check_template, check_verbalizer, with_overrides
 from kgcore.methods.kernel.steps import (
     ENTITY_REMINDER,
     Linked,
@@ -68,6 +69,7 @@ __all__ = [
     "answer_steps",
     "ask_parsed",
     "check_template",
+    "check_verbalizer",
     "cot_request",
     "cot_sc_steps",
     "cot_steps",
@@ -77,6 +79,7 @@ __all__ = [
     "io_steps",
     "link_steps",
     "majority_answer",
+    "node_answer",
     "options_text",
     "parse_graph_answer",
     "prompt_only_steps",

@@ -22,6 +22,7 @@ from kgcore.llm.parsing import parse_answer
 __all__ = [
     "drop_topic_answer",
     "grounded_answer",
+    "node_answer",
     "parse_graph_answer",
     "sentence_answer",
     "topic_names",
@@ -177,6 +178,37 @@ def grounded_answer(answer: str | None, facts: str, topics: Sequence[str] = ()) 
             if form not in topic_forms and contains_answer(facts, piece):
                 kept.setdefault(form, piece)
     return "; ".join(kept.values()) or None
+
+
+def node_answer(answer: str | None, nodes: Sequence[str]) -> str | None:
+    """Each name of ``answer`` as the node of ``nodes`` it names: the node it equals, else the
+    first node whose name holds it (``Oxford`` -> ``University of Oxford``), else as it is.
+
+    ``nodes`` are the nodes whose facts the model was shown, in the order it saw them; names are
+    compared after :func:`~kgcore.llm.answers.normalize_answer`, containment on word
+    boundaries. A graph method's answer is then a node of the graph (the model shortens
+    names), and a name it wrote twice is kept once.
+
+    Example
+    -------
+    >>> nodes = ["J. R. R. Tolkien", "University of Oxford", "Exeter College, Oxford", "Oxford"]
+    >>> node_answer("oxford", nodes), node_answer("Exeter College", nodes)
+    ('Oxford', 'Exeter College, Oxford')
+    >>> node_answer("university of oxford; Oxford University", nodes[:3])
+    'University of Oxford; Oxford University'
+    """
+    if answer is None:
+        return None
+    forms = [(normalize_answer(node), node) for node in nodes]
+    exact = {form: node for form, node in reversed(forms)}  # the first spelling wins
+    kept: dict[str, None] = {}
+    for name in _answer_names(answer):
+        form = normalize_answer(name)
+        node = exact.get(form)
+        if node is None and form:
+            node = next((n for f, n in forms if f" {form} " in f" {f} "), None)
+        kept.setdefault(node or name, None)
+    return "; ".join(kept) or None
 
 
 def parse_graph_answer(text: str) -> str | None:

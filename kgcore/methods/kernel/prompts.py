@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kgcore.llm.protocol import LLMReply, LLMRequest
+from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.types import Triple
 from kgcore.validation import UNKNOWN
 
@@ -49,22 +50,28 @@ MAX_RECORDED_PRUNED = 24
 MAX_TRACE_REPLY = 2000
 
 
-def relation_text(relation: str, outgoing: bool) -> str:
-    """How a relation is shown from one side: ``"directed_by"`` or ``"directed_by (reverse)"``.
+def relation_text(
+    relation: str, outgoing: bool, verbalize: Verbalizer = verbalize_relation
+) -> str:
+    """How a relation is shown from one side, through ``verbalize``
+    (:func:`~kgcore.text.relations.verbalize_relation` by default).
 
     >>> relation_text("directed_by", outgoing=False)
-    'directed_by (reverse)'
+    'directed by (reverse)'
+    >>> relation_text("people.person.place_of_birth", outgoing=True)
+    'place of birth'
     """
-    return relation if outgoing else f"{relation} (reverse)"
+    text = verbalize(relation)
+    return text if outgoing else f"{text} (reverse)"
 
 
-def triple_text(triple: Triple) -> str:
-    """``(head, relation, tail)`` as the prompts show it.
+def triple_text(triple: Triple, verbalize: Verbalizer = verbalize_relation) -> str:
+    """``(head, relation, tail)`` as the prompts show it, the relation through ``verbalize``.
 
     >>> triple_text(Triple("Cleopatra", "directed_by", "Joseph L. Mankiewicz"))
-    '(Cleopatra, directed_by, Joseph L. Mankiewicz)'
+    '(Cleopatra, directed by, Joseph L. Mankiewicz)'
     """
-    return f"({triple.head}, {triple.relation}, {triple.tail})"
+    return f"({triple.head}, {verbalize(triple.relation)}, {triple.tail})"
 
 
 def options_text(options: Sequence[str]) -> str:

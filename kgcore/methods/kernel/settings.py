@@ -21,8 +21,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from kgcore.exceptions import InvalidSettingError
+from kgcore.text.relations import RelationVerbalizer, Verbalizer
 
-__all__ = ["check_template", "with_overrides"]
+__all__ = ["check_template", "check_verbalizer", "with_overrides"]
 
 C = TypeVar("C")
 
@@ -60,3 +61,24 @@ def check_template(owner: str, name: str, template: str, fields: Iterable[str]) 
             f"{owner} setting {name}: the template cannot be filled ({err!r}); its fields are "
             f"{', '.join(sorted(fields))}, and literal braces are written doubled"
         ) from None
+
+
+def check_verbalizer(owner: str, value: Any) -> Verbalizer:
+    """A config's relation verbaliser: a callable ``relation -> text``, or a style name
+    (``"readable"``, ``"raw"``, as ``kgqa eval --set verbalizer=raw`` gives it).
+
+    >>> check_verbalizer("ToG", "raw")("people.person.gender")
+    'people.person.gender'
+    >>> check_verbalizer("ToG", 3)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: ToG setting verbalizer must be a callable ...
+    """
+    if isinstance(value, str):
+        return RelationVerbalizer(style=value)  # type: ignore[arg-type]
+    if not callable(value):
+        raise InvalidSettingError(
+            f"{owner} setting verbalizer must be a callable relation -> text or one of "
+            f"'readable', 'raw'; got {type(value).__name__}"
+        )
+    return value  # type: ignore[no-any-return]

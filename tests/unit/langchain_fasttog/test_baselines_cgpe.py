@@ -78,14 +78,14 @@ def test_tog_chain_passes_topic_entities_and_settings(store: InMemoryGraphStore)
     out = chain.invoke({"question": "who directed it", "topic_entities": ["Somewhere in Time"]})
     assert out["answer"] == "Jeannot Szwarc"
     assert out["llm_calls"] == 2 and out["depth"] == 1
-    assert out["context"] == "(Somewhere in Time, directed_by, Jeannot Szwarc)"
+    assert out["context"] == "(Somewhere in Time, directed by, Jeannot Szwarc)"
 
 
 def test_cgpe_retriever_returns_one_document_per_path(store: InMemoryGraphStore) -> None:
     retriever = CGPERetriever(graph=store, llm=FakeListChatModel(responses=CGPE_REPLIES))
     docs = retriever.invoke("which person directed the films acted by Jane Seymour")
     assert [d.page_content for d in docs] == [
-        "Jane Seymour <-starred_actors- Somewhere in Time -directed_by-> Jeannot Szwarc"
+        "Jane Seymour <-starred actors- Somewhere in Time -directed by-> Jeannot Szwarc"
     ]
     meta = docs[0].metadata
     assert meta["answer"] == "Jeannot Szwarc" and meta["source"] == "cgpe"
@@ -99,7 +99,7 @@ async def test_cgpe_chain_async_with_options(store: InMemoryGraphStore) -> None:
         )
     out = await chain.ainvoke("which person directed the films acted by Jane Seymour")
     assert out["depth"] == 1
-    assert out["extra"]["paths"] == ["Jane Seymour <-starred_actors- Somewhere in Time"]
+    assert out["extra"]["paths"] == ["Jane Seymour <-starred actors- Somewhere in Time"]
 
 
 def test_cgpe_retriever_k_limits_documents(store: InMemoryGraphStore) -> None:

@@ -69,7 +69,7 @@ def test_a_property_graph_store_is_accepted(embedder, tmp_path: Path) -> None:
         store, embedder, cache_dir=tmp_path, text_format="triples"
     )
     text = retriever.retrieve("[Ruggero Raimondi] appears in which movies")[0].node.text
-    assert text == "(Carmen, starred_actors, Ruggero Raimondi)"
+    assert text == "(Carmen, starred actors, Ruggero Raimondi)"
 
 
 def test_the_query_engine_helper_uses_the_graph_prompt(movie_triples, embedder, tmp_path):
@@ -80,5 +80,5 @@ def test_the_query_engine_helper_uses_the_graph_prompt(movie_triples, embedder, 
     prompt = engine.get_prompts()["response_synthesizer:text_qa_template"]
     assert prompt.get_template() == GRAPH_QA_PROMPT.get_template()
     response = engine.query("who directed [Cleopatra]")
-    assert "(Cleopatra, directed_by, Joseph L. Mankiewicz)" in str(response)  # MockLLM echoes
+    assert "(Cleopatra, directed by, Joseph L. Mankiewicz)" in str(response)  # MockLLM echoes
     assert "Answer questions from knowledge-graph facts" in str(response)

@@ -53,16 +53,16 @@ def test_two_hop_exploration_with_three_steps_and_exact_calls(store: InMemoryGra
     assert result.depth == 2
     assert result.extra["step_calls"] == [2, 2, 1]
     assert set(result.extra["used_clues"]) == {"Jane Seymour", "films", "director"}
-    assert "Jane Seymour <-starred_actors- Somewhere in Time -directed_by-> Jeannot Szwarc" in (
+    assert "Jane Seymour <-starred actors- Somewhere in Time -directed by-> Jeannot Szwarc" in (
         result.context
     )
     # Step 1 shows summaries (relation, label); without a type property the relation is the label
     step1 = llm.requests[4].prompt_text
-    assert "A. release_year" in step1 and "B. directed_by" in step1
+    assert "A. release year" in step1 and "B. directed by" in step1
     # Step 2 shows (label, name); step 3 the whole triple that reaches the entity
-    assert "A. starred_actors: Somewhere in Time" in llm.requests[2].prompt_text
+    assert "A. starred actors: Somewhere in Time" in llm.requests[2].prompt_text
     step3 = llm.requests[3].prompt_text
-    assert "A. Somewhere in Time, from (Somewhere in Time, starred_actors, Jane Seymour)" in step3
+    assert "A. Somewhere in Time, from (Somewhere in Time, starred actors, Jane Seymour)" in step3
 
 
 def test_clue_matching_a_candidate_by_characters_needs_no_llm_call(
@@ -74,7 +74,7 @@ def test_clue_matching_a_candidate_by_characters_needs_no_llm_call(
     result = CGPE(store).run("when was Wake with Jane Seymour released", llm)
     assert [r.purpose for r in llm.requests] == ["cgpe_clues", "cgpe_answer"]
     assert result.extra["char_matches"] == 1
-    assert result.extra["paths"] == ["Jane Seymour <-starred_actors- Wake"]
+    assert result.extra["paths"] == ["Jane Seymour <-starred actors- Wake"]
     assert result.depth == 1
 
 
@@ -107,7 +107,7 @@ def test_topic_entities_are_the_initial_points_and_use_their_clue(
         }
     )
     result = CGPE(store).run("films of [Jane Seymour]", llm, topic_entities=["jane seymour"])
-    assert result.extra["paths"] == ["Jane Seymour <-starred_actors- Wake"]
+    assert result.extra["paths"] == ["Jane Seymour <-starred actors- Wake"]
     assert result.llm_calls == 4
 
 
@@ -123,7 +123,7 @@ def test_several_matches_branch_into_paths_capped_by_max_branches(
         }
     )
     result = CGPE(store, max_branches=1).run("films of Jane Seymour", llm)
-    assert result.extra["paths"] == ["Jane Seymour <-starred_actors- Somewhere in Time"]
+    assert result.extra["paths"] == ["Jane Seymour <-starred actors- Somewhere in Time"]
     llm = ScriptedLLM.by_purpose(
         {
             "cgpe_clues": ['["Jane Seymour", "films"]'],
@@ -200,7 +200,7 @@ def test_type_property_of_the_graph_is_the_node_label() -> None:
         }
     )
     engine.run("movies of Jane Seymour", llm)
-    assert "A. starred_actors (reverse) -> film" in llm.requests[1].prompt_text
+    assert "A. starred actors (reverse) -> film" in llm.requests[1].prompt_text
     assert "A. film: Wake" in llm.requests[2].prompt_text
 
 
@@ -252,7 +252,7 @@ def test_copied_placeholder_in_step3_falls_back_to_the_step1_clue(
         }
     )
     result = CGPE(store).run("films of Jane Seymour and their director", llm)
-    assert result.extra["paths"] == ["Jane Seymour <-starred_actors- Somewhere in Time"]
+    assert result.extra["paths"] == ["Jane Seymour <-starred actors- Somewhere in Time"]
     assert "films" in result.extra["used_clues"]
 
 

@@ -59,7 +59,7 @@ def test_a_tog_prompt_template_reaches_the_model() -> None:
     llm = ScriptedLLM(["{Joseph L. Mankiewicz}"])
     result = ToG(ONE, config).run("who directed [Cleopatra]", llm)
     prompts = [r.messages[-1].content for r in llm.requests if r.purpose == "tog_reason"]
-    assert prompts and prompts[0].startswith("FACTS\n(Cleopatra, directed_by, Joseph")
+    assert prompts and prompts[0].startswith("FACTS\n(Cleopatra, directed by, Joseph")
     assert prompts[0].endswith("Q: who directed [Cleopatra] -> {answer}")
     assert result.answer == "Joseph L. Mankiewicz"
 
@@ -68,7 +68,7 @@ def test_the_default_tog_prompt_is_unchanged() -> None:
     llm = ScriptedLLM(["{Joseph L. Mankiewicz}"])
     ToG(ONE).run("who directed [Cleopatra]", llm)
     assert llm.requests[-1].messages[-1].content == (
-        "Knowledge triplets:\n(Cleopatra, directed_by, Joseph L. Mankiewicz)\n"
+        "Knowledge triplets:\n(Cleopatra, directed by, Joseph L. Mankiewicz)\n"
         "Question: who directed [Cleopatra]\nReply with the answer names from the triplets "
         "in braces. If the triplets lack them, reply {Unknown}."
     )

@@ -34,7 +34,7 @@ def test_tog_records_each_reply_with_the_options_offered() -> None:
     first, retry = steps[0], steps[1]
     assert first["parsed"] is None and not first["retry"]
     assert retry["retry"] and retry["parsed"] == {"0": 0.9, "1": 0.1}
-    assert len(first["offered"]) == 2 and "directed_by" in first["offered"][0]
+    assert len(first["offered"]) == 2 and "directed by" in first["offered"][0]
     entities = next(s for s in steps if s["purpose"] == "tog_entities")
     assert sorted(entities["offered"]) == ["All About Eve", "Guys and Dolls"]
     assert steps[-1]["parsed"] == [True, "All About Eve"]
@@ -72,5 +72,5 @@ def test_cgpe_step_records_show_the_offered_options() -> None:
     assert len(steps) == result.llm_calls == 7
     step2 = steps[2]
     assert step2["purpose"] == "cgpe_step2"
-    assert "starred_actors: Somewhere in Time" in step2["offered"]
+    assert "starred actors: Somewhere in Time" in step2["offered"]
     assert steps[-1]["parsed"] == "Jeannot Szwarc"

@@ -46,10 +46,10 @@ def test_two_hop_question_answers_at_depth_two_with_exact_calls(store: InMemoryG
         "tog_reason",
     ]
     assert result.llm_calls == 4
-    assert "(All About Eve, directed_by, Joseph L. Mankiewicz)" in result.context
+    assert "(All About Eve, directed by, Joseph L. Mankiewicz)" in result.context
     assert result.extra["entity_calls"] == 1
     reason = llm.requests[1].messages[-1].content
-    assert reason.startswith("Knowledge triplets:\n(Cleopatra, directed_by, Joseph L. Mankiewicz)")
+    assert reason.startswith("Knowledge triplets:\n(Cleopatra, directed by, Joseph L. Mankiewicz)")
     assert reason.index("Question:") > reason.index("(Cleopatra")
     assert reason.endswith("If the triplets lack them, reply {Unknown}.")
 
@@ -65,8 +65,8 @@ def test_top_w_paths_are_kept_by_relation_times_entity_score(store: InMemoryGrap
     result = ToG(store, width=1).run("a film by the director of [Cleopatra]", llm)
     # width 1 keeps only directed_by at depth 1 (0.9 > 0.1), then the best-scored film
     assert result.context.splitlines() == [
-        "(Cleopatra, directed_by, Joseph L. Mankiewicz)",
-        "(Guys and Dolls, directed_by, Joseph L. Mankiewicz)",
+        "(Cleopatra, directed by, Joseph L. Mankiewicz)",
+        "(Guys and Dolls, directed by, Joseph L. Mankiewicz)",
     ]
     entity_prompt = next(r for r in llm.requests if r.purpose == "tog_entities").prompt_text
     assert "A. All About Eve" in entity_prompt and "B. Guys and Dolls" in entity_prompt
