@@ -140,8 +140,9 @@ def link_entities(store: GraphStore, names: Iterable[str], strict: bool = True) 
 def entity_extraction_request(question: str, temperature: float = 0.0) -> LLMRequest:
     """Ask the LLM for the entities of a question, as a JSON list."""
     return LLMRequest.from_prompt(
-        f"Question: {question}\nList the named entities (people, films, places, things) in the "
-        'question as a JSON list of strings, e.g. ["Titanic"]. Reply with the list only.',
+        f"Question: {question}\nList the named entities (people, places, organisations, works, "
+        'things) in the question as a JSON list of strings, e.g. ["Ada Lovelace"]. Reply with '
+        "the list only.",
         purpose="extract_entities",
         temperature=temperature,
         max_tokens=64,

@@ -7,7 +7,9 @@ what the context is, shows one worked example with placeholder names, and asks f
 names only. On 6 MetaQA dev 1-hop questions with the local Qwen2.5-Coder-1.5B it answered
 ``Carmen`` and named a gold answer first in all 6 (without the example, the model answered with
 the question's own entity, "Ruggero Raimondi"; with a real film as the example, it once copied
-that film). The example is written for triples (``text_format="triples"``).
+that film). The example is written for triples (``text_format="triples"``), with relations as the
+verbaliser writes them, and in no one domain (it was a movie example until the cross-graph
+report).
 
 Example
 -------
@@ -27,8 +29,8 @@ from llama_index.core.base.base_retriever import BaseRetriever
 GRAPH_QA_PROMPT = PromptTemplate(
     "Answer questions from knowledge-graph facts, written (head, relation, tail). Reply with "
     "the answer names only, separated by commas.\n\n"
-    "Facts:\n(Movie X, directed_by, Person Y)\n"
-    "Question: [Person Y] directed which movies\nAnswer: Movie X\n\n"
+    "Facts:\n(Company X, founded by, Person Y)\n"
+    "Question: [Person Y] founded which companies\nAnswer: Company X\n\n"
     "Facts:\n{context_str}\nQuestion: {query_str}\nAnswer: "
 )
 

@@ -86,6 +86,7 @@ def coarse_prune(
     triples: Iterable[Triple],
     top_k: int,
     leaf_slots: int = 0,
+    shared_first: bool = False,
 ) -> list[Community]:
     """Keep the ``top_k`` communities by modularity among those adjacent to ``current``.
 
@@ -94,6 +95,11 @@ def coarse_prune(
     community's own and linking triples. Ties break on the sorted node names. When more than
     ``top_k`` are adjacent, up to ``leaf_slots`` of the kept ones are single-node communities,
     taken one linking relation at a time (see the module docstring).
+
+    With ``shared_first`` (the step from several topic entities: "which film of [A] did [B]
+    direct"), the communities linked to more than one node of ``current`` come first and are
+    all kept (up to ``top_k``): what joins two topic entities is where such a question's answer
+    lies.
     """
     current_set = set(current)
     triples = list(triples)
@@ -122,12 +128,25 @@ def coarse_prune(
         )
         for i in links
     ]
-    scored.sort(key=lambda c: (-c.modularity, c.nodes))
+
+    def rank(community: Community) -> tuple[int, float, tuple[str, ...]]:
+        shared = _linked_nodes(community, current_set) if shared_first else 1
+        return (-shared, -community.modularity, community.nodes)
+
+    scored.sort(key=rank)
     if len(scored) <= top_k:
         return scored
-    reserved = _leaves_by_relation(scored, min(leaf_slots, top_k))
+    shared = [c for c in scored if shared_first and _linked_nodes(c, current_set) > 1]
+    shared = shared[:top_k]
+    others = [c for c in scored if c not in shared]
+    reserved = shared + _leaves_by_relation(others, min(leaf_slots, top_k - len(shared)))
     rest = [c for c in scored if c not in reserved][: top_k - len(reserved)]
-    return sorted(reserved + rest, key=lambda c: (-c.modularity, c.nodes))
+    return sorted(reserved + rest, key=rank)
+
+
+def _linked_nodes(community: Community, current: set[str]) -> int:
+    """How many nodes of ``current`` the community's linking triples touch."""
+    return len({t.head if t.head in current else t.tail for t in community.links})
 
 
 def _leaves_by_relation(ranked: list[Community], slots: int) -> list[Community]:
@@ -152,6 +171,7 @@ def local_community_search(
     config: LCSConfig | None = None,
     exclude: Iterable[str] = (),
     seed: int = 0,
+    shared_first: bool = False,
 ) -> LCSStep:
     """One LCS step around the ``current`` community.
 
@@ -167,6 +187,9 @@ def local_community_search(
         Nodes already used (on a chain or in the history set); no candidate contains them.
     seed : int
         Seeds sampling and detection.
+    shared_first : bool
+        Rank first the communities linked to several nodes of ``current`` (see
+        :func:`coarse_prune`); FastToG sets it for the step from several topic entities.
     """
     config = config or LCSConfig()
     started = time.perf_counter()
@@ -188,7 +211,13 @@ def local_community_search(
         graph, config.algorithm, max_size=config.max_community_size, seed=seed
     )
     candidates = coarse_prune(
-        graph, communities, current, sub.triples, config.coarse_top_k, config.leaf_slots
+        graph,
+        communities,
+        current,
+        sub.triples,
+        config.coarse_top_k,
+        config.leaf_slots,
+        shared_first=shared_first,
     )
     return LCSStep(
         candidates=candidates,

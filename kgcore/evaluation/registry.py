@@ -107,7 +107,9 @@ def _fasttog(store: GraphStore, **options: Any) -> Any:
     from kgcore.methods.fasttog.engine import offline_embedder
 
     textualizer = options.pop("textualizer", None)
-    config = FastToGConfig().with_overrides(**options)
+    preset = options.pop("preset", None)  # an opt-in preset ("metaqa"), then the options
+    base = FastToGConfig.preset(preset) if preset else FastToGConfig()
+    config = base.with_overrides(**options)
     # The offline embedder: the default first_choice="auto" ranks the first communities by
     # similarity (first_choice=llm: the paper's LLM choice, no embedder).
     return FastToG(store, config, textualizer, embedder=offline_embedder(config))
@@ -119,7 +121,9 @@ def _fasttog_node(store: GraphStore, **options: Any) -> Any:
 
     options.pop("max_community_size", None)
     textualizer = options.pop("textualizer", None)
-    config = FastToGConfig.node_level(**options)
+    preset = options.pop("preset", None)
+    base = FastToGConfig.preset(preset) if preset else FastToGConfig()
+    config = base.with_overrides(max_community_size=1, **options)
     return FastToG(store, config, textualizer, embedder=offline_embedder(config))
 
 
@@ -159,7 +163,7 @@ def _prompt(kind: str) -> Factory:
 def _fasttog_options() -> frozenset[str]:
     from kgcore.methods.fasttog import FastToGConfig
 
-    return keyword_names(FastToGConfig) | {"textualizer"}
+    return keyword_names(FastToGConfig) | {"textualizer", "preset"}
 
 
 def _tog_options() -> frozenset[str]:

@@ -3,7 +3,7 @@
 Freebase-style graphs join several facts through a node that has no name of its own, only an id
 (a compound value type, "CVT": ``m.0w4dx1v``, ``g.1259pqvnv``)::
 
-    James K. Polk --government_positions_held--> m.04j5sk8 --office_position_or_title--> Governor of Tennessee
+    James K. Polk --positions_held--> m.04j5sk8 --office_position_or_title--> Governor of Tennessee
 
 Such a node is not a thing a person would name: shown to a model it reads as a name, and a
 method may spend a whole depth reaching it or return it as an answer. :class:`CompoundNodeView`
@@ -73,7 +73,8 @@ def unnamed_node_test(pattern: str | NodeTest | None = UNNAMED_NODE_PATTERN) -> 
         return pattern
     if not isinstance(pattern, str):
         raise InvalidSettingError(
-            f"unnamed nodes are given as a pattern, a callable or None, got {type(pattern).__name__}"
+            "unnamed nodes are given as a pattern, a callable or None, got "
+            f"{type(pattern).__name__}"
         )
     if pattern == UNNAMED_NODE_PATTERN:
         return is_unnamed_node
@@ -172,9 +173,7 @@ def _pair_triples(compound: str, legs: Sequence[Triple], node: str | None = None
         if node is not None
         else [(a, b) for i, a in enumerate(ends) for b in ends[i + 1 :]]
     )
-    return [
-        _best_triple(compound, a, by_end[a], b, by_end[b]) for a, b in pairs if a in by_end
-    ]
+    return [_best_triple(compound, a, by_end[a], b, by_end[b]) for a, b in pairs if a in by_end]
 
 
 class CompoundNodeView:

@@ -46,7 +46,7 @@ def _all_triples(store: GraphStore) -> list[tuple[str, str, str]] | None:
     listed = getattr(store, "all_triples", None)  # a CompoundNodeView over an in-memory store
     if callable(listed):
         try:
-            return [tuple(t) for t in listed()]  # type: ignore[misc]
+            return [tuple(t) for t in listed()]
         except ConfigurationError:
             return None
     graph = getattr(store, "graph", None)

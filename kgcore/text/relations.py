@@ -19,7 +19,8 @@ Examples
 ('gender', 'directed by')
 >>> verbalize_relation("film.actor.film / ^film.film.starring")
 'film, starring of'
->>> RelationVerbalizer({"people.person.place_of_birth": "was born in"})("people.person.place_of_birth")
+>>> own = RelationVerbalizer({"people.person.place_of_birth": "was born in"})
+>>> own("people.person.place_of_birth")
 'was born in'
 """
 
@@ -43,8 +44,8 @@ _PATH_SEPARATORS = re.compile(r"__|[./]")
 def relation_segment(relation: str) -> str:
     """The last non-empty segment of a relation path (``.``, ``/`` or ``__`` separated).
 
-    >>> relation_segment("/people/person/place_of_birth"), relation_segment("__music__album__artist")
-    ('place_of_birth', 'artist')
+    >>> relation_segment("/people/person/place_of_birth"), relation_segment("__music__album__x")
+    ('place_of_birth', 'x')
     """
     parts = [p for p in _PATH_SEPARATORS.split(relation) if p.strip(" _")]
     return parts[-1] if parts else relation
@@ -90,8 +91,7 @@ class RelationVerbalizer:
     ) -> None:
         if style not in get_args(RelationStyle):
             raise InvalidSettingError(
-                f"relation style must be one of {', '.join(get_args(RelationStyle))}, "
-                f"got {style!r}"
+                f"relation style must be one of {', '.join(get_args(RelationStyle))}, got {style!r}"
             )
         for key, value in (names or {}).items():
             if not isinstance(key, str) or not isinstance(value, str) or not value.strip():

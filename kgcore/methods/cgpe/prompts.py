@@ -23,9 +23,9 @@ SYSTEM = GRAPH_SYSTEM
 #: Clue extraction (fields: ``question``).
 CLUE_PROMPT = (
     "Question: {question}\nList the clues of the question: the named entities and the "
-    "things it asks about, as a JSON list of short strings. Example: for 'what language "
-    "is the film written by [John Smith] in' reply "
-    '["John Smith", "film", "language"].'
+    "things it asks about, as a JSON list of short strings. Example: for 'which city was "
+    "the wife of [John Smith] born in' reply "
+    '["John Smith", "wife", "city"].'
 )
 #: Step 1, summaries against the unused clues (fields: ``question``, ``clues``, ``ends``,
 #: ``options``).
@@ -65,7 +65,7 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     "answer_prompt": frozenset({"question", "paths"}),
 }
 
-CLUE_REMINDER = 'Reply only with a JSON list of short strings, e.g. ["John Smith", "film"].'
+CLUE_REMINDER = 'Reply only with a JSON list of short strings, e.g. ["John Smith", "wife"].'
 STEP1_REMINDER = "Reply only like {A: clue}, or {none}."
 STEP2_REMINDER = "Reply only with letters in braces, e.g. {A, C}, or {none}."
 STEP3_REMINDER = "Reply only like {A: clue, B: clue}, or none for no match."

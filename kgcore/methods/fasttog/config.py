@@ -91,8 +91,12 @@ class FastToGConfig:
         deviation from FastToG's paper, see the README). ``"auto"`` (the default) is
         ``"similarity"`` when the engine is given an embedder (``FastToG(...,
         embedder=...)``, ``FastToGRetriever(..., embeddings=...)``; ``kgqa`` gives the offline
-        all-MiniLM-L6-v2) and the paper's ``"llm"`` otherwise. Later choices always ask the
-        LLM.
+        all-MiniLM-L6-v2) and the paper's ``"llm"`` otherwise.
+    chain_choice : {"auto", "llm", "similarity"}
+        How a chain's next community is chosen at each later depth: ``"llm"``, the paper's
+        single choice (an LLM call per chain and depth, ``{none}`` stops the chain), or
+        ``"similarity"``, the candidate closest to the question (no LLM call); ``"auto"`` as
+        for ``first_choice``.
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper, see the README).
@@ -105,8 +109,10 @@ class FastToGConfig:
         ``reason_prompt`` if that template carries its own instruction.
     reason_demos : tuple of ReasonDemo
         Demonstrations shown before each reasoning prompt as earlier exchanges
-        (:data:`~kgcore.methods.fasttog.prompts.REASON_DEMOS`, movie examples with abstract
-        names); give your own for another domain, or ``()`` for none.
+        (:data:`~kgcore.methods.fasttog.prompts.REASON_DEMOS`: family, place and organisation
+        facts with abstract names, in no one domain); give your own for your domain (their
+        placeholder names in ``ReasonDemo.names`` are never taken for answers), ``()`` for
+        none, or the ``metaqa`` preset's movie examples (:meth:`preset`).
     """
 
     width: int = 3
@@ -118,6 +124,7 @@ class FastToGConfig:
     seed: int = 0
     max_option_triples: int = 8
     first_choice: str = "auto"
+    chain_choice: str = "auto"
     grounded_answers: bool = True
     start_leaves: bool = True
     start_leaf_chains: bool = False
@@ -140,6 +147,7 @@ class FastToGConfig:
         seed: int = 0,
         max_option_triples: int = 8,
         first_choice: str = "auto",
+        chain_choice: str = "auto",
         grounded_answers: bool = True,
         start_leaves: bool = True,
         start_leaf_chains: bool = False,
@@ -171,6 +179,7 @@ class FastToGConfig:
             "seed": seed,
             "max_option_triples": max_option_triples,
             "first_choice": first_choice,
+            "chain_choice": chain_choice,
             "grounded_answers": grounded_answers,
             "start_leaves": start_leaves,
             "start_leaf_chains": start_leaf_chains,
@@ -196,10 +205,12 @@ class FastToGConfig:
             raise InvalidSettingError(
                 f"fallback must be one of {', '.join(FALLBACKS)}, got {self.fallback!r}"
             )
-        if self.first_choice not in FIRST_CHOICES:
-            raise InvalidSettingError(
-                f"first_choice must be one of {', '.join(FIRST_CHOICES)}, got {self.first_choice!r}"
-            )
+        for name in ("first_choice", "chain_choice"):
+            value = getattr(self, name)
+            if value not in FIRST_CHOICES:
+                raise InvalidSettingError(
+                    f"{name} must be one of {', '.join(FIRST_CHOICES)}, got {value!r}"
+                )
         for name, fields in TEMPLATE_FIELDS.items():
             check_template("FastToG", name, getattr(self, name), fields)
         for demo in self.reason_demos:
@@ -216,6 +227,26 @@ class FastToGConfig:
         True
         """
         return tuple(f.name for f in dataclasses.fields(cls)) + LCS_FIELDS
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> FastToGConfig:
+        """A config with an opt-in preset's settings (:data:`~kgcore.methods.fasttog.presets.
+        PRESETS`: ``"metaqa"``, the movie demonstrations), then ``overrides``.
+
+        >>> FastToGConfig.preset("metaqa", width=2).width
+        2
+        >>> FastToGConfig.preset("movies")
+        Traceback (most recent call last):
+        ...
+        kgcore.exceptions.InvalidSettingError: unknown FastToG preset 'movies'; the presets ...
+        """
+        from kgcore.methods.fasttog.presets import PRESETS
+
+        if name not in PRESETS:
+            raise InvalidSettingError(
+                f"unknown FastToG preset {name!r}; the presets are {', '.join(sorted(PRESETS))}"
+            )
+        return cls(**{**PRESETS[name], **overrides})
 
     @classmethod
     def node_level(cls, **overrides: Any) -> FastToGConfig:

@@ -39,6 +39,7 @@ import numpy as np
 
 from kgcore.community.lcs import Community, LCSStep, local_community_search
 from kgcore.exceptions import ConfigurationError, EmptyGraphError
+from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
 from kgcore.llm.parsing import parse_answer, parse_choices
 from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
@@ -48,6 +49,7 @@ from kgcore.methods.fasttog.prompts import (
     MAX_REPLY_CHARS,
     OPTION_LABELS,
     PRUNE_REMINDER,
+    demo_names,
     parse_braced_answer,
     prune_request,
     reason_request,
@@ -63,6 +65,7 @@ from kgcore.methods.kernel import (
     grounded_answer,
     io_request,
     link_steps,
+    node_answer,
     step_record,
     topic_names,
 )
@@ -78,18 +81,19 @@ logger = logging.getLogger(__name__)
 
 def offline_embedder(config: FastToGConfig) -> TextEmbedder | None:
     """The offline all-MiniLM-L6-v2 that ``kgqa`` gives FastToG, so that the default
-    ``first_choice="auto"`` ranks the first communities by similarity; ``None`` when
-    ``config`` asks the LLM (``first_choice="llm"``).
+    ``first_choice="auto"`` and ``chain_choice="auto"`` rank communities by similarity; ``None``
+    when ``config`` asks the LLM for both (``"llm"``).
 
     Nothing is loaded until the first ranking. Without the ``embeddings`` extra (or its model
     package), ``"auto"`` gets ``None``: the LLM chooses, as in the paper (logged at INFO;
-    every result's ``extra["first_choice"]`` says which), while ``"similarity"`` is an error
-    that names the extra and the opt-out.
+    every result's ``extra["first_choice"]`` and ``extra["chain_choice"]`` say which), while
+    ``"similarity"`` is an error that names the extra and the opt-out.
 
-    >>> offline_embedder(FastToGConfig(first_choice="llm")) is None
+    >>> offline_embedder(FastToGConfig(first_choice="llm", chain_choice="llm")) is None
     True
     """
-    if config.first_choice == "llm":
+    choices = {"first_choice": config.first_choice, "chain_choice": config.chain_choice}
+    if set(choices.values()) == {"llm"}:
         return None
     if importlib.util.find_spec("sentence_transformers") is None:
         missing = "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
@@ -100,13 +104,20 @@ def offline_embedder(config: FastToGConfig) -> TextEmbedder | None:
             return SentenceTransformerEmbedder()
         except ConfigurationError as err:  # the model package is missing
             missing = str(err)
-    if config.first_choice == "auto":
-        logger.info("FastToG: the LLM chooses the first communities (%s)", missing)
+    forced = [name for name, choice in choices.items() if choice == "similarity"]
+    if not forced:
+        logger.info("FastToG: the LLM chooses the communities (%s)", missing)
         return None
     raise ConfigurationError(
-        f"first_choice='similarity' ranks FastToG's first communities with sentence embeddings: "
-        f"{missing}; or set first_choice=llm to choose them with the LLM"
+        f"{forced[0]}='similarity' ranks FastToG's communities with sentence embeddings: "
+        f"{missing}; or set {forced[0]}=llm to choose them with the LLM"
     )
+
+
+def _links_several(community: Community, topic: Sequence[str]) -> bool:
+    """Whether ``community`` links to more than one of the ``topic`` entities."""
+    touched = {t.head if t.head in topic else t.tail for t in community.links}
+    return len(touched & set(topic)) > 1
 
 
 class FastToG(StepMethod[FastToGResult]):
@@ -115,7 +126,10 @@ class FastToG(StepMethod[FastToGResult]):
     Parameters
     ----------
     store : GraphStore
-        The knowledge graph.
+        The knowledge graph, seen through a
+        :class:`~kgcore.graph.compound.CompoundNodeView`: unnamed compound nodes
+        (``m.0w4dx1v``) are stepped through, never shown (give a view of your own for another
+        pattern, or ``CompoundNodeView(store, unnamed=None)`` for none).
     config : FastToGConfig, optional
         Width, depth, community size, algorithm, temperatures, seed, ...
     textualizer : CommunityTextualizer, optional
@@ -140,12 +154,13 @@ class FastToG(StepMethod[FastToGResult]):
         name: str | None = None,
         embedder: TextEmbedder | None = None,
     ) -> None:
-        self.store = store
+        self.store = compound_view(store)
         self._embedder = embedder
         self.config = config or FastToGConfig()
         node_level = self.config.max_community_size == 1
         self.name = name or ("fasttog-node" if node_level else "fasttog")
         self.textualizer = resolve_textualizer(textualizer)  # "t2t", "g2t", ... or an object
+        self._example_names = demo_names(self.config.reason_demos)  # never taken for answers
 
     # -- the method ---------------------------------------------------------------------
     def _text(self, community: Community | ChainCommunity, leaves: tuple[Triple, ...] = ()) -> str:
@@ -174,8 +189,17 @@ class FastToG(StepMethod[FastToGResult]):
         >>> FastToG(InMemoryGraphStore(), embedder=Constant()).first_choice
         'similarity'
         """
-        if self.config.first_choice != "auto":
-            return self.config.first_choice
+        return self._resolved(self.config.first_choice)
+
+    @property
+    def chain_choice(self) -> str:
+        """How this engine chooses a chain's next community: ``"llm"`` or ``"similarity"``
+        (``chain_choice="auto"`` resolved as :attr:`first_choice`)."""
+        return self._resolved(self.config.chain_choice)
+
+    def _resolved(self, choice: str) -> str:
+        if choice != "auto":
+            return choice
         return "similarity" if self._embedder is not None else "llm"
 
     @property
@@ -214,10 +238,20 @@ class FastToG(StepMethod[FastToGResult]):
     def lcs_step(
         self, current: Sequence[str], history: set[str], depth: int, chain: int
     ) -> LCSStep:
-        """One Local Community Search step as the engine runs it (seeded by depth and chain)."""
+        """One Local Community Search step as the engine runs it (seeded by depth and chain).
+
+        The step from several topic entities (depth 0) ranks first what joins them
+        (``shared_first``, see :func:`~kgcore.community.lcs.coarse_prune`).
+        """
         seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
+        shared_first = depth == 0 and len(current) > 1
         return local_community_search(
-            self.store, current, self.config.lcs, exclude=history, seed=seed
+            self.store,
+            current,
+            self.config.lcs,
+            exclude=history,
+            seed=seed,
+            shared_first=shared_first,
         )
 
     def choice_request(
@@ -321,6 +355,7 @@ class FastToG(StepMethod[FastToGResult]):
         trace: list[dict[str, object]] = []
         result.extra["steps"] = trace
         result.extra["first_choice"] = self.first_choice
+        result.extra["chain_choice"] = self.chain_choice
         topics = topic_names(question, [*topic, *(topic_entities or ())])
         chains: list[list[ChainCommunity]] = []
         if topic:
@@ -330,7 +365,7 @@ class FastToG(StepMethod[FastToGResult]):
             result.lcs_steps += 1
             result.start = self.start_community(topic, step.candidates)
             if step.candidates:
-                offered = self.first_options(step.candidates)
+                offered = self.first_options(step.candidates, topic)
                 options = [step.candidates[i] for i in offered]
                 if self.first_choice == "similarity" and len(options) > cfg.width:
                     with meter.graph():  # no LLM call: counted as graph time
@@ -377,10 +412,13 @@ class FastToG(StepMethod[FastToGResult]):
                 usage.add(reply)
                 # Braces required; a topic entity is not an answer, nor (by default) a name
                 # the facts do not hold: reasoning goes on.
-                parsed = parse_braced_answer(reply.text)
+                parsed = parse_braced_answer(reply.text, self._example_names)
                 answer = drop_topic_answer(parsed, topics)
                 if cfg.grounded_answers:
                     answer = grounded_answer(answer, "\n".join(self._texts(result)), topics)
+                    # A name the model shortened is the node the facts name ("Oxford" ->
+                    # "University of Oxford"): the answer is a node of the graph.
+                    answer = drop_topic_answer(node_answer(answer, self._nodes(result)), topics)
                 trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
                 result.depth = depth
                 if answer is not None:
@@ -406,7 +444,21 @@ class FastToG(StepMethod[FastToGResult]):
                         active[index] = False
                         continue
                     premise = f"{result.start.text} " + " ".join(c.text for c in chain)
-                    chosen = yield from self._choose(question, premise, candidates, 1, usage, trace)
+                    if self.chain_choice == "similarity" and len(candidates) > 1:
+                        with meter.graph():  # no LLM call: counted as graph time
+                            chosen = self.rank_by_similarity(question, candidates)[:1]
+                        trace.append(
+                            {
+                                "purpose": "prune",
+                                "offered": [list(c.nodes) for c in candidates],
+                                "picked": chosen,
+                                "ranked": "similarity",
+                            }
+                        )
+                    else:
+                        chosen = yield from self._choose(
+                            question, premise, candidates, 1, usage, trace
+                        )
                     self._record_pruned(result, candidates, chosen[:1], index, depth + 1)
                     if not chosen:
                         active[index] = False  # the model chose none: this chain stops
@@ -433,8 +485,16 @@ class FastToG(StepMethod[FastToGResult]):
             result.fell_back = True
         return self._finish(result, meter)
 
-    def first_options(self, candidates: Sequence[Community]) -> list[int]:
+    def first_options(
+        self, candidates: Sequence[Community], topic: Sequence[str] = ()
+    ) -> list[int]:
         """The indexes of the first step's candidates that may start a chain.
+
+        With several topic entities, only the candidates that link to more than one of them
+        are offered when there are any: what joins the topic entities is where a question about
+        all of them ("which film of [A] did [B] direct") is answered, and a small model reads
+        the chains it is shown side by side (``shared_first`` in
+        :func:`~kgcore.community.lcs.coarse_prune` keeps them).
 
         With ``start_leaves`` and without ``start_leaf_chains``, the one-node candidates are
         left out (all are kept when no candidate has two or more nodes): their linking triples
@@ -455,6 +515,10 @@ class FastToG(StepMethod[FastToGResult]):
         [0]
         """
         every = list(range(len(candidates)))
+        if len(topic) > 1:
+            joining = [i for i in every if _links_several(candidates[i], topic)]
+            if joining:
+                return joining
         if not self.config.start_leaves or self.config.start_leaf_chains:
             return every
         return [i for i in every if len(candidates[i].nodes) > 1] or every
@@ -542,6 +606,13 @@ class FastToG(StepMethod[FastToGResult]):
             for i, c in enumerate(candidates)
             if i not in chosen
         ]
+
+    @staticmethod
+    def _nodes(result: FastToGResult) -> list[str]:
+        """The nodes of the facts reasoning sees, in the order it sees them."""
+        communities = ([result.start] if result.start else []) + list(result.communities())
+        triples = (t for c in communities for t in (*c.links, *c.triples))
+        return list(dict.fromkeys(name for t in triples for name in (t.head, t.tail)))
 
     @staticmethod
     def _texts(result: FastToGResult) -> list[str]:

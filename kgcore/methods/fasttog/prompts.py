@@ -48,19 +48,6 @@ REASON_REMINDER = "Give the final answer names in braces, or {Unknown}."
 #: often copied option text when options were lettered; with numbers its picks held the
 #: relevant group. No example reply is shown: small models copy the example's labels.
 OPTION_LABELS = "numbers"
-#: Abstract names of the reasoning demonstrations (:data:`REASON_DEMOS`): refused as answers, so
-#: a copied demonstration answer is never taken for a real one.
-EXAMPLE_NAMES = (
-    "Person Z",
-    "Person A",
-    "Person B",
-    "Person Q",
-    "Film Y",
-    "Film W",
-    "Film B",
-    "Film C",
-    "Actor X",
-)
 
 
 @dataclass(frozen=True)
@@ -68,85 +55,100 @@ class ReasonDemo:
     """One demonstration of the reasoning step, shown as an earlier chat exchange.
 
     ``facts`` and ``question`` fill the reasoning template (the user turn), ``reply`` is the
-    assistant turn. Its names should be abstract (:data:`EXAMPLE_NAMES`), so that a copied
-    demonstration is never a real answer.
+    assistant turn. Its names should be abstract placeholders, listed in ``names``: a reply
+    naming only them is a copied demonstration, never taken for an answer
+    (:func:`parse_braced_answer`).
 
-    >>> ReasonDemo("1. Actor X.", "who is [Actor X]", "Answer: {Unknown}").reply
-    'Answer: {Unknown}'
+    >>> demo = ReasonDemo("1. Person A.", "who is [Person A]", "Answer: {Unknown}", ("Person A",))
+    >>> demo.reply, demo.names
+    ('Answer: {Unknown}', ('Person A',))
     """
 
     facts: str
     question: str
     reply: str
+    names: tuple[str, ...] = ()
 
 
-#: The reasoning demonstrations: the paper's prompt shows one short example inline. Three short
-#: chat exchanges replace it here: one that reaches the answer through two facts, one whose
-#: facts lack it (``{Unknown}``), and one that goes three steps through a shared writer, where
-#: the writer is not the answer and the asked-about film's own director is one. Replaying the
-#: depth-1 facts of 44 dev 2-hop questions with the local 1.5B model
-#: (``benchmarks/fasttog_reason_replay.py``), the inline example (a language question answered
-#: ``{Z}``) was copied into replies: "Film Y is in language Z", "English" or "French" for a
-#: director. With the first two exchanges the model named the answer in 23 of the 28
-#: questions whose facts hold it (18 of 29 before), said ``Unknown`` for 12 of the 16 whose facts
-#: lack it (6 of 15), and wrote 47 tokens a reply instead of 84 (see the README's deviations).
-#: The third: replaying the depth-1 facts of the 43 dev 3-hop questions FastToG answered at
-#: depth 1, the model named a gold answer in 20 of the 25 whose facts hold one, against 16 of 25
-#: with the first two alone; before it, it often answered the shared writer or director itself.
-#: The fourth stops after two steps ("the director of [Film Y] also directed which films"): with
-#: three, the model often chained on past the answer (the director of a film that director made)
-#: or answered the director itself. Running FastToG to depth 1 on dev questions 51+
-#: (``benchmarks/fasttog_metaqa.py --max-depth 1 --fallback none --first-choice llm``, against
-#: ``--demos three``), a gold answer was named for 16 instead of 13 of the 27 2-hop questions
-#: with "also", 13 instead of 14 of 20 other 2-hop ones, 9 instead of 7 of 20 3-hop and 17
-#: instead of 15 of 20 1-hop
-#: (11 gained, 5 lost). A variant with a distracting second chain in its facts gained more on
-#: "also" questions (19) but lost 4 other 2-hop ones to ``{Unknown}``; placed second, the
-#: demonstration gained less (7 gained, 5 lost on the first three sets).
+#: The reasoning demonstrations, in no one domain (the paper's prompt shows one short example
+#: inline): five short chat exchanges with abstract names, written as Triple2Text writes facts
+#: (a compound fact as the relation verbaliser writes it: "employment history, employer"). One
+#: answers from the topic's own fact and stops there; one reaches the answer through two facts;
+#: one whose facts lack it replies ``{Unknown}``; one goes three steps, where the intermediate
+#: person is not the answer; one stops after two steps on a question that asks for the *other*
+#: things a shared neighbour has ("the founder of [X] also founded which companies"), whose
+#: answer is neither the neighbour nor what another relation of it gives. They keep the
+#: reasoning patterns that were measured on MetaQA dev questions with movie examples (kept as
+#: the opt-in ``metaqa`` preset, :data:`MOVIE_DEMOS`), in family, place and organisation facts
+#: as PathQuestion and Freebase write them; the README says what each was measured on.
 REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ReasonDemo(
         facts=(
-            "1. Actor X.\nChain 1:\n"
-            "2. Film Y starred actors Actor X. Film Y release year 1990.\n"
-            "3. Film Y; Film W directed by Person Z."
+            "1. Person A place of birth Town B. Person A employment history, employer "
+            "Company C.\nChain 1:\n"
+            "2. Town B contained by Region D. Town B population 5000."
         ),
-        question="who directed the films starred by [Actor X]",
-        reply=(
-            "Steps: Actor X starred in Film Y (fact 2); Film Y was directed by Person Z "
-            "(fact 3). Answer: {Person Z}"
-        ),
+        question="where was [Person A] born",
+        reply="Steps: Person A was born in Town B (fact 1). Answer: {Town B}",
+        names=("Person A", "Town B", "Company C", "Region D"),
     ),
     ReasonDemo(
-        facts="1. Person A.\nChain 1:\n2. Film B written by Person A. Film B has genre Drama.",
-        question="what languages are the films written by [Person A] in",
+        facts=(
+            "1. Person E gender female.\nChain 1:\n"
+            "2. Person E place of birth Town F. Town F contained by Region G."
+        ),
+        question="which region contains the birthplace of [Person E]",
         reply=(
-            "Steps: Person A wrote Film B (fact 2); the facts do not give Film B's language. "
-            "Answer: {Unknown}"
+            "Steps: Person E was born in Town F (fact 2); Town F is in Region G (fact 2). "
+            "Answer: {Region G}"
+        ),
+        names=("Person E", "Town F", "Region G"),
+    ),
+    ReasonDemo(
+        facts="1. Person H.\nChain 1:\n2. Person H children Person J. Person J gender male.",
+        question="where was the child of [Person H] born",
+        reply=(
+            "Steps: the child of Person H is Person J (fact 2); the facts do not give Person "
+            "J's place of birth. Answer: {Unknown}"
+        ),
+        names=("Person H", "Person J"),
+    ),
+    ReasonDemo(
+        facts=(
+            "1. Person K spouse Person L. Person K nationality Country M.\nChain 1:\n"
+            "2. Person L; Person N parents Person P. Person L children Person Q; Person R. "
+            "Person Q place of death Town S. Person R place of death Town T."
+        ),
+        question="where did the children of the spouse of [Person K] die",
+        reply=(
+            "Steps: the spouse of Person K is Person L (fact 1); the children of Person L are "
+            "Person Q and Person R (fact 2); Person Q died in Town S and Person R in Town T "
+            "(fact 2). Answer: {Town S; Town T}"
+        ),
+        names=(
+            "Person K",
+            "Person L",
+            "Country M",
+            "Person N",
+            "Person P",
+            "Person Q",
+            "Person R",
+            "Town S",
+            "Town T",
         ),
     ),
     ReasonDemo(
         facts=(
-            "1. Film Y written by Person Z. Film Y directed by Person B.\nChain 1:\n"
-            "2. Film C written by Person Z. Film C directed by Person Q. "
-            "Film C release year 1990."
+            "1. Company U headquarters Town V.\nChain 1:\n"
+            "2. Company U; Company W; Company X founder Person Y. Company U; Company Z "
+            "investor Person Y. Company W industry Retail."
         ),
-        question="who directed the films written by the writer of [Film Y]",
+        question="the founder of [Company U] also founded which companies",
         reply=(
-            "Steps: the writer of Film Y is Person Z (fact 1); Person Z wrote Film Y and Film C "
-            "(facts 1, 2); Film Y was directed by Person B and Film C by Person Q (facts 1, 2). "
-            "Answer: {Person B; Person Q}"
+            "Steps: the founder of Company U is Person Y (fact 2); Person Y also founded "
+            "Company W and Company X (fact 2). Answer: {Company W; Company X}"
         ),
-    ),
-    ReasonDemo(
-        facts=(
-            "1. Film Y release year 1990.\nChain 1:\n"
-            "2. Film Y; Film W; Film B directed by Person Z. Film W has genre Drama."
-        ),
-        question="the director of [Film Y] also directed which films",
-        reply=(
-            "Steps: the director of Film Y is Person Z (fact 2); Person Z also directed Film W "
-            "and Film B (fact 2). Answer: {Film W; Film B}"
-        ),
+        names=("Company U", "Town V", "Company W", "Company X", "Person Y", "Company Z"),
     ),
 )
 #: The pruning prompt (``str.format`` fields: ``question``, ``premise``, ``options``, the
@@ -166,7 +168,6 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
 }
 #: Replies are untrusted: at most this many characters are parsed.
 MAX_REPLY_CHARS = 4000
-_EXAMPLE_KEYS = frozenset(name.casefold() for name in EXAMPLE_NAMES)
 _FILLED_BRACES = re.compile(r"\{[^{}]*\S[^{}]*\}")
 
 
@@ -225,8 +226,8 @@ def reason_request(
     ['system', 'user', 'assistant', 'user']
     >>> print(request.messages[-1].content.splitlines()[:4])
     ['Facts:', '1. X.', 'Chain 1:', '2. X directed by Y.']
-    >>> request.fixed_prefix  # every reasoning request opens with these nine messages
-    9
+    >>> request.fixed_prefix  # every reasoning request opens with these eleven messages
+    11
     """
     number = 1
     lines = [f"{number}. {start}"]
@@ -250,17 +251,30 @@ def reason_request(
     )
 
 
-def parse_braced_answer(text: str) -> str | None:
-    """The answer in braces of a reply, or ``None``: no braces, ``{Unknown}`` or the example.
+def demo_names(demos: Sequence[ReasonDemo] = REASON_DEMOS) -> frozenset[str]:
+    """The placeholder names of ``demos``, case-folded: never taken for answers.
+
+    >>> sorted(demo_names(REASON_DEMOS[1:2]))
+    ['person e', 'region g', 'town f']
+    """
+    return frozenset(name.casefold() for demo in demos for name in demo.names)
+
+
+_DEFAULT_NAMES = demo_names()
+
+
+def parse_braced_answer(text: str, example_names: frozenset[str] = _DEFAULT_NAMES) -> str | None:
+    """The answer in braces of a reply, or ``None``: no braces, ``{Unknown}`` or a copied
+    demonstration (every name one of ``example_names``, case-folded: :func:`demo_names`).
 
     Total: any string gives a value or ``None``; only the first :data:`MAX_REPLY_CHARS`
     characters are read.
 
     >>> parse_braced_answer("Steps: ... Answer: {Shane}")
     'Shane'
-    >>> parse_braced_answer("{Person Z}") is None  # a demonstration's answer
+    >>> parse_braced_answer("{Region G}") is None  # a demonstration's answer
     True
-    >>> parse_braced_answer("{Person B; Shane}")  # a demonstration's name is dropped
+    >>> parse_braced_answer("{Town S; Shane}")  # a demonstration's name is dropped
     'Shane'
     """
     text = str(text)[:MAX_REPLY_CHARS]
@@ -269,10 +283,10 @@ def parse_braced_answer(text: str) -> str | None:
     answer = parse_answer(text)
     if answer is None:
         return None
-    if all(part.strip().casefold() in _EXAMPLE_KEYS for part in answer.split(",")):
+    if all(part.strip().casefold() in example_names for part in answer.split(",")):
         return None
     parts = answer.split(";")
-    kept = [part.strip() for part in parts if part.strip().casefold() not in _EXAMPLE_KEYS]
+    kept = [part.strip() for part in parts if part.strip().casefold() not in example_names]
     if len(kept) < len(parts):
         return "; ".join(part for part in kept if part) or None
     return answer

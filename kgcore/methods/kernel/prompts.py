@@ -50,9 +50,7 @@ MAX_RECORDED_PRUNED = 24
 MAX_TRACE_REPLY = 2000
 
 
-def relation_text(
-    relation: str, outgoing: bool, verbalize: Verbalizer = verbalize_relation
-) -> str:
+def relation_text(relation: str, outgoing: bool, verbalize: Verbalizer = verbalize_relation) -> str:
     """How a relation is shown from one side, through ``verbalize``
     (:func:`~kgcore.text.relations.verbalize_relation` by default).
 

@@ -81,4 +81,4 @@ def check_verbalizer(owner: str, value: Any) -> Verbalizer:
             f"{owner} setting verbalizer must be a callable relation -> text or one of "
             f"'readable', 'raw'; got {type(value).__name__}"
         )
-    return value  # type: ignore[no-any-return]
+    return value

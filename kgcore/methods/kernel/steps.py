@@ -44,7 +44,7 @@ __all__ = [
 T = TypeVar("T")
 
 #: The format reminder after an entity list that could not be read.
-ENTITY_REMINDER = 'Reply only with a JSON list, e.g. ["Titanic"].'
+ENTITY_REMINDER = 'Reply only with a JSON list, e.g. ["Ada Lovelace"].'
 
 
 def _is_parsed(value: object) -> bool:

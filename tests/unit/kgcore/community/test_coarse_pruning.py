@@ -92,3 +92,18 @@ def test_leaves_are_not_always_cut_and_slots_go_one_relation_at_a_time() -> None
     assert len(kept) == 8
     # One tag and the year: the year is not crowded out by a second tag.
     assert leaves in ([("1963",), ("tag1",)], [("tag1",), ("1963",)])
+
+
+def test_shared_first_keeps_and_ranks_first_what_joins_the_current_nodes() -> None:
+    # From two topic entities {q, p}: the pair {d, e} is linked to both, the triangle only to q.
+    triples = [*TRIPLES, Triple("p", "r", "e")]
+    graph = detection_graph()
+    plain = coarse_prune(graph, COMMUNITIES, ["q", "p"], triples, top_k=1)
+    assert [c.nodes for c in plain] == [("a", "b", "c")]  # by modularity alone
+    shared = coarse_prune(graph, COMMUNITIES, ["q", "p"], triples, top_k=1, shared_first=True)
+    assert [c.nodes for c in shared] == [("d", "e")]
+    both = coarse_prune(graph, COMMUNITIES, ["q", "p"], triples, top_k=5, shared_first=True)
+    assert [c.nodes for c in both] == [("d", "e"), ("a", "b", "c")]
+    # With one current node nothing changes.
+    one = coarse_prune(graph, COMMUNITIES, ["q"], TRIPLES, top_k=5, shared_first=True)
+    assert [c.nodes for c in one] == [("a", "b", "c"), ("d", "e")]

@@ -86,9 +86,10 @@ def test_a_graph_without_unnamed_nodes_reads_as_the_store() -> None:
         assert view.neighbors(node, limit=1) == store.neighbors(node, limit=1)
     assert view.triples_among("abc") == store.triples_among("abc")
     step = local_community_search(view, ["a"], LCSConfig(max_community_size=2), seed=3)
-    assert step.candidates == local_community_search(
-        store, ["a"], LCSConfig(max_community_size=2), seed=3
-    ).candidates
+    assert (
+        step.candidates
+        == local_community_search(store, ["a"], LCSConfig(max_community_size=2), seed=3).candidates
+    )
 
 
 def test_a_large_unnamed_hub_is_not_a_record() -> None:

@@ -19,9 +19,11 @@ from kgcore.types import Triple
         ("directed_by", "directed by"),
         ("place_of_birth", "place of birth"),
         ("capable of", "capable of"),
-        ("government.politician.government_positions_held / "
-         "government.government_position_held.office_position_or_title",
-         "government positions held, office position or title"),
+        (
+            "government.politician.government_positions_held / "
+            "government.government_position_held.office_position_or_title",
+            "government positions held, office position or title",
+        ),
         ("film.actor.film / ^film.film.starring", "film, starring of"),
         ("...", "..."),
         ("", ""),

@@ -16,10 +16,11 @@ from kgcore.exceptions import (
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
+from kgcore.methods.fasttog.presets import MOVIE_DEMOS
 from kgcore.methods.fasttog.prompts import (
-    EXAMPLE_NAMES,
     REASON_DEMOS,
     ReasonDemo,
+    demo_names,
     parse_braced_answer,
     reason_request,
 )
@@ -78,15 +79,19 @@ def test_reasoning_shows_demonstrations_as_earlier_exchanges(
     config = FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
     FastToG(movie_store, config).run(QUESTION, llm)
     messages = llm.requests[1].messages
-    assert [m.role for m in messages] == ["system"] + ["user", "assistant"] * 4 + ["user"]
+    assert [m.role for m in messages] == ["system"] + ["user", "assistant"] * 5 + ["user"]
     # Each demonstration is written with the reasoning template, its reply shows the form.
-    assert messages[1].content.startswith("Facts:\n1. Actor X.\nChain 1:")
-    assert "Question: who directed the films starred by [Actor X]" in messages[1].content
-    assert messages[2].content.endswith("Answer: {Person Z}")
-    assert messages[4].content.endswith("Answer: {Unknown}")
-    assert messages[6].content.endswith("Answer: {Person B; Person Q}")
-    assert messages[8].content.endswith("Answer: {Film W; Film B}")
-    assert QUESTION in messages[-1].content and "Actor X" not in messages[-1].content
+    for index, demo in enumerate(REASON_DEMOS):
+        assert messages[1 + 2 * index].content == f"Facts:\n{demo.facts}\nQuestion: {demo.question}"
+        assert messages[2 + 2 * index].content == demo.reply
+    assert [m.content.rsplit("Answer: ", 1)[1] for m in messages[2:11:2]] == [
+        "{Town B}",
+        "{Region G}",
+        "{Unknown}",
+        "{Town S; Town T}",
+        "{Company W; Company X}",
+    ]
+    assert QUESTION in messages[-1].content and "Person A" not in messages[-1].content
 
 
 def test_own_demonstrations_or_none(movie_store: InMemoryGraphStore) -> None:
@@ -126,37 +131,64 @@ def test_own_reasoning_template_with_its_own_system_message(
 
 
 def test_a_copied_demonstration_answer_is_not_an_answer() -> None:
-    for name in EXAMPLE_NAMES:
-        assert parse_braced_answer(f"Steps: ... Answer: {{{name}}}") is None
-    # EXAMPLE_NAMES is kept by hand beside the demonstrations: their answers stay refused.
-    assert all(parse_braced_answer(demo.reply) is None for demo in REASON_DEMOS)
+    for demos in (REASON_DEMOS, MOVIE_DEMOS):
+        names = demo_names(demos)
+        for demo in demos:
+            assert demo.names and parse_braced_answer(demo.reply, names) is None
+            for name in demo.names:  # every placeholder the demonstration uses is listed
+                assert name.casefold() in names
+                assert parse_braced_answer(f"Steps: ... Answer: {{{name}}}", names) is None
     assert parse_braced_answer("Answer: {Person Zed}") == "Person Zed"
     # A demonstration's name inside a list is dropped, the real names kept.
-    assert parse_braced_answer("Answer: {Person B; Shane; Film C}") == "Shane"
-    assert parse_braced_answer("Answer: {Person B, Person Q}") is None
+    assert parse_braced_answer("Answer: {Town S; Shane; Company W}") == "Shane"
+    assert parse_braced_answer("Answer: {Town S, Town T}") is None
+    # The movie names are refused only where the movie demonstrations are shown.
+    assert parse_braced_answer("Answer: {Film W}") == "Film W"
+    assert parse_braced_answer("Answer: {Film W}", demo_names(MOVIE_DEMOS)) is None
 
 
-def test_the_three_step_demonstration_answers_the_asked_films_own_director() -> None:
-    # The writer (the bridge) is not the answer; the asked-about film's director is one.
-    demo = REASON_DEMOS[2]
-    assert "the writer of [Film Y]" in demo.question
-    assert demo.reply.endswith("Answer: {Person B; Person Q}")
-    assert "Person Z" not in demo.reply.rsplit("Answer:", 1)[1]
-    request = reason_request("who directed [X]", "X.", [["X directed by Y."]])
-    assert request.fixed_prefix == 1 + 2 * len(REASON_DEMOS) == 9
+def test_the_one_step_demonstration_stops_at_the_topics_own_fact() -> None:
+    # WebQSP-style: the answer is the topic's own fact; going on to its region is wrong.
+    demo = REASON_DEMOS[0]
+    assert demo.question == "where was [Person A] born"
+    assert "Town B contained by Region D" in demo.facts
+    assert demo.reply.rsplit("Answer:", 1)[1].strip() == "{Town B}"
 
 
-def test_the_also_demonstration_stops_at_the_shared_directors_other_films() -> None:
-    # "X also directed which films": two steps; neither the director (the bridge) nor the
-    # asked-about film is the answer.
+def test_the_three_step_demonstration_answers_past_the_bridge() -> None:
+    # The spouse (the bridge) is not the answer; the places the children died are.
     demo = REASON_DEMOS[3]
-    assert "also directed which films" in demo.question
+    assert "the spouse of [Person K]" in demo.question
     answer = demo.reply.rsplit("Answer:", 1)[1]
-    assert answer.strip() == "{Film W; Film B}"
-    assert "Film W; Film B directed by Person Z" in demo.facts  # both answers are in the facts
-    for bridge_or_asked in ("Person Z", "Film Y"):
-        assert bridge_or_asked not in answer
-    assert all(name in EXAMPLE_NAMES for name in ("Film W", "Film B", "Person Z"))
+    assert answer.strip() == "{Town S; Town T}" and "Person L" not in answer
+    request = reason_request("who founded [X]", "X.", [["X founder Y."]])
+    assert request.fixed_prefix == 1 + 2 * len(REASON_DEMOS) == 11
+
+
+def test_the_also_demonstration_stops_at_the_shared_neighbours_other_things() -> None:
+    # "X also founded which companies": two steps; neither the founder (the bridge) nor the
+    # asked-about company is the answer.
+    demo = REASON_DEMOS[4]
+    assert "also founded which companies" in demo.question
+    answer = demo.reply.rsplit("Answer:", 1)[1]
+    assert answer.strip() == "{Company W; Company X}"
+    assert "Company U; Company W; Company X founder Person Y" in demo.facts
+    # The bridge, the asked-about company and what another relation gives are no answers.
+    for not_answer in ("Person Y", "Company U", "Company Z"):
+        assert not_answer not in answer
+
+
+def test_the_metaqa_preset_restores_the_movie_demonstrations(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    config = FastToGConfig.preset("metaqa", width=2, max_community_size=2)
+    assert config.reason_demos == MOVIE_DEMOS and config.width == 2
+    llm = ScriptedLLM.by_purpose(repeat_last=True, replies=dict(prune=["{1}"], reason=["{x}"]))
+    FastToG(movie_store, config.with_overrides(grounded_answers=False)).run(QUESTION, llm)
+    reason = next(r for r in llm.requests if r.purpose == "reason")
+    assert "who directed the films starred by [Actor X]" in reason.messages[1].content
+    with pytest.raises(InvalidSettingError, match="unknown FastToG preset"):
+        FastToGConfig.preset("films")
 
 
 def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
@@ -623,7 +655,8 @@ def test_without_the_embeddings_extra_auto_asks_the_llm_and_similarity_is_an_err
 
     from kgcore.methods.fasttog.engine import offline_embedder
 
-    assert offline_embedder(FastToGConfig(first_choice="llm")) is None
+    assert offline_embedder(FastToGConfig(first_choice="llm", chain_choice="llm")) is None
+    assert offline_embedder(FastToGConfig(first_choice="llm")) is not None  # chain_choice auto
     assert offline_embedder(FastToGConfig()) is not None  # installed here
     found = importlib.util.find_spec
     monkeypatch.setattr(
@@ -636,6 +669,8 @@ def test_without_the_embeddings_extra_auto_asks_the_llm_and_similarity_is_an_err
     assert "the LLM chooses" in caplog.text and "kg-retrievers[embeddings]" in caplog.text
     with pytest.raises(ConfigurationError, match=r"kg-retrievers\[embeddings\].*first_choice=llm"):
         offline_embedder(FastToGConfig(first_choice="similarity"))
+    with pytest.raises(ConfigurationError, match=r"kg-retrievers\[embeddings\].*chain_choice=llm"):
+        offline_embedder(FastToGConfig(chain_choice="similarity"))
 
 
 def test_unknown_first_choice_is_refused() -> None:

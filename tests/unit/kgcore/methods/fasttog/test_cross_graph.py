@@ -1,0 +1,123 @@
+"""FastToG beyond the movie graph: several topic entities, compound nodes, chain choices by
+similarity, answers that are nodes (issue 34)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgcore.evaluation.datasets import load_cwq, load_webqsp
+from kgcore.graph import InMemoryGraphStore
+from kgcore.graph.compound import is_unnamed_node
+from kgcore.llm import LLMRequest, ScriptedLLM
+from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.methods.kernel import node_answer
+
+FIXTURES = Path(__file__).resolve().parents[4] / "fixtures" / "data" / "webqsp_cwq"
+
+#: Miley Cyrus's films; the one Tom Vaughan directed joins both topic entities.
+FILMS = [
+    *[("Miley Cyrus", "actor.film", f"m.0perf{i}") for i in range(6)],
+    *[(f"m.0perf{i}", "performance.film", f"Film {i}") for i in range(6)],
+    *[(f"Film {i}", "film.producer", f"Producer {i}") for i in range(6)],
+    ("Miley Cyrus", "person.profession", "Singer"),
+    ("Tom Vaughan", "director.film", "Film 4"),
+    ("Tom Vaughan", "person.nationality", "United Kingdom"),
+]
+QUESTION = "What movie featuring Miley Cyrus was directed by Tom Vaughan?"
+
+
+class KeywordEmbedder:
+    """A toy sentence embedder: how often each keyword occurs (plus a constant)."""
+
+    def __init__(self, *keywords: str) -> None:
+        self.keywords = keywords
+        self.calls = 0
+
+    def embed(self, texts: list[str], progress: bool = False) -> list[list[float]]:
+        self.calls += 1
+        return [[t.count(k) for k in self.keywords] + [0.1] for t in texts]
+
+
+def test_with_several_topic_entities_only_what_joins_them_starts_a_chain() -> None:
+    store = InMemoryGraphStore.from_triples(FILMS)
+    config = FastToGConfig(width=3, max_depth=1, fallback="none", first_choice="llm")
+    llm = ScriptedLLM.by_purpose(replies={"prune": ["{1}"], "reason": ["{Film 4}"]})
+    result = FastToG(store, config).run(QUESTION, llm, ["Miley Cyrus", "Tom Vaughan"])
+    assert result.answer == "Film 4"
+    chains = [c.nodes for c in result.communities()]
+    assert chains and all("Film 4" in nodes for nodes in chains)  # nothing else was offered
+    # The same question about Miley Cyrus alone offers her other films too.
+    llm = ScriptedLLM.by_purpose(replies={"prune": ["{1, 2, 3}"], "reason": ["{Unknown}"]})
+    alone = FastToG(store, config).run(QUESTION, llm, ["Miley Cyrus"])
+    assert len(alone.chains) > 1
+
+
+def test_compound_nodes_are_crossed_in_one_hop_and_never_shown() -> None:
+    store = InMemoryGraphStore.from_triples(FILMS)
+    config = FastToGConfig(width=1, max_depth=1, fallback="none", first_choice="llm")
+    llm = ScriptedLLM.by_purpose(replies={"prune": ["{1}"], "reason": ["{Film 4}"]})
+    result = FastToG(store, config).run("which films has [Miley Cyrus] been in", llm)
+    shown = "\n".join(m.content for r in llm.requests for m in r.messages)
+    assert "m.0perf" not in shown and "m.0perf" not in result.context
+    # One fact through the compound node, its two legs verbalised: actor.film, performance.film.
+    assert "Miley Cyrus film, film Film 4." in result.context
+    assert result.answer == "Film 4" and result.depth == 1
+
+
+def test_a_chain_grows_by_similarity_without_an_llm_call() -> None:
+    chain = [("A", "r", "B"), ("B", "s", "C"), ("B", "s", "D")]
+    store = InMemoryGraphStore.from_triples(
+        [*chain, ("C", "capital", "Town"), ("D", "river", "Stream"), ("C", "t", "E")]
+    )
+    config = FastToGConfig(width=1, max_depth=3, max_community_size=1, fallback="none")
+    embedder = KeywordEmbedder("capital", "Town")
+    llm = ScriptedLLM.by_purpose(replies={"reason": ["{Unknown}", "{Unknown}", "{Town}"]})
+    engine = FastToG(store, config, embedder=embedder)
+    result = engine.run("what is the capital of [A]'s neighbour", llm)
+    assert engine.chain_choice == "similarity" == result.extra["chain_choice"]
+    assert [r.purpose for r in llm.requests] == ["reason"] * len(llm.requests)  # no pruning
+    later = [s for s in result.extra["steps"] if s.get("ranked") == "similarity"]
+    assert later and all(len(s["offered"]) > 1 for s in later)
+    # With chain_choice="llm" each growth asks the model, as in the paper.
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies={"prune": ["{1}"], "reason": ["{Unknown}"]}
+    )
+    paper = FastToG(store, config.with_overrides(chain_choice="llm"), embedder=embedder)
+    paper.run("what is the capital of [A]'s neighbour", llm)
+    assert "prune" in [r.purpose for r in llm.requests]
+
+
+def test_a_shortened_name_is_answered_as_the_node_the_facts_name() -> None:
+    store = InMemoryGraphStore.from_triples(
+        [("J. R. R. Tolkien", "education.institution", "University of Oxford")]
+    )
+    config = FastToGConfig(width=1, max_depth=1, fallback="none")
+    llm = ScriptedLLM(["Steps: he studied at Oxford. Answer: {Oxford}"])
+    result = FastToG(store, config).run("what college did [J. R. R. Tolkien] go to", llm)
+    assert result.answer == "University of Oxford"
+    assert node_answer("oxford", ["Oxford", "University of Oxford"]) == "Oxford"
+    assert node_answer("Paris", ["Lyon"]) == "Paris"  # no node names it: kept as given
+
+
+@pytest.mark.skipif(not FIXTURES.is_file() and not FIXTURES.is_dir(), reason="no fixtures")
+def test_on_the_webqsp_and_cwq_fixtures_no_unnamed_node_is_shown_or_answered() -> None:
+    data_dir = FIXTURES
+    for dataset in (load_webqsp(data_dir=data_dir), load_cwq(data_dir=data_dir)):
+        assert dataset.graph_path is not None
+        store = InMemoryGraphStore.from_file(dataset.graph_path, progress=False)
+        for example in dataset.examples:
+            shown: list[str] = []
+
+            def reply(request: LLMRequest, shown: list[str] = shown) -> str:
+                shown.extend(m.content for m in request.messages[-1:])
+                # A model that answers with an id it saw nowhere: still never an answer.
+                return "{m.0w4dx1v}" if request.purpose == "reason" else "{1}"
+
+            config = FastToGConfig(max_depth=2, fallback="none", first_choice="llm")
+            result = FastToG(store, config).run(
+                example.question, ScriptedLLM(reply), list(example.topic_entities)
+            )
+            assert not any(is_unnamed_node(w.strip(".,;")) for t in shown for w in t.split())
+            assert result.answer == "Unknown"
