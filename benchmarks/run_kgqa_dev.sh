@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Every method on the dev questions of six graphs (the cross-graph report): MetaQA 2-hop and
+# 3-hop, PathQuestion PQ-3H and PQL-3H, WebQSP and CWQ (the first N of each, N=50 by default),
+# with the local Qwen2.5-1.5B model; writes benchmarks/results/kgqa_dev/kgqa_dev.md (hit@1 with
+# its 95% interval, strict and grounded hit@1, LLM calls, prompt tokens, LLM seconds), then
+# appends benchmarks/kgqa_dev_notes.md (the papers' figures, the sittings).
+#
+# The MetaQA rows are the MetaQA report's own traces (benchmarks/run_metaqa.sh writes them to
+# benchmarks/results/; they are copied here), so the two reports never disagree. The run resumes
+# from the per-question traces under benchmarks/results/kgqa_dev/ (commit them): interrupt at
+# any time and run again. Run it alone on the machine: the model's speed halves under load.
+#
+#   benchmarks/run_kgqa_dev.sh                         # everything
+#   METHODS="fasttog tog" DATA="webqsp cwq" benchmarks/run_kgqa_dev.sh   # a slice
+#   REPORT_ONLY=1 benchmarks/run_kgqa_dev.sh           # only rewrite the table
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+
+N=${N:-50}
+LLM=${LLM:-local}
+OUT=${OUT:-benchmarks/results/kgqa_dev}
+METAQA=${METAQA:-benchmarks/results}
+METHODS=${METHODS:-"fasttog tog cgpe gretriever io cot"}
+# The graphs besides MetaQA (its rows come from the MetaQA report's traces).
+DATA=${DATA:-"pathquestion:PQ-3H pathquestion:PQL-3H webqsp cwq"}
+PYTHON=${PYTHON:-.venv/bin/python}
+TITLE="Cross-graph dev report: every method on the first ${N} dev questions of six graphs (${LLM} model)"
+SUMMARY=kgqa_dev.md
+
+mkdir -p "$OUT"
+common=(--llm "$LLM" --out "$OUT" --summary "$SUMMARY" --title "$TITLE" --no-plots)
+if [[ -z "${REPORT_ONLY:-}" ]]; then
+  for data in $DATA; do
+    for method in $METHODS; do
+      echo "== $method on $data ($(date -u +%H:%M) UTC)" >&2
+      nice "$PYTHON" -m kgqa eval --method "$method" --data "${data}:${N}" "${common[@]}" \
+        >/dev/null
+    done
+  done
+fi
+# The MetaQA report's 2-hop and 3-hop traces of the same methods.
+for method in $METHODS; do
+  for hop in 2hop 3hop; do
+    trace="$METAQA/${method}__metaqa-${hop}.jsonl"
+    if [[ -f "$trace" ]]; then cp "$trace" "$OUT/"; fi
+  done
+done
+"$PYTHON" -m kgqa eval --report-only --out "$OUT" --summary "$SUMMARY" --title "$TITLE" \
+  --no-plots >/dev/null
+cat benchmarks/kgqa_dev_notes.md >> "$OUT/$SUMMARY"
+echo "$OUT/$SUMMARY"
