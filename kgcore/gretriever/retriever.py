@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -32,6 +33,7 @@ from kgcore.exceptions import (
     ConfigurationError,
     EmbeddingError,
     EmptyGraphError,
+    GraphStoreError,
     InvalidQuestionError,
 )
 from kgcore.graph.memory import InMemoryGraphStore
@@ -42,6 +44,7 @@ from kgcore.gretriever.pcst import solve_pcst
 from kgcore.gretriever.prizes import edge_prizes, node_prizes, top_k_indices
 from kgcore.gretriever.region import expand_region
 from kgcore.gretriever.result import GRetrieverResult
+from kgcore.gretriever.store_vectors import StoreVectors
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 from kgcore.linking import link_entities
@@ -165,6 +168,11 @@ class GRetriever:
         self.embedder = embedder if embedder is not None else (index.embedder if index else None)
         if self.embedder is None:
             raise EmbeddingError("GRetriever needs an embedder for the questions")
+        database = vector_database(store) if index is None else None
+        if database is not None and not isinstance(self.embedder, StoreVectors):
+            # A graph database holds the vectors (write_embeddings): read them per region.
+            base = getattr(self.embedder, "uncached", self.embedder)
+            self.embedder = StoreVectors(database, base)
         self.pcst = pcst or PCSTSettings()
         self.region = region or RegionSettings()
         self.edge_text: EdgeTextMode = index.edge_text if index is not None else edge_text
@@ -206,6 +214,9 @@ class GRetriever:
         neighbourhood) that no earlier question embedded; the vectors are kept in a
         :class:`~kgcore.gretriever.text_cache.TextVectorCache` under ``cache_dir``, so the cache
         grows with use and later runs reuse it. :meth:`build_index` embeds everything up front.
+        On a graph database (a Neo4j store) the vectors are the database's
+        (:mod:`kgcore.gretriever.store_vectors`): a region's are read in one query, and only
+        texts without one are embedded here.
 
         Parameters
         ----------
@@ -235,7 +246,8 @@ class GRetriever:
                 raise EmptyGraphError("no triples were given: nothing to retrieve from")
             store = InMemoryGraphStore.from_triples(triples)
         base = embedder if embedder is not None else SentenceTransformerEmbedder()
-        if cache_dir is not None:
+        if cache_dir is not None and vector_database(store) is None:
+            # In memory, the file cache; a graph database keeps the vectors itself.
             base = CachedEmbedder(base, TextVectorCache(text_cache_dir(cache_dir), base.model_id))
         retriever = cls(store=store, embedder=base, pcst=pcst, region=region, edge_text=edge_text)
         retriever._triples = triples
@@ -426,6 +438,16 @@ class GRetriever:
     def _seeds(self, query: np.ndarray, topic_entities: Sequence[str] | None) -> list[str]:
         if topic_entities:
             return link_entities(self.store, list(topic_entities))
+        database = vector_database(self._store) if self.index is None else None
+        if database is not None:
+            try:  # the database's vector index: the whole graph, searched on the server
+                nearest = database.nearest_nodes(query.tolist(), self.region.num_seeds * 4)
+            except GraphStoreError as err:
+                raise ConfigurationError(
+                    f"questions without topic entities need the vector index: {err}"
+                ) from err
+            seeds = [name for name, _ in nearest if self.store.has_node(name)]
+            return seeds[: self.region.num_seeds]
         if self.index is None:
             raise ConfigurationError(
                 "this retriever embeds lazily and needs topic entities to seed a question's "
@@ -447,6 +469,22 @@ class GRetriever:
         return retrieve_in_graph(
             graph, node_similarity, edge_similarity, self.pcst, question, seeds
         )
+
+
+def vector_database(store: GraphStore | None) -> Any:
+    """The graph database behind ``store`` that can hold G-Retriever's vectors (a store with
+    ``node_vectors`` and ``nearest_nodes``, seen through a compound-node view or not), or
+    ``None`` for an in-memory graph.
+
+    >>> vector_database(InMemoryGraphStore()) is None
+    True
+    """
+    inner = getattr(store, "inner", store)
+    if callable(getattr(inner, "node_vectors", None)) and callable(
+        getattr(inner, "nearest_nodes", None)
+    ):
+        return inner
+    return None
 
 
 def retrieve_in_graph(
