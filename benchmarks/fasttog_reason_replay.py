@@ -18,8 +18,8 @@ the first three (the prompt before the fourth, "also" demonstration), ``--prompt
 all four with the instruction after the question (before it moved into the system message),
 ``--prompt now`` the current one (four demonstration exchanges first, the instruction in the
 system message); the demonstrations' facts are today's (one sentence per subject and relation);
-``--no-grounding`` keeps answers the facts do not hold. The figures in the README's
-deviations table came from the traces committed before the change::
+``--no-grounding`` keeps answers the facts do not hold. The figures in the deviations
+(``docs/research/fasttog_deviations.md``) came from the traces committed before the change::
 
     git show ee45d4b:benchmarks/results/fasttog__metaqa-2hop.jsonl > /tmp/fasttog_2hop.jsonl
     .venv/bin/python benchmarks/fasttog_reason_replay.py /tmp/fasttog_2hop.jsonl --prompt now

@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = sorted({int(c) for c in args.copies.split(",")})
 
-    from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+    from kgcore.embeddings import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder()
     base = [Triple(*t) for t in read_triples(DATA / "kb.txt", progress=False)]

@@ -36,7 +36,7 @@ def _load(args: argparse.Namespace) -> int:
         embedder = None
         dimensions = None
         if args.embed:
-            from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+            from kgcore.embeddings import SentenceTransformerEmbedder
 
             embedder = SentenceTransformerEmbedder()
             dimensions = int(embedder.embed(["probe"]).shape[1])

@@ -7,6 +7,7 @@ from langchain_fasttog.baselines import BaselineChain, ToGChain
 from langchain_fasttog.cgpe import CGPEChain, CGPERetriever, cgpe_documents
 from langchain_fasttog.chain import FastToGChain
 from langchain_fasttog.embeddings import LangChainEmbedder
+from langchain_fasttog.evaluation import evaluate
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.local_llm import ChatLlamaCppLocal
 from langchain_fasttog.models import resolve_chat_model
@@ -28,6 +29,7 @@ __all__ = [
     "LangChainLLM",
     "ToGChain",
     "cgpe_documents",
+    "evaluate",
     "resolve_chat_model",
     "result_to_documents",
 ]

@@ -11,7 +11,6 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -52,6 +51,6 @@ def fold_config(
             f"config must be a {config_type.__name__}, got {type(config).__name__}"
         )
     if overrides:
-        config = dataclasses.replace(config, **overrides)
+        config = config.with_overrides(**overrides)
     data["config"] = config
     return data

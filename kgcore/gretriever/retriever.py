@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.exceptions import (
     ConfigurationError,
     EmbeddingError,
@@ -38,7 +39,6 @@ from kgcore.exceptions import (
 )
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
-from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
 from kgcore.gretriever.pcst import solve_pcst
 from kgcore.gretriever.prizes import edge_prizes, node_prizes, top_k_indices
@@ -48,6 +48,7 @@ from kgcore.gretriever.store_vectors import StoreVectors
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 from kgcore.linking import link_entities
+from kgcore.settings import Settings, checked_settings
 
 #: Texts embedded per step of :meth:`GRetriever.build_index` (the first one times the estimate).
 BUILD_CHUNK = 512
@@ -58,8 +59,13 @@ def text_cache_dir(cache_dir: str | Path) -> Path:
     return (default_cache_dir() if cache_dir == "default" else Path(cache_dir)) / "texts"
 
 
+@checked_settings(
+    "PCST",
+    limits={"k_nodes": (0, 10_000), "k_edges": (0, 10_000), "edge_cost": (0, 1e9),
+            "num_clusters": (1, 1000)},
+)  # fmt: skip
 @dataclass(frozen=True)
-class PCSTSettings:
+class PCSTSettings(Settings):
     """The paper's retrieval settings (defaults: WebQSP's ``k_nodes=3, k_edges=5, C_e=0.5``).
 
     Attributes
@@ -79,19 +85,14 @@ class PCSTSettings:
     edge_cost: float = 0.5
     num_clusters: int = 1
 
-    def __post_init__(self) -> None:
-        for name in ("k_nodes", "k_edges"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigurationError(f"{name} must be a non-negative integer, got {value!r}")
-        if not np.isfinite(self.edge_cost) or self.edge_cost < 0:
-            raise ConfigurationError(f"edge_cost must be non-negative, got {self.edge_cost!r}")
-        if self.num_clusters < 1:
-            raise ConfigurationError(f"num_clusters must be at least 1, got {self.num_clusters}")
 
-
+@checked_settings(
+    "G-Retriever region",
+    limits={"hops": (0, 8), "max_nodes": (1, 1_000_000), "neighbor_limit": (1, 1_000_000),
+            "num_seeds": (1, 1000), "whole_graph_max_nodes": (0, 10_000_000)},
+)  # fmt: skip
 @dataclass(frozen=True)
-class RegionSettings:
+class RegionSettings(Settings):
     """How the candidate region of a large graph is grown.
 
     Attributes
@@ -113,14 +114,6 @@ class RegionSettings:
     neighbor_limit: int | None = None
     num_seeds: int = 3
     whole_graph_max_nodes: int = 5000
-
-    def __post_init__(self) -> None:
-        if self.hops < 0 or self.max_nodes < 1 or self.num_seeds < 1:
-            raise ConfigurationError(
-                "region settings need hops >= 0, max_nodes >= 1 and num_seeds >= 1"
-            )
-        if self.neighbor_limit is not None and self.neighbor_limit < 1:
-            raise ConfigurationError("neighbor_limit must be at least 1 (or None)")
 
 
 class GRetriever:

@@ -9,7 +9,7 @@ writes the vectors into the database: node vectors as a property of the node
 with a progress bar and an estimate of the time left. The model is recorded beside them, and a
 different model is refused.
 
-:class:`StoreVectors` is the :class:`~kgcore.gretriever.embedding.TextEmbedder` G-Retriever then
+:class:`StoreVectors` is the :class:`~kgcore.embeddings.TextEmbedder` G-Retriever then
 uses: the texts of a question's region come from the database in one query, and only texts it
 has no vector for (a relation written since, a compound relation of
 :mod:`kgcore.graph.compound`) are embedded in the client. The vectors are the embedder's own
@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import EmbeddingError, GraphStoreError, InvalidSettingError
 from kgcore.graph.neo4j_store import RELATION_VECTOR_LABEL, Neo4jGraphStore
-from kgcore.gretriever.embedding import TextEmbedder
 
 __all__ = ["RELATION_LABEL", "EmbeddingSummary", "StoreVectors", "write_embeddings"]
 
@@ -212,7 +212,7 @@ def _without_vectors(store: Neo4jGraphStore, names: Sequence[str], chunk: int) -
 
 
 class StoreVectors:
-    """A :class:`~kgcore.gretriever.embedding.TextEmbedder` reading stored vectors.
+    """A :class:`~kgcore.embeddings.TextEmbedder` reading stored vectors.
 
     Parameters
     ----------

@@ -16,6 +16,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.exceptions import InvalidSettingError
 from kgcore.llm.protocol import Steps
@@ -38,9 +39,12 @@ from kgcore.methods.kernel import (
     topic_names,
 )
 from kgcore.methods.result import MethodResult
+from kgcore.settings import Settings, checked_settings
+from kgcore.validation import COT_SC_LIMITS
 
 __all__ = [
     "ANSWER_SYSTEM",
+    "CoTSCConfig",
     "MAX_TRACE_REPLY",
     "UNKNOWN",
     "PromptBaseline",
@@ -57,6 +61,23 @@ __all__ = [
     "step_record",
     "topic_names",
 ]
+
+
+@checked_settings("CoT-SC", limits=COT_SC_LIMITS)
+@dataclass(frozen=True)
+class CoTSCConfig(Settings):
+    """CoT-SC's settings: ``n`` sampled replies (``n`` calls) at ``temperature``, each with seed
+    ``seed + i``.
+
+    >>> CoTSCConfig(n=2.5)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: CoT-SC setting n must be an integer, got 2.5
+    """
+
+    n: int = 5
+    temperature: float = 0.7
+    seed: int | None = 0
 
 
 class PromptBaseline(StepMethod[MethodResult]):
@@ -84,9 +105,10 @@ class PromptBaseline(StepMethod[MethodResult]):
         if kind not in self.KINDS:
             raise InvalidSettingError(f"kind must be one of {', '.join(self.KINDS)}, got {kind!r}")
         self.name = kind
-        self.n = n
-        self.temperature = temperature
-        self.seed = seed
+        self.config = CoTSCConfig(n=n, temperature=temperature, seed=seed)  # checked here
+        self.n = self.config.n
+        self.temperature = self.config.temperature
+        self.seed = self.config.seed
 
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None

@@ -64,13 +64,11 @@ from kgcore.methods.kernel import (
     topic_names,
     triple_text,
 )
-from kgcore.methods.kernel import (
-    with_overrides as _with_overrides,
-)
 from kgcore.methods.result import MethodResult
+from kgcore.settings import Settings, checked_settings
 from kgcore.text.relations import Verbalizer, distinct_phrases, verbalize_relation
 from kgcore.types import Triple
-from kgcore.validation import TOG_LIMITS, check_settings
+from kgcore.validation import TOG_LIMITS
 
 SYSTEM = GRAPH_SYSTEM
 #: ToG's format reminder after an entity list that could not be read.
@@ -172,8 +170,9 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
 }
 
 
+@checked_settings("ToG", limits=TOG_LIMITS)
 @dataclass(frozen=True)
-class ToGConfig:
+class ToGConfig(Settings):
     """Every ToG setting, checked when made.
 
     Parameters
@@ -228,7 +227,6 @@ class ToGConfig:
     verbalizer: Verbalizer = field(default=verbalize_relation, repr=False)
 
     def __post_init__(self) -> None:
-        check_settings("ToG", self, TOG_LIMITS)  # documented maxima bound the cost
         object.__setattr__(self, "verbalizer", check_verbalizer("ToG", self.verbalizer))
         if self.entity_sample_size > self.entity_sample_threshold:
             raise InvalidSettingError(
@@ -237,14 +235,6 @@ class ToGConfig:
             )
         for name, fields in TEMPLATE_FIELDS.items():
             check_template("ToG", name, getattr(self, name), fields)
-
-    def with_overrides(self, **overrides: Any) -> ToGConfig:
-        """A copy with some settings changed; an unknown name is refused.
-
-        >>> ToGConfig().with_overrides(width=1).width
-        1
-        """
-        return _with_overrides("ToG", self, overrides)
 
 
 @dataclass(frozen=True)

@@ -73,8 +73,8 @@ from kgcore.text.registry import resolve_textualizer
 from kgcore.text.triple2text import CommunityTextualizer
 from kgcore.types import Triple
 
-if TYPE_CHECKING:  # sentence-transformers is loaded only when similarity ranks the options
-    from kgcore.gretriever.embedding import TextEmbedder
+if TYPE_CHECKING:
+    from kgcore.embeddings import TextEmbedder
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def offline_embedder(config: FastToGConfig) -> TextEmbedder | None:
     if importlib.util.find_spec("sentence_transformers") is None:
         missing = "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
     else:
-        from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+        from kgcore.embeddings import SentenceTransformerEmbedder
 
         try:
             return SentenceTransformerEmbedder()
@@ -143,7 +143,7 @@ class FastToG(StepMethod[FastToGResult]):
         Sentence embeddings that rank the first communities: with one, the default
         ``first_choice="auto"`` chooses them by similarity, without one by the LLM (the
         paper's). ``first_choice="similarity"`` without one loads the local all-MiniLM-L6-v2
-        (:class:`~kgcore.gretriever.embedding.SentenceTransformerEmbedder`) at the first use.
+        (:class:`~kgcore.embeddings.SentenceTransformerEmbedder`) at the first use.
     """
 
     def __init__(
@@ -157,7 +157,7 @@ class FastToG(StepMethod[FastToGResult]):
         self.store = compound_view(store)
         self._embedder = embedder
         self.config = config or FastToGConfig()
-        node_level = self.config.max_community_size == 1
+        node_level = self.config.lcs.max_community_size == 1
         self.name = name or ("fasttog-node" if node_level else "fasttog")
         self.textualizer = resolve_textualizer(textualizer)  # "t2t", "g2t", ... or an object
         self._example_names = demo_names(self.config.reason_demos)  # never taken for answers
@@ -171,8 +171,8 @@ class FastToG(StepMethod[FastToGResult]):
 
     @staticmethod
     def _leaf_links(candidates: Sequence[Community]) -> tuple[Triple, ...]:
-        """The linking triples of the one-node ``candidates`` (``start_leaves``,
-        ``chain_leaves``)."""
+        """The linking triples of the one-node ``candidates`` (``leaves.with_topic``,
+        ``leaves.with_chains``)."""
         return tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
 
     @property
@@ -206,7 +206,7 @@ class FastToG(StepMethod[FastToGResult]):
     def embedder(self) -> TextEmbedder:
         """The sentence embedder of ``first_choice="similarity"`` (built at the first use)."""
         if self._embedder is None:
-            from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+            from kgcore.embeddings import SentenceTransformerEmbedder
 
             self._embedder = SentenceTransformerEmbedder()
         return self._embedder
@@ -226,8 +226,8 @@ class FastToG(StepMethod[FastToGResult]):
         [1, 0]
         """
         texts = [question, *(self._text(c) for c in candidates)]
-        # Normalised here, not by gretriever's normalize_rows: importing the kgcore.gretriever
-        # package takes about 0.5 s, paid only when the default embedder is built.
+        # An app's embedder may return unnormalised rows, or NaN for an empty text; in float64,
+        # so that near ties rank the same in every run.
         vectors = np.nan_to_num(np.asarray(self.embedder.embed(texts), dtype=np.float64))
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
@@ -252,6 +252,7 @@ class FastToG(StepMethod[FastToGResult]):
             exclude=history,
             seed=seed,
             shared_first=shared_first,
+            leaf_slots=self.config.leaves.kept,
         )
 
     def choice_request(
@@ -393,7 +394,7 @@ class FastToG(StepMethod[FastToGResult]):
             depth = 1
             ahead: dict[int, LCSStep] = {}
             while chains:
-                if cfg.chain_leaves and cfg.max_community_size > 1:
+                if cfg.leaves.with_chains and cfg.lcs.max_community_size > 1:
                     # Node-level (M = 1): every candidate is one node; none is a leaf.
                     with meter.graph():
                         ahead = self._look_ahead(chains, active, history, depth)
@@ -496,14 +497,14 @@ class FastToG(StepMethod[FastToGResult]):
         the chains it is shown side by side (``shared_first`` in
         :func:`~kgcore.community.lcs.coarse_prune` keeps them).
 
-        With ``start_leaves`` and without ``start_leaf_chains``, the one-node candidates are
+        With ``leaves.with_topic`` and without ``leaves.start_chains``, the one-node candidates are
         left out (all are kept when no candidate has two or more nodes): their linking triples
         are already facts of the start community, which the first choice shows as its premise
         and every reasoning step shows first, and a chain grown from one of them would expand
         a year or a genre, a hub of thousands of films. Replaying the first choice of dev
         questions 51-110 with the local 1.5B model, a community on a gold path was chosen for
-        18 of 21 2-hop and 48 of 59 3-hop questions, against 14 and 34 with them offered (the
-        README's deviations table).
+        18 of 21 2-hop and 48 of 59 3-hop questions, against 14 and 34 with them offered
+        (``docs/research/fasttog_deviations.md``).
 
         >>> from kgcore.community.lcs import Community
         >>> from kgcore.graph import InMemoryGraphStore
@@ -519,14 +520,14 @@ class FastToG(StepMethod[FastToGResult]):
             joining = [i for i in every if _links_several(candidates[i], topic)]
             if joining:
                 return joining
-        if not self.config.start_leaves or self.config.start_leaf_chains:
+        if not self.config.leaves.with_topic or self.config.leaves.start_chains:
             return every
         return [i for i in every if len(candidates[i].nodes) > 1] or every
 
     def start_community(
         self, topic: Sequence[str], candidates: Sequence[Community]
     ) -> ChainCommunity:
-        """The start community: the topic's triples and, with ``start_leaves``, the linking
+        """The start community: the topic's triples and, with ``leaves.with_topic``, the linking
         triples of the one-node communities among the first step's ``candidates``.
 
         Community detection runs without the visited nodes, so a node that is linked to the
@@ -540,7 +541,7 @@ class FastToG(StepMethod[FastToGResult]):
         runs a model per call.
         """
         triples = tuple(self.store.triples_among(topic))
-        if self.config.start_leaves:
+        if self.config.leaves.with_topic:
             triples += self._leaf_links(candidates)
         return ChainCommunity(
             chain=-1,
@@ -558,7 +559,7 @@ class FastToG(StepMethod[FastToGResult]):
         history: set[str],
         depth: int,
     ) -> dict[int, LCSStep]:
-        """``chain_leaves``: the Local Community Search step from each active chain's last
+        """``leaves.with_chains``: the Local Community Search step from each active chain's last
         community, run as the community joins, and its one-node neighbours shown with it.
 
         The step is the one the chain grows from after reasoning at ``depth`` (same seed), so

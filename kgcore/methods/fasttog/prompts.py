@@ -80,7 +80,7 @@ class ReasonDemo:
 #: answer is neither the neighbour nor what another relation of it gives. They keep the
 #: reasoning patterns that were measured on MetaQA dev questions with movie examples (kept as
 #: the opt-in ``metaqa`` preset, :data:`MOVIE_DEMOS`), in family, place and organisation facts
-#: as PathQuestion and Freebase write them; the README says what each was measured on.
+#: as PathQuestion and Freebase write them; ``docs/fasttog.md`` says what each was measured on.
 REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ReasonDemo(
         facts=(

@@ -83,7 +83,7 @@ class GRetrieverGNNQA(StepMethod[MethodResult]):
             raise ConfigurationError(
                 "gretriever-gnn needs a trained model: --set checkpoint=PATH/best.safetensors"
             )
-        from kgcore.methods.gretriever_qa import GRetrieverQA
+        from kgcore.methods.gretriever.qa import GRetrieverQA
 
         # Reuse the text-prompted engine's retriever set-up (whole small graphs, regions of
         # large ones); its text format is the paper's, as the model was trained on.

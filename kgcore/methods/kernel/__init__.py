@@ -4,8 +4,8 @@
   the IO and CoT requests, trace records;
 - :mod:`~kgcore.methods.kernel.answers`: what counts as an answer (no topic entity, no
   placeholder);
-- :mod:`~kgcore.methods.kernel.settings`: checks of the typed configs (prompt templates,
-  keyword overrides);
+- :mod:`~kgcore.methods.kernel.settings`: checks of the methods' prompt templates and
+  relation verbalisers (the settings contract itself is :mod:`kgcore.settings`);
 - :mod:`~kgcore.methods.kernel.steps`: parse-and-retry (:func:`ask_parsed`), entity linking
   (:func:`link_steps`), the prompt-only answers and fallbacks (IO, CoT, CoT-SC);
 - the accounting lives with the step protocol, in :class:`kgcore.methods.base.RunMeter`.
@@ -43,7 +43,7 @@ from kgcore.methods.kernel.prompts import (
     step_record,
     triple_text,
 )
-from kgcore.methods.kernel.settings import check_template, check_verbalizer, with_overrides
+from kgcore.methods.kernel.settings import check_template, check_verbalizer
 from kgcore.methods.kernel.steps import (
     ENTITY_REMINDER,
     Linked,
@@ -89,5 +89,4 @@ __all__ = [
     "step_record",
     "topic_names",
     "triple_text",
-    "with_overrides",
 ]

@@ -29,6 +29,8 @@ from kgcore.llm.protocol import ChatLLM, LLMRequest
 from kgcore.text.graph2text.guard import check_text
 from kgcore.text.graph2text.linearize import relation_text
 
+#: One-node communities kept per step, as FastToG keeps them (its ``leaves.kept``).
+LEAF_SLOTS = 3
 MAX_REPLY_CHARS = 1200
 PROMPT = (
     "Write the facts below as one or two fluent English sentences. Mention every name "
@@ -60,7 +62,9 @@ def synthesize(
             break
         if not store.has_node(entity):
             continue
-        step = local_community_search(store, [entity], config, exclude=[entity], seed=seed + index)
+        step = local_community_search(
+            store, [entity], config, exclude=[entity], seed=seed + index, leaf_slots=LEAF_SLOTS
+        )
         if not step.candidates:
             continue
         # the entity with its nearest communities: a small star-shaped subgraph

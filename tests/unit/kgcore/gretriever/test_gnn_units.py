@@ -160,8 +160,8 @@ class RecordingModel:
 def test_engine_answers_from_the_graph_prompt_without_the_chat_model(
     movie_store, reply: str, answer: str
 ) -> None:
-    from kgcore.gretriever.gnn.engine import GRetrieverGNNQA
     from kgcore.llm import ScriptedLLM
+    from kgcore.methods.gretriever.gnn import GRetrieverGNNQA
 
     model = RecordingModel(reply)
     engine = GRetrieverGNNQA(movie_store, model=model, embedder=TableEmbedder(dim=6))

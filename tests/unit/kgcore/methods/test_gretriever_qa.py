@@ -10,10 +10,10 @@ import pytest
 
 from kgcore.evaluation import evaluate
 from kgcore.evaluation.datasets import Dataset, EvalExample
-from kgcore.evaluation.gretriever_qa import GRetrieverQA
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
+from kgcore.methods.gretriever.qa import GRetrieverQA
 from kgcore.types import Triple
 
 TRIPLES = [
