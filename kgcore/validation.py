@@ -41,7 +41,7 @@ MAX_REPLY_NAMES = 8
 #: Longest answer kept (characters); a longer one is not a phrase and counts as Unknown.
 MAX_ANSWER_CHARS = 300
 #: Characters of a model reply read at least; see :func:`kgcore.llm.protocol.reply_char_cap`.
-MAX_REPLY_CHARS = 4000
+MIN_REPLY_CAP_CHARS = 4000
 #: Largest ``max_tokens`` setting of any step.
 MAX_TOKENS = 4096
 

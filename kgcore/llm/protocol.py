@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from kgcore.exceptions import InvalidSettingError, KGRetrieverError, LLMResponseError
-from kgcore.validation import MAX_REPLY_CHARS
+from kgcore.validation import MIN_REPLY_CAP_CHARS
 
 T = TypeVar("T")
 
@@ -254,9 +254,9 @@ def reply_char_cap(request: LLMRequest) -> int:
     """How many characters of a reply to ``request`` are read.
 
     Eight characters a requested token, and never fewer than
-    :data:`~kgcore.validation.MAX_REPLY_CHARS`: a reply within its token budget is never cut.
+    :data:`~kgcore.validation.MIN_REPLY_CAP_CHARS`: a reply within its token budget is never cut.
     """
-    return max(MAX_REPLY_CHARS, 8 * max(0, int(request.max_tokens)))
+    return max(MIN_REPLY_CAP_CHARS, 8 * max(0, int(request.max_tokens)))
 
 
 def _capped(reply: object, request: LLMRequest, started: float) -> LLMReply:

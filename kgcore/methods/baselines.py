@@ -4,7 +4,7 @@ They answer from the model's own knowledge. Their step generators live in the ke
 (:mod:`kgcore.methods.kernel.steps`), since the graph methods fall back on them; this module
 gives them the engine shape of the graph methods (:class:`PromptBaseline`) and keeps the
 kernel names importable from here. CoT-SC samples ``n`` CoT replies at a temperature and keeps
-the majority answer (compared after :func:`~kgcore.llm.answers.normalize_answer`).
+the majority answer (compared after :func:`~kgcore.text.answer_forms.normalize_answer`).
 
 Example
 -------

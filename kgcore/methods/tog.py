@@ -55,9 +55,9 @@ from kgcore.methods.kernel import (
     StepTrace,
     answer_steps,
     ask_parsed,
+    check_answer,
     check_template,
     check_verbalizer,
-    drop_topic_answer,
     link_steps,
     options_text,
     parse_graph_answer,
@@ -442,7 +442,7 @@ class ToG(StepMethod[MethodResult]):
             )
             # A topic entity is not an answer: explore on (ToG named its topic entity).
             topics = topic_names(question, [*names, *frontier_start])
-            named = drop_topic_answer(verdict[1], topics) if verdict and verdict[0] else None
+            named = check_answer(verdict[1], topics) if verdict and verdict[0] else None
             if named:
                 answer = named
                 break
@@ -450,9 +450,12 @@ class ToG(StepMethod[MethodResult]):
         fell_back = answer is None
         if answer is None:
             answer = yield from answer_steps(
-                question, usage, self.config.answer_max_tokens, record=trace.recorder()
+                question,
+                usage,
+                self.config.answer_max_tokens,
+                record=trace.recorder(),
+                topics=topic_names(question, [*names, *frontier_start]),
             )
-            answer = drop_topic_answer(answer, topic_names(question, [*names, *frontier_start]))
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

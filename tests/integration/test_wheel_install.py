@@ -52,7 +52,7 @@ LLAMAINDEX_CHECK = textwrap.dedent(
     retriever = GRetrieverRetriever.from_triples({TRIPLES}, text_format="triples",
                                                  cache_dir=None)
     response = graph_query_engine(retriever, llm=MockLLM()).query("who directed [Cleopatra]")
-    assert "(Cleopatra, directed_by, Joseph L. Mankiewicz)" in str(response), str(response)
+    assert "(Cleopatra, directed by, Joseph L. Mankiewicz)" in str(response), str(response)
     assert importlib.util.find_spec("langchain_core") is None, "LangChain in a LlamaIndex install"
     assert importlib.util.find_spec("llama_cpp") is None, "llama-cpp-python without [local]"
     print("retrieval ok")

@@ -79,7 +79,7 @@ from kgcore.methods.kernel import (
     StepTrace,
     answer_steps,
     ask_parsed,
-    drop_topic_answer,
+    check_answer,
     options_text,
     parse_graph_answer,
     relation_text,
@@ -331,7 +331,7 @@ class CGPE(StepMethod[MethodResult]):
             answer = yield from answer_steps(
                 question, usage, self.config.answer_max_tokens, record=trace.recorder()
             )
-        answer = drop_topic_answer(answer, topic_names(question, topic_entities))  # not an answer
+        answer = check_answer(answer, topic_names(question, topic_entities))
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

@@ -41,12 +41,12 @@ from kgcore.community.lcs import Community, LCSStep, local_community_search
 from kgcore.exceptions import ConfigurationError, EmptyGraphError
 from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
-from kgcore.llm.parsing import parse_answer, parse_choices
+from kgcore.llm.parsing import parse_choices
 from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
-from kgcore.methods.base import RunMeter, StepMethod
+from kgcore.methods.base import StepMethod
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.prompts import (
-    MAX_REPLY_CHARS,
+    MAX_PARSED_REPLY_CHARS,
     OPTION_LABELS,
     PRUNE_REMINDER,
     demo_names,
@@ -58,14 +58,14 @@ from kgcore.methods.fasttog.result import ChainCommunity, FastToGResult
 from kgcore.methods.kernel import (
     UNKNOWN,
     Linked,
+    RunMeter,
     ask_parsed,
+    check_answer,
     cot_request,
     cot_sc_steps,
-    drop_topic_answer,
-    grounded_answer,
     io_request,
     link_steps,
-    node_answer,
+    read_answer,
     step_record,
     topic_names,
 )
@@ -296,7 +296,9 @@ class FastToG(StepMethod[FastToGResult]):
         >>> FastToG.read_choice("I pick {2}.", 3, 1), FastToG.read_choice("hmm", 3, 1)
         ([1], None)
         """
-        return parse_choices(str(text)[:MAX_REPLY_CHARS], n_options, max_choices, OPTION_LABELS)
+        return parse_choices(
+            str(text)[:MAX_PARSED_REPLY_CHARS], n_options, max_choices, OPTION_LABELS
+        )
 
     def _choose(
         self,
@@ -414,12 +416,15 @@ class FastToG(StepMethod[FastToGResult]):
                 # Braces required; a topic entity is not an answer, nor (by default) a name
                 # the facts do not hold: reasoning goes on.
                 parsed = parse_braced_answer(reply.text, self._example_names)
-                answer = drop_topic_answer(parsed, topics)
-                if cfg.grounded_answers:
-                    answer = grounded_answer(answer, "\n".join(self._texts(result)), topics)
-                    # A name the model shortened is the node the facts name ("Oxford" ->
-                    # "University of Oxford"): the answer is a node of the graph.
-                    answer = drop_topic_answer(node_answer(answer, self._nodes(result)), topics)
+                # Grounded: only names the facts hold, each written as the node it names
+                # ("Oxford" -> "University of Oxford"): the answer is a node of the graph.
+                grounded = cfg.grounded_answers
+                answer = check_answer(
+                    parsed,
+                    topics,
+                    facts="\n".join(self._texts(result)) if grounded else None,
+                    nodes=self._nodes(result) if grounded else (),
+                )
                 trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
                 result.depth = depth
                 if answer is not None:
@@ -482,7 +487,7 @@ class FastToG(StepMethod[FastToGResult]):
             reply = yield request
             usage.add(reply)
             trace.append(step_record(request, reply))
-            result.answer = drop_topic_answer(parse_answer(reply.text), topics) or UNKNOWN
+            result.answer = read_answer(reply.text, topics) or UNKNOWN
             result.fell_back = True
         return self._finish(result, meter)
 

@@ -91,15 +91,15 @@ class GRetrieverGNNQA(StepMethod[MethodResult]):
             store, embedder=embedder, text_format="paper", max_graph_tokens=None, **settings
         )
         self.retriever = self._text_engine.retriever
-        from kgcore.gretriever.gnn.answers import EXPLAGRAPHS_LABELS
+        from kgcore.gretriever.gnn.labels import EXPLAGRAPHS_LABELS
 
         self.labels = tuple(EXPLAGRAPHS_LABELS if labels is None else labels)
         self.model = model if model is not None else shared_model(checkpoint, llm)  # type: ignore[arg-type]
 
     def answer(self, question: str, topic_entities: Sequence[str] | None = None) -> MethodResult:
         """Retrieve and answer ``question`` (no chat model involved)."""
-        from kgcore.gretriever.gnn.answers import UNPARSEABLE, parse_label
         from kgcore.gretriever.gnn.graph_data import result_to_data
+        from kgcore.gretriever.gnn.labels import UNPARSEABLE, parse_label
         from kgcore.gretriever.gnn.model import GraphPrompt
 
         question = check_question(question)

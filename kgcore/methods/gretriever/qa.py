@@ -30,8 +30,8 @@ from kgcore.methods.kernel import (
     ANSWER_SYSTEM,
     UNKNOWN,
     ask_parsed,
+    check_answer,
     check_verbalizer,
-    drop_topic_answer,
     parse_graph_answer,
     topic_names,
 )
@@ -196,7 +196,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
             request, parse_graph_answer, "Reply only with the answer in braces.", meter.usage
         )
         # A topic entity, or a sentence about one, is not an answer (as for every method).
-        answer = drop_topic_answer(answer, topic_names(question, topic_entities))
+        answer = check_answer(answer, topic_names(question, topic_entities))
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

@@ -31,7 +31,7 @@ from kgcore.text.graph2text.linearize import relation_text
 
 #: One-node communities kept per step, as FastToG keeps them (its ``leaves.kept``).
 LEAF_SLOTS = 3
-MAX_REPLY_CHARS = 1200
+MAX_SENTENCE_REPLY_CHARS = 1200
 PROMPT = (
     "Write the facts below as one or two fluent English sentences. Mention every name "
     "exactly as written and add no other names or facts. Reply with the sentences only.\n\n"
@@ -75,7 +75,7 @@ def synthesize(
         reply = llm.generate(
             LLMRequest.from_prompt(PROMPT.format(facts=_facts(triples)), purpose="g2t-synth")
         )
-        text = " ".join((reply.text or "")[:MAX_REPLY_CHARS].split())
+        text = " ".join((reply.text or "")[:MAX_SENTENCE_REPLY_CHARS].split())
         if text and check_text(text, triples).ok:
             rows.append({"triples": triples, "texts": [text], "category": "MetaQA"})
     return rows
