@@ -35,7 +35,6 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgcore.deprecation import deprecated_alias
 from kgcore.exceptions import (
     ConfigurationError,
     GraphLoadError,
@@ -432,7 +431,3 @@ def write_triples_to_neo4j(
     summary.bookmarks = store.bookmarks()
     store.refresh_names()
     return summary
-
-
-#: The former name of :func:`write_triples_to_neo4j` (it read like a file reader).
-load_triples = deprecated_alias(write_triples_to_neo4j, "kgcore.graph.neo4j_loader.load_triples")
