@@ -3,7 +3,7 @@ retrievers and Runnable chains, and the model adapters."""
 
 from kgcore.methods.fasttog import FastToGConfig
 from langchain_fasttog.base import KGMethodChain, KGMethodRetriever
-from langchain_fasttog.baselines import BaselineChain, ToGChain
+from langchain_fasttog.baselines import BaselineChain
 from langchain_fasttog.cgpe import CGPEChain, CGPERetriever, cgpe_documents
 from langchain_fasttog.chain import FastToGChain
 from langchain_fasttog.embeddings import LangChainEmbedder
@@ -12,6 +12,7 @@ from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.local_llm import ChatLlamaCppLocal
 from langchain_fasttog.models import resolve_chat_model
 from langchain_fasttog.retriever import FastToGRetriever, result_to_documents
+from langchain_fasttog.tog import ToGChain
 from langchain_fasttog.tools import Graph2TextTool
 
 __all__ = [
