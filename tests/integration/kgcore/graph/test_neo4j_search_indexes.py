@@ -22,7 +22,8 @@ from kgcore.gretriever.retriever import GRetriever, RegionSettings
 from kgcore.gretriever.store_vectors import StoreVectors, write_embeddings
 from kgcore.linking import link_entity_details
 from kgcore.types import Triple
-from tests.support.neo4j_testgraphs import SeededEmbedder, metaqa_questions, metaqa_slice
+from tests.support.fake_embedder import FakeEmbedder
+from tests.support.neo4j_testgraphs import metaqa_questions, metaqa_slice
 from tests.support.neo4j_testserver import (
     BoltServer,
     create_search_indexes,
@@ -32,6 +33,11 @@ from tests.support.neo4j_testserver import (
 
 QUESTIONS = metaqa_questions(6)
 DIMENSIONS = 16
+
+
+def text_embedder() -> FakeEmbedder:
+    """One vector per whole name: a name's own vector is its nearest, whatever words it shares."""
+    return FakeEmbedder(DIMENSIONS, unit="text")
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +61,7 @@ def stores(
         name_search="fulltext",
     )
     write_triples_to_neo4j(server, graph, progress=False)
-    write_embeddings(server, SeededEmbedder(DIMENSIONS), progress=False)
+    write_embeddings(server, text_embedder(), progress=False)
     create_search_indexes(bolt_server, server, dimensions=DIMENSIONS)
     try:
         yield InMemoryGraphStore.from_triples(graph), server
@@ -122,7 +128,7 @@ def test_vectors_are_written_once_then_only_for_new_texts(
     stores: tuple[InMemoryGraphStore, Neo4jGraphStore],
 ) -> None:
     _, server = stores
-    embedder = SeededEmbedder(DIMENSIONS)
+    embedder = text_embedder()
     assert write_embeddings(server, embedder, progress=False).nodes_embedded == 0  # all there
     write_triples_to_neo4j(server, [("Heat", "brand_new_relation", "A New Node")], progress=False)
     summary = write_embeddings(server, embedder, progress=False)
@@ -131,14 +137,14 @@ def test_vectors_are_written_once_then_only_for_new_texts(
     stored = server.node_vectors(["A New Node"])["A New Node"]
     assert np.allclose(stored, embedder.embed(["A New Node"])[0])
     with pytest.raises(Exception, match="written with"):
-        write_embeddings(server, SeededEmbedder(8), progress=False)
+        write_embeddings(server, FakeEmbedder(8, unit="text"), progress=False)
 
 
 def test_gretriever_reads_the_database_vectors_and_finds_the_same_subgraphs(
     stores: tuple[InMemoryGraphStore, Neo4jGraphStore],
 ) -> None:
     memory, server = stores
-    embedder = SeededEmbedder(DIMENSIONS)
+    embedder = text_embedder()
     region = RegionSettings(hops=2, max_nodes=300, neighbor_limit=32)
     on_memory = GRetriever(store=memory, embedder=embedder, region=region)
     on_server = GRetriever(store=server, embedder=embedder, region=region)
@@ -156,7 +162,7 @@ def test_a_question_without_topic_entities_is_seeded_by_the_vector_index(
     stores: tuple[InMemoryGraphStore, Neo4jGraphStore],
 ) -> None:
     _, server = stores
-    embedder = SeededEmbedder(DIMENSIONS)
+    embedder = text_embedder()
     name = QUESTIONS[0][1]
     nearest = server.nearest_nodes(embedder.embed([name])[0].tolist(), 3)
     assert nearest and nearest[0][0] == name  # its own vector is the nearest
@@ -182,14 +188,11 @@ def test_vectors_of_named_nodes_only(make_store: object, graph: list[Triple]) ->
     store = make_store()  # type: ignore[operator]
     write_triples_to_neo4j(store, graph[:50], progress=False)
     wanted = [graph[0].head, graph[0].tail, "not in the graph"]
-    summary = write_embeddings(store, SeededEmbedder(DIMENSIONS), names=wanted, progress=False)
+    summary = write_embeddings(store, text_embedder(), names=wanted, progress=False)
     assert summary.nodes_embedded == 2
     assert sorted(store.node_vectors(wanted)) == sorted(wanted[:2])
     assert (
-        write_embeddings(
-            store, SeededEmbedder(DIMENSIONS), names=wanted, progress=False
-        ).nodes_embedded
-        == 0
+        write_embeddings(store, text_embedder(), names=wanted, progress=False).nodes_embedded == 0
     )
 
 

@@ -25,6 +25,7 @@ from kgcore.methods.fasttog.prompts import (
     parse_braced_answer,
     reason_request,
 )
+from tests.support.fake_embedder import FakeEmbedder
 
 QUESTION = "which films share the director of [Cleopatra]"
 #: For control-flow tests whose scripted answers are placeholders the facts do not hold.
@@ -595,23 +596,11 @@ def test_chain_leaves_do_nothing_in_the_node_level_variant() -> None:
     assert prompts[0] == prompts[1] and len(prompts[0]) > 2
 
 
-class KeywordEmbedder:
-    """A toy sentence embedder: how often each keyword occurs (plus a constant)."""
-
-    def __init__(self, *keywords: str) -> None:
-        self.keywords = keywords
-        self.calls = 0
-
-    def embed(self, texts: list[str], progress: bool = False) -> list[list[float]]:
-        self.calls += 1
-        return [[t.count(k) for k in self.keywords] + [0.1] for t in texts]
-
-
 def test_first_choice_by_similarity_takes_the_closest_w_without_a_call(
     movie_store: InMemoryGraphStore,
 ) -> None:
     config = FastToGConfig(width=1, max_depth=1, max_community_size=2, first_choice="similarity")
-    embedder = KeywordEmbedder("director", "directed")
+    embedder = FakeEmbedder(keywords=("director", "directed"))
     llm = ScriptedLLM.by_purpose(replies={"reason": ["{All About Eve}"]})
     result = FastToG(movie_store, config, embedder=embedder).run(
         "which films were directed by the director of [Cleopatra]", llm
@@ -637,7 +626,7 @@ def test_auto_first_choice_ranks_by_similarity_only_with_an_embedder(
     movie_store: InMemoryGraphStore, first_choice: str, with_embedder: bool, resolved: str
 ) -> None:
     config = FastToGConfig(width=1, max_depth=1, max_community_size=2, first_choice=first_choice)
-    embedder = KeywordEmbedder("director", "directed")
+    embedder = FakeEmbedder(keywords=("director", "directed"))
     llm = ScriptedLLM.by_purpose(
         replies={"prune": ["{3}"], "reason": ["{All About Eve}"], "cot": ["{Unknown}"]}
     )
@@ -658,7 +647,7 @@ def test_first_choice_by_similarity_embeds_nothing_when_the_choice_is_forced(
     movie_store: InMemoryGraphStore,
 ) -> None:
     config = FastToGConfig(width=3, max_depth=1, max_community_size=2, first_choice="similarity")
-    embedder = KeywordEmbedder("directed")
+    embedder = FakeEmbedder(keywords=("directed",))
     llm = ScriptedLLM.by_purpose(replies={"reason": ["{All About Eve}"]})
     result = FastToG(movie_store, config, embedder=embedder).run(QUESTION, llm)
     assert embedder.calls == 0 and result.extra["steps"][0]["forced"]

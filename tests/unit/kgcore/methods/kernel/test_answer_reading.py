@@ -116,7 +116,7 @@ from kgcore.methods.fasttog import FastToG, FastToGConfig  # noqa: E402
 from kgcore.methods.gretriever import GRetrieverQA  # noqa: E402
 from kgcore.methods.kernel import check_answer, final_answer, read_answer  # noqa: E402
 from kgcore.methods.tog import ToG  # noqa: E402
-from tests.unit.kgcore.methods.test_gretriever_qa import WordEmbedder  # noqa: E402
+from tests.support.fake_embedder import FakeEmbedder  # noqa: E402
 
 ENGINES = ["fasttog", "fasttog-fallback", "tog", "tog-fallback", "cgpe", "gretriever"]
 ENGINES += ["io", "cot", "cot-sc"]
@@ -129,7 +129,7 @@ def engine_named(name: str, store: InMemoryGraphStore) -> object:
         "tog": lambda: ToG(store, max_depth=1),
         "tog-fallback": lambda: ToG(store, max_depth=1),
         "cgpe": lambda: CGPE(store),
-        "gretriever": lambda: GRetrieverQA(store, embedder=WordEmbedder()),
+        "gretriever": lambda: GRetrieverQA(store, embedder=FakeEmbedder(dim=64)),
         "io": lambda: PromptBaseline("io"),
         "cot": lambda: PromptBaseline("cot"),
         "cot-sc": lambda: PromptBaseline("cot-sc", n=3),
