@@ -107,10 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         on_server = GRetriever(store=store, embedder=embedder)
         asked = []
         for line in (DATA / "dev_2hop.txt").read_text(encoding="utf-8").splitlines():
+            if len(asked) >= args.questions:
+                break
             question = line.split("\t", 1)[0]
             asked.append((question, question[question.index("[") + 1 : question.index("]")]))
-            if len(asked) == args.questions:
-                break
         same_subgraphs = 0
         for question, entity in asked:
             got = on_server.retrieve(question, topic_entities=[entity])
