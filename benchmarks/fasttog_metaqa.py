@@ -48,11 +48,11 @@ from pathlib import Path
 from kgcore.evaluation.datasets import load_metaqa
 from kgcore.evaluation.metrics import hit_at_1
 from kgcore.graph import InMemoryGraphStore
-from kgcore.methods.baselines import UNKNOWN
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES
 from kgcore.methods.fasttog.engine import offline_embedder
 from kgcore.methods.fasttog.prompts import REASON_DEMOS
+from kgcore.methods.kernel import UNKNOWN
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import is_local, paper_sampling, resolve_chat_model
 

@@ -11,12 +11,12 @@ scores:
 
 ``--variant now`` is the paper's LLM choice (``first_choice="llm"``, FastToG's default without
 an embedder); ``--variant leaf-chains`` offers the one-node
-candidates too (``start_leaf_chains=True``, FastToG before that setting); ``--variant
+candidates too (``leaves.start_chains=True``, FastToG before that setting); ``--variant
 similarity`` takes the W offered candidates closest to the question by sentence embeddings
 (``first_choice="similarity"``, the default with an embedder, as ``kgqa`` runs it: no LLM
-call, no model loaded). The README's
-deviations table quotes dev questions 51-110 (``--start 50 --stop 110``), which the report's
-first 50 per hop do not include.
+call, no model loaded). The deviations (``docs/research/fasttog_deviations.md``) quote dev
+questions 51-110 (``--start 50 --stop 110``), which the report's first 50 per hop do not
+include.
 
 Usage::
 
@@ -37,16 +37,17 @@ import time
 from fasttog_reach import gold_positions, path_relations
 
 from kgcore.evaluation.datasets import load_metaqa
+from kgcore.evaluation.registry import fasttog_config
 from kgcore.graph import InMemoryGraphStore
 from kgcore.linking import link_entity
-from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.methods.fasttog import FastToG
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import paper_sampling, resolve_chat_model
 
 #: FastToGConfig settings by ``--variant``.
 VARIANTS: dict[str, dict[str, object]] = {
     "now": {"first_choice": "llm"},
-    "leaf-chains": {"start_leaf_chains": True, "first_choice": "llm"},
+    "leaf-chains": {"leaves.start_chains": True, "first_choice": "llm"},
     "similarity": {"first_choice": "similarity"},
 }
 
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     store = InMemoryGraphStore.from_file(load_metaqa("1hop", 1).graph_path, progress=False)
-    config = FastToGConfig(**VARIANTS[args.variant])  # type: ignore[arg-type]
+    config = fasttog_config(VARIANTS[args.variant])
     engine = FastToG(store, config)
     llm: LangChainLLM | None = None  # loaded at the first choice the model makes
     figures: list[str] = []

@@ -18,8 +18,8 @@ the first three (the prompt before the fourth, "also" demonstration), ``--prompt
 all four with the instruction after the question (before it moved into the system message),
 ``--prompt now`` the current one (four demonstration exchanges first, the instruction in the
 system message); the demonstrations' facts are today's (one sentence per subject and relation);
-``--no-grounding`` keeps answers the facts do not hold. The figures in the README's
-deviations table came from the traces committed before the change::
+``--no-grounding`` keeps answers the facts do not hold. The figures in the deviations
+(``docs/research/fasttog_deviations.md``) came from the traces committed before the change::
 
     git show ee45d4b:benchmarks/results/fasttog__metaqa-2hop.jsonl > /tmp/fasttog_2hop.jsonl
     .venv/bin/python benchmarks/fasttog_reason_replay.py /tmp/fasttog_2hop.jsonl --prompt now
@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.evaluation.metrics import hit_at_1
-from kgcore.llm.answers import contains_answer
 from kgcore.methods.fasttog.prompts import REASON_DEMOS, parse_braced_answer, reason_request
 from kgcore.methods.kernel import drop_topic_answer, grounded_answer, topic_names
+from kgcore.text.answer_forms import contains_answer
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import paper_sampling, resolve_chat_model
 

@@ -43,14 +43,14 @@ def main(argv: list[str] | None = None) -> int:
     entities = [link_entity(store, e.topic_entities[0]) for e in examples]
     # Warm the neighbour cache once (a long-running retriever has it warm too).
     for entity in entities:
-        local_community_search(store, [entity], LCSConfig(), exclude=(), seed=0)
+        local_community_search(store, [entity], LCSConfig(), exclude=(), seed=0, leaf_slots=3)
     summary = {}
     for algorithm in args.algorithms.split(","):
         config = LCSConfig(algorithm=algorithm, max_community_size=args.max_community_size)
         times, cpu, nodes, triples, found = [], [], [], [], []
         for entity in entities:
             t0, c0 = time.perf_counter(), time.process_time()
-            step = local_community_search(store, [entity], config, exclude=(), seed=0)
+            step = local_community_search(store, [entity], config, exclude=(), seed=0, leaf_slots=3)
             times.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
             nodes.append(step.subgraph_nodes)

@@ -25,77 +25,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import shutil
-import socket
 import statistics
-import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from kgcore.community.lcs import LCSConfig, local_community_search
-from kgcore.community.sampling import sample_neighborhood
-from kgcore.evaluation.datasets import default_data_dir
-from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.neo4j_loader import write_triples_to_neo4j
-from kgcore.graph.neo4j_store import Neo4jGraphStore
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import arcadedb  # noqa: E402  (the launcher beside this script)
+
+from kgcore.community.lcs import LCSConfig, local_community_search  # noqa: E402
+from kgcore.community.sampling import sample_neighborhood  # noqa: E402
+from kgcore.evaluation.datasets import default_data_dir  # noqa: E402
+from kgcore.graph.memory import InMemoryGraphStore  # noqa: E402
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j  # noqa: E402
+from kgcore.graph.neo4j_store import Neo4jGraphStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = default_data_dir() / "metaqa"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_arcadedb(tmp: Path) -> tuple[subprocess.Popen[bytes], dict[str, Any], float]:
-    """Start ArcadeDB with its Bolt plugin on 127.0.0.1; returns process, settings, seconds."""
-    import arcadedb_embedded
-
-    home = Path(arcadedb_embedded.__file__).parent
-    password = "kg-" + secrets.token_hex(8)
-    bolt = free_port()
-    settings = {
-        "arcadedb.server.rootPath": tmp,
-        "arcadedb.server.databaseDirectory": tmp / "databases",
-        "arcadedb.server.rootPassword": password,
-        "arcadedb.server.defaultDatabases": "kg[root]",
-        "arcadedb.server.plugins": "Bolt:com.arcadedb.bolt.BoltProtocolPlugin",
-        "arcadedb.server.httpIncomingHost": "127.0.0.1",
-        "arcadedb.server.httpIncomingPort": free_port(),
-        "arcadedb.server.httpsIncomingPort": free_port(),
-        "arcadedb.bolt.host": "127.0.0.1",
-        "arcadedb.bolt.port": bolt,
-    }
-    command = [
-        str(home / "jre" / "bin" / "java"),
-        "-Xms512m",
-        "-Xmx2g",
-        *(f"-D{k}={v}" for k, v in settings.items()),
-        "-cp",
-        str(home / "jars" / "*"),
-        "com.arcadedb.server.ArcadeDBServer",
-    ]
-    log_path = tmp / "server.log"
-    start = time.perf_counter()
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
-    while "ArcadeDB Server started" not in log_path.read_text(errors="replace"):
-        if process.poll() is not None or time.perf_counter() - start > 120:
-            process.kill()
-            raise SystemExit("ArcadeDB did not start:\n" + log_path.read_text()[-3000:])
-        time.sleep(0.1)
-    conn = {
-        "uri": f"bolt://127.0.0.1:{bolt}",
-        "username": "root",
-        "password": password,
-        "database": "kg",
-    }
-    return process, conn, time.perf_counter() - start
 
 
 def topic_entities(path: Path, count: int, store: InMemoryGraphStore) -> list[str]:
@@ -137,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    process = None
+    arcade = None
     tmp = None
     start_seconds = 0.0
     if os.environ.get("NEO4J_URI"):
@@ -145,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         server = os.environ["NEO4J_URI"]
     else:
         tmp = Path(tempfile.mkdtemp(prefix="kg-arcadedb-"))
-        process, conn, start_seconds = start_arcadedb(tmp)
+        arcade = arcadedb.start(tmp)
+        conn, start_seconds = arcade.conn, arcade.start_seconds
         server = f"ArcadeDB at {conn['uri']} (started in {start_seconds:.1f} s)"
     print(f"server: {server}", flush=True)
     try:
@@ -252,12 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         store.close()
     finally:
-        if process is not None:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        if arcade is not None:
+            arcade.stop()
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0

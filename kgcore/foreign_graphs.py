@@ -1,9 +1,8 @@
 """Graphs from LangChain and LlamaIndex as kgcore :class:`~kgcore.graph.store.GraphStore` objects.
 
 Both adapters (``langchain_fasttog``, ``llamaindex_gretriever``) take their ``graph`` through
-here, so it lives in the core; it imports neither framework (objects are recognised by their
-class names, and a LlamaIndex store is read with :mod:`llamaindex_gretriever`, imported only when
-one is given).
+here, so it lives in the core; it imports neither framework: objects are recognised by their
+class names and read through the methods they have (duck typing).
 
 :func:`as_graph_store` takes what users of either framework already hold:
 
@@ -32,6 +31,7 @@ from typing import Any
 from kgcore.exceptions import ConfigurationError, EmptyGraphError
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
+from kgcore.types import Triple
 
 ACCEPTED = (
     "a kgcore GraphStore (InMemoryGraphStore, Neo4jGraphStore), LangChain's NetworkxEntityGraph, "
@@ -73,6 +73,38 @@ def _from_triples(triples: list[tuple[str, str, str]], source: str) -> GraphStor
     return InMemoryGraphStore.from_triples(sorted(triples))
 
 
+def _node_name(node: Any) -> str:
+    name = getattr(node, "name", None)
+    return str(name) if name is not None else str(node.id)
+
+
+def _is_chunk(node: Any) -> bool:
+    return "ChunkNode" in _class_names(node)
+
+
+def read_property_graph(graph_store: Any, entities_only: bool = True) -> list[Triple]:
+    """Every triplet of a LlamaIndex property graph store as :class:`~kgcore.types.Triple`,
+    sorted, read through its own methods (``get``, ``get_triplets``; a
+    ``SimplePropertyGraphStore``'s ``graph.get_triplets()``).
+
+    ``entities_only`` drops triplets touching a text chunk (a ``ChunkNode``), keeping the
+    knowledge graph itself.
+    """
+    inner = getattr(graph_store, "graph", None)
+    if "SimplePropertyGraphStore" in _class_names(graph_store) and inner is not None:
+        triplets = inner.get_triplets()
+    else:
+        # The generic protocol has no "all triplets" call: ask for those of every node.
+        ids = [n.id for n in graph_store.get() if not _is_chunk(n)]
+        triplets = graph_store.get_triplets(ids=ids) if ids else []
+    triples = {
+        Triple(_node_name(h), str(r.label), _node_name(t))
+        for h, r, t in triplets
+        if not entities_only or not (_is_chunk(h) or _is_chunk(t))
+    }
+    return sorted(triples)
+
+
 def as_graph_store(graph: Any, mapping: Any = None) -> GraphStore:
     """``graph`` as a kgcore GraphStore (see the module's list of accepted objects).
 
@@ -90,12 +122,6 @@ def as_graph_store(graph: Any, mapping: Any = None) -> GraphStore:
     if "Neo4jPropertyGraphStore" in names and hasattr(graph, "_driver"):
         return _neo4j_over(graph._driver, getattr(graph, "_database", None), True, mapping)
     if "PropertyGraphStore" in names:
-        import importlib
-
-        read_property_graph = importlib.import_module(
-            "llamaindex_gretriever.property_graph"
-        ).read_property_graph
-
-        triples = [tuple(t) for t in read_property_graph(graph)]
+        triples = [(t.head, t.relation, t.tail) for t in read_property_graph(graph)]
         return _from_triples(triples, type(graph).__name__)
     raise ConfigurationError(f"graph must be {ACCEPTED}; got {type(graph).__name__}")

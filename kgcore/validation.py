@@ -1,7 +1,7 @@
 """Checks on user input and on model output, shared by every method.
 
-Every limit a user or a model can push against is a named constant here, so the README's
-"Limits" table and the code agree:
+Every limit a user or a model can push against is a named constant here, so the limits table
+of ``docs/reliability.md`` and the code agree:
 
 * a question is at most :data:`MAX_QUESTION_CHARS` characters and comes with at most
   :data:`MAX_TOPIC_ENTITIES` topic entities of at most :data:`MAX_NAME_CHARS` characters;
@@ -41,7 +41,7 @@ MAX_REPLY_NAMES = 8
 #: Longest answer kept (characters); a longer one is not a phrase and counts as Unknown.
 MAX_ANSWER_CHARS = 300
 #: Characters of a model reply read at least; see :func:`kgcore.llm.protocol.reply_char_cap`.
-MAX_REPLY_CHARS = 4000
+MIN_REPLY_CAP_CHARS = 4000
 #: Largest ``max_tokens`` setting of any step.
 MAX_TOKENS = 4096
 
@@ -59,20 +59,23 @@ _SPECIAL_TOKEN = re.compile(
 # points, and the line/paragraph separators: none belongs in a printable one-line answer.
 _BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
-#: name -> (minimum, maximum) of FastToG's settings (:class:`FastToGConfig`). The maxima
-#: bound the LLM calls (at most ``2*W*D + D + 2``: 172 at the maxima) and the graph work
-#: of one Local Community Search step.
+#: The seed of every sampling step: a non-negative integer numpy accepts.
+SEED_RANGE = (0, 2**32 - 1)
+#: A sampling temperature.
+TEMPERATURE_RANGE = (0.0, 2.0)
+
+#: name -> (minimum, maximum) of FastToG's settings (:class:`FastToGConfig`; the Local
+#: Community Search's are ``kgcore.community.lcs.LCS_LIMITS``). The maxima bound the LLM calls
+#: (at most ``2*W*D + D + 2``: 172 at the maxima).
 FASTTOG_LIMITS: dict[str, tuple[float, float]] = {
     "width": (1, 8),
     "max_depth": (1, 10),
-    "max_community_size": (1, 64),
-    "radius": (0, 4),
-    "max_subgraph_nodes": (1, 2000),
-    "max_neighbors_per_node": (1, 10000),  # read per node, then sampled (Drama: 4,176)
-    "coarse_top_k": (1, 26),
     "max_option_triples": (1, 64),
     "prune_max_tokens": (1, MAX_TOKENS),
     "reason_max_tokens": (1, MAX_TOKENS),
+    "prune_temperature": TEMPERATURE_RANGE,
+    "reason_temperature": TEMPERATURE_RANGE,
+    "seed": SEED_RANGE,
 }
 #: name -> (minimum, maximum) of ToG's settings.
 TOG_LIMITS: dict[str, tuple[float, float]] = {
@@ -83,17 +86,25 @@ TOG_LIMITS: dict[str, tuple[float, float]] = {
     "max_relations": (1, 1000),
     "max_tokens": (1, MAX_TOKENS),
     "answer_max_tokens": (1, MAX_TOKENS),
+    "seed": SEED_RANGE,
 }
 #: name -> (minimum, maximum) of CGPE's settings.
 CGPE_LIMITS: dict[str, tuple[float, float]] = {
     "max_depth": (1, 8),
     "max_branches": (1, 16),
+    "match_threshold": (1e-9, 100),
     "max_entities": (1, 1000),
     "max_tokens": (1, MAX_TOKENS),
     "answer_max_tokens": (1, MAX_TOKENS),
+    "seed": SEED_RANGE,
 }
 #: name -> (minimum, maximum) of CoT-SC's settings (``n`` replies, ``n`` calls).
-COT_SC_LIMITS: dict[str, tuple[float, float]] = {"n": (1, 32), "max_tokens": (1, MAX_TOKENS)}
+COT_SC_LIMITS: dict[str, tuple[float, float]] = {
+    "n": (1, 32),
+    "max_tokens": (1, MAX_TOKENS),
+    "temperature": TEMPERATURE_RANGE,
+    "seed": SEED_RANGE,
+}
 
 
 def check_question(question: Any) -> str:

@@ -15,36 +15,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from kgcore.community.detection import ALGORITHMS
-from kgcore.exceptions import ConfigurationError, KGRetrieverError
-from kgcore.graph.store import GraphStore
+from kgcore.exceptions import KGRetrieverError
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
-from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES
+from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES, LCS_FIELDS
 from kgcore.methods.fasttog.engine import offline_embedder
+from kgqa.common import add_llm_arguments, llm_for, missing_extra_message, open_graph
 from kgqa.eval import add_eval_subcommand
 from kgqa.g2t import add_subcommand as add_g2t_subcommand
 from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
 from kgqa.load import add_subcommand as add_load_subcommand
-
-
-def open_graph(spec: str | None, progress: bool = True) -> GraphStore:
-    """A graph store for a triple file path (or, once available, a ``neo4j://`` URI)."""
-    spec = spec or os.environ.get("KGQA_KG")
-    if not spec:
-        raise ConfigurationError("no knowledge graph: pass --kg PATH or set KGQA_KG")
-    try:
-        from kgcore.graph.open import open_store  # Neo4j URIs and triple files
-    except ImportError:
-        from kgcore.graph.memory import InMemoryGraphStore
-
-        return InMemoryGraphStore.from_file(spec, progress=progress)
-    return open_store(spec, progress=progress)
 
 
 def format_result(result: FastToGResult) -> str:
@@ -72,55 +56,59 @@ def format_result(result: FastToGResult) -> str:
     return "\n".join(lines)
 
 
-def _config_from(args: argparse.Namespace) -> FastToGConfig:
-    """The FastToG settings of ``kgqa ask``; a bad value is a :class:`ConfigurationError`."""
-    return FastToGConfig().with_overrides(
-        width=args.width,
-        max_depth=args.depth,
-        max_community_size=args.max_community_size,
-        algorithm=args.algorithm,
-        seed=args.seed,
-        fallback=args.fallback,
-        first_choice=args.first_choice,
-    )
-
-
-#: Optional modules and the extra that installs each.
-EXTRA_OF_MODULE = {
-    "langchain": "langchain",
-    "langchain_core": "langchain",
-    "langchain_community": "local",
-    "llama_index": "llamaindex",
-    "llama_cpp": "local",
-    "sentence_transformers": "embeddings",
-    "torch": "embeddings",
-    "neo4j": "neo4j",
-    "matplotlib": "eval",
+#: ``kgqa ask`` option -> the FastToG setting it sets.
+ASK_SETTINGS = {
+    "width": "width",
+    "depth": "max_depth",
+    "max_community_size": "max_community_size",
+    "algorithm": "algorithm",
+    "seed": "seed",
+    "fallback": "fallback",
+    "first_choice": "first_choice",
+    "chain_choice": "chain_choice",
 }
 
 
-def missing_extra_message(err: ImportError) -> str:
-    """What to install for a missing optional module.
+#: ``kgqa ask``'s FastToG options: (option, type, choices, meaning); their defaults are the
+#: config's (:func:`setting_default`), so the help and the config never disagree.
+ASK_OPTIONS: tuple[tuple[str, type, tuple[str, ...] | None, str], ...] = (
+    ("width", int, None, "W, reasoning chains (paper: 3)"),
+    ("depth", int, None, "D_max, maximum depth (paper: 5)"),
+    ("max_community_size", int, None, "M, nodes per community at most (paper: 4)"),
+    ("algorithm", str, ALGORITHMS, "community detection"),
+    ("fallback", str, FALLBACKS, "how to answer after D_max"),
+    ("seed", int, None, "seeds every random choice (>= 0)"),
+    (
+        "first_choice",
+        str,
+        FIRST_CHOICES,
+        "how the first W communities are chosen: auto (here: by similarity with the offline "
+        "all-MiniLM-L6-v2, or by the LLM without the embeddings extra), llm (the paper's), "
+        "similarity",
+    ),
+    ("chain_choice", str, FIRST_CHOICES, "how a chain's next community is chosen (as above)"),
+)
 
-    Example
-    -------
-    >>> missing_extra_message(ModuleNotFoundError("x", name="langchain_core.messages"))
-    "this command needs 'langchain_core.messages': pip install 'kg-retrievers[langchain]'"
+
+def setting_default(setting: str) -> object:
+    """The default of a FastToG setting (an LCS one included), read from the config.
+
+    >>> setting_default("max_depth"), setting_default("algorithm")
+    (5, 'louvain')
     """
-    name = getattr(err, "name", None) or ""
-    extra = EXTRA_OF_MODULE.get(name.split(".")[0])
-    if extra is None:
-        return f"a module is missing: {err}"
-    return f"this command needs {name!r}: pip install 'kg-retrievers[{extra}]'"
+    config = FastToGConfig()
+    return getattr(config.lcs if setting in LCS_FIELDS else config, setting)
 
 
-def llm_for(spec: str, sampling: str, run_name_prefix: str = "fasttog") -> Any:
-    """The kgcore LLM of ``--llm`` with the ``--sampling`` preset applied."""
-    from langchain_fasttog.llm import LangChainLLM, SamplingPolicy
-    from langchain_fasttog.models import paper_sampling, resolve_chat_model
-
-    policy = paper_sampling(spec) if sampling == "paper" else SamplingPolicy()
-    return LangChainLLM(resolve_chat_model(spec), run_name_prefix=run_name_prefix, sampling=policy)
+def _config_from(args: argparse.Namespace) -> FastToGConfig:
+    """The FastToG settings of ``kgqa ask`` (the options given); a bad value is a
+    :class:`~kgcore.exceptions.ConfigurationError`."""
+    given = {
+        setting: getattr(args, option)
+        for option, setting in ASK_SETTINGS.items()
+        if getattr(args, option, None) is not None
+    }
+    return FastToGConfig().with_overrides(**given)
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -180,8 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask = commands.add_parser(
         "ask",
         help="answer a question with FastToG",
-        description="Answer a question with FastToG; settings left out take the paper's defaults.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        description="Answer a question with FastToG; settings left out take FastToG's defaults.",
     )
     ask.add_argument("question", help="the question; write topic entities in [brackets]")
     ask.add_argument(
@@ -192,19 +179,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_llm_arguments(ask)
     ask.add_argument("--entity", action="append", help="topic entity (repeatable)")
-    ask.add_argument("--width", type=int, help="W, reasoning chains (paper: 3)")
-    ask.add_argument("--depth", type=int, help="D_max, maximum depth (paper: 5)")
-    ask.add_argument("--max-community-size", type=int, help="M (paper: 4)")
-    ask.add_argument("--algorithm", choices=ALGORITHMS, help="community detection (louvain)")
-    ask.add_argument("--fallback", choices=FALLBACKS, help="after D_max (cot)")
-    ask.add_argument("--seed", type=int, help="random seed (0)")
-    ask.add_argument(
-        "--first-choice",
-        choices=FIRST_CHOICES,
-        help="how the first W communities are chosen: auto (here: by similarity with the "
-        "offline all-MiniLM-L6-v2, or by the LLM without the embeddings extra), llm (the "
-        "paper's), similarity",
-    )
+    for option, kind, choices, meaning in ASK_OPTIONS:
+        setting = ASK_SETTINGS[option]
+        ask.add_argument(
+            "--" + option.replace("_", "-"),
+            type=kind,
+            choices=choices,
+            help=f"{meaning} (default: {setting_default(setting)})",
+        )
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
     ask.add_argument("--draw", metavar="IMAGE", help="draw the chains to IMAGE (.png/.svg/.pdf)")
     ask.add_argument("--quiet", action="store_true", help="no progress output")
@@ -229,23 +211,6 @@ def build_parser() -> argparse.ArgumentParser:
     models.set_defaults(handler=_models)
     add_gretriever_subcommand(commands)
     return parser
-
-
-def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--llm`` and ``--sampling``, shared by the subcommands that run a model."""
-    parser.add_argument(
-        "--llm",
-        default="local",
-        help="local (Qwen2.5-Coder-1.5B) | local-small (SmolLM2-135M) | provider:model "
-        "(LangChain's init_chat_model, e.g. openai:gpt-4o-mini)",
-    )
-    parser.add_argument(
-        "--sampling",
-        choices=("paper", "model"),
-        default="paper",
-        help="paper: each step at the method's temperature (and, for local models, its token "
-        "cap); model: the model's own settings",
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -92,7 +92,7 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
         help="data folder holding metaqa/, pathquestion/, webqsp_cwq/, explagraphs/; "
         "overrides KGQA_DATA and ../shared/data beside the project root",
     )
-    from kgqa.cli import add_llm_arguments
+    from kgqa.common import add_llm_arguments
 
     add_llm_arguments(parser)
     parser.add_argument("--kg", help="triple file or Neo4j URI (default: the dataset's graph)")
@@ -123,7 +123,7 @@ def _graph_for(
     if key is None:
         return None
     if key not in cache:
-        from kgqa.cli import open_graph
+        from kgqa.common import open_graph
 
         cache[key] = open_graph(key, progress=progress)
     return cache[key]
@@ -134,7 +134,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from kgcore.evaluation.datasets import load_datasets
     from kgcore.evaluation.harness import evaluate
     from kgcore.evaluation.lock import check_output_folder
-    from kgcore.evaluation.registry import get_method
+    from kgcore.evaluation.registry import check_options, get_method
     from kgcore.evaluation.report import write_report
 
     out = check_output_folder(args.out)  # a file is refused before the model loads
@@ -148,9 +148,11 @@ def run_eval_command(args: argparse.Namespace) -> int:
         raise ConfigurationError("kgqa eval needs --method and --data (or --report-only)")
     specs = [get_method(m) for m in methods]  # unknown names fail before the model loads
     options = dict(parse_option(o) for o in args.set)
+    for spec in specs:  # bad settings too: checked by the methods' configs, no model needed
+        check_options(spec.name, options)
     datasets = [d for spec in args.data for d in load_datasets(spec, data_dir=args.data_dir)]
 
-    from kgqa.cli import llm_for
+    from kgqa.common import llm_for
 
     llm0 = llm_for(args.llm, args.sampling)
     if args.llm.startswith("local"):

@@ -19,6 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kgcore.text.graph2text.serve_options import add_serve_arguments
+
 DEFAULT_MODEL = "models/graph2text-webnlg-small"
 
 
@@ -95,19 +97,9 @@ def _publish(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from kgcore.text.graph2text.serve import build_server, run_server
+    from kgcore.text.graph2text.serve import serve_from_arguments
 
-    server = build_server(
-        args.model,
-        token=args.token or os.environ.get("KG_G2T_TOKEN"),
-        max_batch_size=args.max_batch_size,
-        batch_timeout=args.batch_timeout,
-        num_beams=args.beams,
-        threads=args.threads,
-        timeout=args.timeout,
-    )
-    run_server(server, host=args.host, port=args.port)
-    return 0
+    return serve_from_arguments(args)
 
 
 def add_subcommand(commands: Any) -> None:
@@ -151,14 +143,6 @@ def add_subcommand(commands: Any) -> None:
     pub.set_defaults(handler=_publish)
 
     serve = sub.add_parser("serve", help="serve a model over HTTP (LitServe, dynamic batching)")
-    serve.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="folder or Hub id")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--token", help="bearer token (or KG_G2T_TOKEN); /healthz stays open")
-    serve.add_argument("--max-batch-size", type=int, default=16)
-    serve.add_argument("--batch-timeout", type=float, default=0.05, help="seconds")
-    serve.add_argument("--beams", type=int, default=1)
-    serve.add_argument("--threads", type=int, help="torch threads per worker")
-    serve.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    add_serve_arguments(serve, DEFAULT_MODEL)
     serve.set_defaults(handler=_serve)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

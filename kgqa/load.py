@@ -1,11 +1,12 @@
-"""``kgqa load``: load a triple file into Neo4j.
+"""``kgqa load``: load a triple file into Neo4j, create its search indexes, write its vectors.
 
 Example
 -------
 .. code-block:: console
 
     $ export NEO4J_URI=neo4j://localhost:7687 NEO4J_USERNAME=neo4j NEO4J_PASSWORD=secret
-    $ kgqa load ../shared/data/metaqa/kb.txt
+    $ kgqa load ../shared/data/metaqa/kb.txt --create-indexes --embed
+    $ kgqa load --embed              # after adding triples: embeds only the new texts
 """
 
 from __future__ import annotations
@@ -13,22 +14,73 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from kgcore.exceptions import ConfigurationError
+
 
 def _load(args: argparse.Namespace) -> int:
-    from kgcore.graph.open import write_file_to_neo4j
+    if not args.path and not (args.create_indexes or args.embed):
+        raise ConfigurationError(
+            "kgqa load needs a triple file, or --create-indexes / --embed for a loaded graph"
+        )
+    from kgcore.graph.open import open_neo4j, write_file_to_neo4j
 
-    summary = write_file_to_neo4j(
-        args.kg or "neo4j", args.path, batch_size=args.batch_size, progress=not args.quiet
-    )
-    print(summary)
+    if args.path:
+        summary = write_file_to_neo4j(
+            args.kg or "neo4j", args.path, batch_size=args.batch_size, progress=not args.quiet
+        )
+        print(summary)
+    if not (args.create_indexes or args.embed):
+        return 0
+    store = open_neo4j(args.kg or "neo4j")
+    try:
+        embedder = None
+        dimensions = None
+        if args.embed:
+            from kgcore.embeddings import SentenceTransformerEmbedder
+
+            embedder = SentenceTransformerEmbedder()
+            dimensions = int(embedder.embed(["probe"]).shape[1])
+        if args.create_indexes:
+            from kgcore.graph.neo4j_indexes import create_indexes
+
+            created = create_indexes(store, vector_dimensions=dimensions)
+            print("indexes: " + ", ".join(created))
+        if embedder is not None:
+            from kgcore.gretriever.store_vectors import write_embeddings
+
+            print(write_embeddings(store, embedder, progress=not args.quiet))
+    finally:
+        store.close()
     return 0
 
 
 def add_subcommand(commands: Any) -> None:
     """Register ``kgqa load`` on the CLI's subparsers."""
-    load = commands.add_parser("load", help="load a triple file into Neo4j")
-    load.add_argument("path", help="triple file (h|r|t, .tsv, .csv, .jsonl)")
+    load = commands.add_parser(
+        "load",
+        help="load a triple file into Neo4j (and create its indexes, write its vectors)",
+        description=(
+            "Load a triple file into Neo4j with batched MERGE (a rerun adds nothing). "
+            "--create-indexes creates the full-text index entity linking searches on a large "
+            "graph (and, with --embed, the vector index); --embed writes G-Retriever's "
+            "vectors of every node and relation text that has none yet (the offline "
+            "all-MiniLM-L6-v2), so questions read them instead of embedding the graph."
+        ),
+    )
+    load.add_argument(
+        "path",
+        nargs="?",
+        help="triple file (h|r|t, .tsv, .csv, .jsonl); optional with --create-indexes or --embed",
+    )
     load.add_argument("--kg", help="bolt:// or neo4j:// URI (default: NEO4J_URI and friends)")
     load.add_argument("--batch-size", type=int, default=5000)
+    load.add_argument(
+        "--create-indexes",
+        action="store_true",
+        help="create the full-text (and, with --embed, vector) index (Neo4j 5 DDL)",
+    )
+    load.add_argument(
+        "--embed", action="store_true", help="write G-Retriever's vectors into the database"
+    )
     load.add_argument("--quiet", action="store_true", help="no progress bar")
     load.set_defaults(handler=_load)

@@ -3,14 +3,16 @@ retrievers and Runnable chains, and the model adapters."""
 
 from kgcore.methods.fasttog import FastToGConfig
 from langchain_fasttog.base import KGMethodChain, KGMethodRetriever
-from langchain_fasttog.baselines import BaselineChain, ToGChain
+from langchain_fasttog.baselines import BaselineChain
 from langchain_fasttog.cgpe import CGPEChain, CGPERetriever, cgpe_documents
 from langchain_fasttog.chain import FastToGChain
 from langchain_fasttog.embeddings import LangChainEmbedder
+from langchain_fasttog.evaluation import evaluate
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.local_llm import ChatLlamaCppLocal
 from langchain_fasttog.models import resolve_chat_model
 from langchain_fasttog.retriever import FastToGRetriever, result_to_documents
+from langchain_fasttog.tog import ToGChain
 from langchain_fasttog.tools import Graph2TextTool
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "LangChainLLM",
     "ToGChain",
     "cgpe_documents",
+    "evaluate",
     "resolve_chat_model",
     "result_to_documents",
 ]

@@ -53,8 +53,7 @@ class CGPEFields(GraphField):
     """``graph`` and a typed ``config``, shared by the CGPE retriever and chain.
 
     :class:`~kgcore.methods.cgpe.CGPEConfig` fields may be given as keywords
-    (``max_depth=2``); they override ``config``'s. The untyped ``options`` dict of earlier
-    versions is still read, with a :class:`DeprecationWarning`.
+    (``max_depth=2``); they override ``config``'s. Any other unknown keyword is refused.
     """
 
     config: CGPEConfig = Field(default_factory=CGPEConfig)
@@ -62,7 +61,7 @@ class CGPEFields(GraphField):
     @model_validator(mode="before")
     @classmethod
     def _fold_config_fields(cls, data: Any) -> Any:
-        return fold_config(data, CGPEConfig, CGPE_FIELDS, deprecated_options=True)
+        return fold_config(data, CGPEConfig, CGPE_FIELDS)
 
     def engine(self) -> CGPE:
         return CGPE(self.graph, self.config)

@@ -24,7 +24,7 @@ from langchain_core.embeddings import Embeddings
 from kgcore.exceptions import ConfigurationError
 
 if TYPE_CHECKING:
-    from kgcore.gretriever.embedding import TextEmbedder
+    from kgcore.embeddings import TextEmbedder
 
 
 class LangChainEmbedder:
@@ -53,7 +53,7 @@ class LangChainEmbedder:
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """Unit-norm ``float32`` rows, one per text (``progress`` is not shown)."""
         # Imported here: the kgcore.gretriever package takes about 0.5 s to import.
-        from kgcore.gretriever.embedding import normalize_rows
+        from kgcore.embeddings import normalize_rows
 
         texts = list(texts)
         if not texts:
@@ -64,7 +64,7 @@ class LangChainEmbedder:
 def as_text_embedder(embeddings: Any) -> TextEmbedder | None:
     """``embeddings`` as a text embedder: ``None`` stays ``None``, a LangChain ``Embeddings``
     is wrapped in :class:`LangChainEmbedder`, a kg-retrievers
-    :class:`~kgcore.gretriever.embedding.TextEmbedder` (an ``embed`` method and a
+    :class:`~kgcore.embeddings.TextEmbedder` (an ``embed`` method and a
     ``model_id``) is kept; anything else is a ``ConfigurationError``.
 
     >>> as_text_embedder(None) is None

@@ -10,7 +10,6 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
@@ -22,7 +21,7 @@ from langchain_fasttog.embeddings import as_text_embedder
 from langchain_fasttog.llm import SamplingPolicy
 
 if TYPE_CHECKING:
-    from kgcore.gretriever.embedding import TextEmbedder
+    from kgcore.embeddings import TextEmbedder
 
 CONFIG_FIELDS = FastToGConfig.setting_names()
 #: Config fields and the step purposes they set when the user changes them.
@@ -72,7 +71,7 @@ class FastToGFields(GraphField):
             return data
         data = dict(data)
         overrides = {k: data.pop(k) for k in CONFIG_FIELDS if k in data}
-        data["config"] = dataclasses.replace(config or FastToGConfig(), **overrides)
+        data["config"] = (config or FastToGConfig()).with_overrides(**overrides)
         return data
 
     def requested_sampling(self) -> SamplingPolicy:
@@ -105,7 +104,7 @@ class FastToGFields(GraphField):
             return None
         if self._default_embedder is None:
             # Imported here: the gretriever package takes about 0.5 s to import.
-            from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+            from kgcore.embeddings import SentenceTransformerEmbedder
 
             self._default_embedder = SentenceTransformerEmbedder()
         return self._default_embedder

@@ -44,8 +44,9 @@ from kgcore.llm.protocol import LLMReply, LLMRequest
 _ROLES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
 #: Field names chat-model integrations use for the generation cap (first found is used).
 _MAX_TOKEN_FIELDS = ("max_tokens", "max_output_tokens", "max_new_tokens", "num_predict")
-#: Characters of a reply that are read; the rest is dropped (a reply is untrusted input).
-MAX_REPLY_CHARS = 100_000
+#: Characters of a LangChain message's text kept (a reply is untrusted input); the core's own
+#: caps (:func:`kgcore.llm.protocol.reply_char_cap`) then apply.
+MAX_MESSAGE_CHARS = 100_000
 
 Purposes = bool | frozenset[str]
 
@@ -124,7 +125,7 @@ def message_text(message: Any) -> str:
     Raises :class:`~kgcore.exceptions.LLMResponseError` for anything else, naming its type.
     """
     if isinstance(message, str):
-        return message[:MAX_REPLY_CHARS]
+        return message[:MAX_MESSAGE_CHARS]
     if not isinstance(message, BaseMessage):
         raise LLMResponseError(
             "the llm must return a chat message (or a string), got "
@@ -133,7 +134,7 @@ def message_text(message: Any) -> str:
     text = getattr(message, "text", None)
     if not isinstance(text, str):  # langchain-core >= 1.0: a property (a str)
         text = text() if callable(text) else str(message.content)  # < 1.0: a method
-    return text[:MAX_REPLY_CHARS]
+    return text[:MAX_MESSAGE_CHARS]
 
 
 def underlying_chat_model(model: Any, depth: int = 8) -> BaseChatModel | None:

@@ -11,39 +11,22 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from kgcore.deprecation import KGRetrieverDeprecationWarning
 from kgcore.exceptions import ConfigurationError
 
 
-def fold_config(
-    data: Any, config_type: type[Any], names: Sequence[str], deprecated_options: bool = False
-) -> Any:
+def fold_config(data: Any, config_type: type[Any], names: Sequence[str]) -> Any:
     """``data`` (a model's input) with the flat config fields folded into ``data["config"]``.
 
-    ``config`` must be an instance of ``config_type`` (else :class:`ConfigurationError`);
-    with ``deprecated_options`` the old untyped ``options`` dict is folded too, with a
-    :class:`~kgcore.deprecation.KGRetrieverDeprecationWarning`.
+    ``config`` must be an instance of ``config_type`` (else :class:`ConfigurationError`). Any
+    other key is left for the model, which refuses the ones it does not know.
     """
     if not isinstance(data, dict):
         return data
     data = dict(data)
     overrides = {k: data.pop(k) for k in names if k in data}
-    if deprecated_options and "options" in data:
-        warnings.warn(
-            f"options is deprecated: pass a {config_type.__name__} as config, or its fields "
-            "as keywords",
-            KGRetrieverDeprecationWarning,
-            stacklevel=4,
-        )
-        options = data.pop("options") or {}
-        if not isinstance(options, dict):
-            raise ConfigurationError(f"options must be a dict, got {type(options).__name__}")
-        overrides = {**options, **overrides}
     config = data.get("config")
     if config is None:
         config = config_type()
@@ -52,6 +35,6 @@ def fold_config(
             f"config must be a {config_type.__name__}, got {type(config).__name__}"
         )
     if overrides:
-        config = dataclasses.replace(config, **overrides)
+        config = config.with_overrides(**overrides)
     data["config"] = config
     return data

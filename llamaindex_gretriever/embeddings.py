@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
+from kgcore.embeddings import normalize_rows
 from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.embedding import normalize_rows
 
 
 class LlamaIndexEmbedder:

@@ -30,8 +30,8 @@ from llama_index.core.response_synthesizers.base import BaseSynthesizer
 from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.gnn.answers import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.graph_data import VectorLookup, textual_graph_to_data
+from kgcore.gretriever.gnn.labels import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.model import GraphPrompt, GraphPromptModel
 from kgcore.gretriever.textgraph import TextualGraph
 from llamaindex_gretriever.retriever import GRetrieverRetriever

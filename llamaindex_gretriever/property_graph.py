@@ -22,48 +22,19 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from llama_index.core.graph_stores.simple_labelled import SimplePropertyGraphStore
-from llama_index.core.graph_stores.types import ChunkNode, LabelledNode, PropertyGraphStore
+from llama_index.core.graph_stores.types import PropertyGraphStore
 from llama_index.core.indices.property_graph.sub_retrievers.base import BasePGRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import EmptyGraphError
-from kgcore.gretriever.embedding import TextEmbedder
+from kgcore.foreign_graphs import read_property_graph
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities
-from kgcore.types import Triple
 from llamaindex_gretriever.retriever import EntityExtractor, result_to_node
 from llamaindex_gretriever.source_text import source_chunks, with_source_text
-
-
-def _node_name(node: LabelledNode) -> str:
-    name = getattr(node, "name", None)
-    return str(name) if name is not None else str(node.id)
-
-
-def read_property_graph(
-    graph_store: PropertyGraphStore, entities_only: bool = True
-) -> list[Triple]:
-    """Every triplet of a property graph store as :class:`~kgcore.types.Triple`, sorted.
-
-    ``entities_only`` drops triplets touching a text chunk (``ChunkNode``), keeping the
-    knowledge graph itself.
-    """
-    inner = getattr(graph_store, "graph", None)
-    if isinstance(graph_store, SimplePropertyGraphStore) and inner is not None:
-        triplets = inner.get_triplets()
-    else:
-        # The generic protocol has no "all triplets" call: ask for those of every node.
-        ids = [n.id for n in graph_store.get() if not isinstance(n, ChunkNode)]
-        triplets = graph_store.get_triplets(ids=ids) if ids else []
-    triples = {
-        Triple(_node_name(h), str(r.label), _node_name(t))
-        for h, r, t in triplets
-        if not entities_only or not (isinstance(h, ChunkNode) or isinstance(t, ChunkNode))
-    }
-    return sorted(triples)
 
 
 class GRetrieverPGRetriever(BasePGRetriever):

@@ -36,9 +36,9 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.graph_stores.types import PropertyGraphStore
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.foreign_graphs import as_graph_store
-from kgcore.gretriever.embedding import TextEmbedder
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kgcore.graph import InMemoryGraphStore
-from tests.support.gretriever_fakes import SeededEmbedder
+from tests.support.fake_embedder import FakeEmbedder
 from tests.support.movie_graph import GRETRIEVER_MOVIE_TRIPLES, MOVIE_TRIPLES
 from tests.support.paths import SHARED_DATA
 
@@ -28,9 +28,9 @@ def movie_triples() -> list[tuple[str, str, str]]:
 
 
 @pytest.fixture
-def embedder() -> SeededEmbedder:
-    """A seeded random vector per text (no model)."""
-    return SeededEmbedder()
+def embedder() -> FakeEmbedder:
+    """The shared fake embedder (a seeded bag of words, 8 dimensions; no model)."""
+    return FakeEmbedder()
 
 
 @pytest.fixture(scope="session")

@@ -29,16 +29,45 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from kgcore.community.detection import detect_communities
+from kgcore.community.detection import ALGORITHMS, detect_communities
 from kgcore.community.modularity import community_modularity
 from kgcore.community.sampling import NEIGHBORS_PER_HOP, SampledSubgraph, sample_neighborhood
+from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.store import GraphStore
+from kgcore.settings import Settings, checked_settings
 from kgcore.types import Triple
 
+#: Ranges of :class:`LCSConfig`'s numbers (inclusive); they bound one step's graph work.
+LCS_LIMITS: dict[str, tuple[float, float]] = {
+    "max_community_size": (1, 64),
+    "radius": (0, 4),
+    "decay": (0.0, 1.0),
+    "max_subgraph_nodes": (1, 2000),
+    "neighbors_per_hop": (1, 10_000),
+    "max_neighbors_per_node": (1, 10_000),  # read per node, then sampled (Drama: 4,176)
+    "hub_degree": (1, 10_000_000),
+    "coarse_top_k": (1, 26),
+}
 
+
+@checked_settings("LCS", limits=LCS_LIMITS, choices={"algorithm": ALGORITHMS})
 @dataclass(frozen=True)
-class LCSConfig:
-    """Settings of one Local Community Search step (defaults in the README's table)."""
+class LCSConfig(Settings):
+    """Settings of one Local Community Search step (``docs/fasttog.md`` has the table).
+
+    Examples
+    --------
+    >>> LCSConfig(max_community_size=2).max_community_size
+    2
+    >>> LCSConfig(algorithm="nope")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: LCS setting algorithm must be one of louvain, ...
+    >>> LCSConfig(max_community_size=-5)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: LCS setting max_community_size=-5 is out of range: ...
+    """
 
     max_community_size: int = 4
     algorithm: str = "louvain"
@@ -49,7 +78,11 @@ class LCSConfig:
     max_neighbors_per_node: int | None = 5000
     hub_degree: int | None = 100
     coarse_top_k: int = 8
-    leaf_slots: int = 3
+
+    def __post_init__(self) -> None:
+        if not self.neighbors_per_hop:
+            raise InvalidSettingError("LCS setting neighbors_per_hop needs at least one value")
+        object.__setattr__(self, "neighbors_per_hop", tuple(self.neighbors_per_hop))
 
 
 @dataclass(frozen=True)
@@ -172,6 +205,7 @@ def local_community_search(
     exclude: Iterable[str] = (),
     seed: int = 0,
     shared_first: bool = False,
+    leaf_slots: int = 0,
 ) -> LCSStep:
     """One LCS step around the ``current`` community.
 
@@ -190,6 +224,9 @@ def local_community_search(
     shared_first : bool
         Rank first the communities linked to several nodes of ``current`` (see
         :func:`coarse_prune`); FastToG sets it for the step from several topic entities.
+    leaf_slots : int
+        Candidates kept for one-node communities when more than ``coarse_top_k`` are adjacent
+        (:func:`coarse_prune`; FastToG gives its ``leaves.kept``).
     """
     config = config or LCSConfig()
     started = time.perf_counter()
@@ -216,7 +253,7 @@ def local_community_search(
         current,
         sub.triples,
         config.coarse_top_k,
-        config.leaf_slots,
+        leaf_slots,
         shared_first=shared_first,
     )
     return LCSStep(

@@ -1,7 +1,7 @@
 """The evaluation harness: datasets, metrics, method registry, traces, reports.
 
 Methods do not import this package (answer normalisation lives in
-:mod:`kgcore.llm.answers`), so its exports are imported eagerly.
+:mod:`kgcore.text.answer_forms`), so its exports are imported eagerly.
 
 Example
 -------

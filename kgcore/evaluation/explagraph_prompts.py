@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from kgcore.evaluation.datasets import load_explagraphs
 
 if TYPE_CHECKING:
-    from kgcore.gretriever.embedding import TextEmbedder
+    from kgcore.embeddings import TextEmbedder
     from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
 
 __all__ = ["load_explagraph_prompts"]

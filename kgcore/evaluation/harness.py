@@ -14,7 +14,6 @@ Example
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 from collections.abc import Mapping
@@ -46,13 +45,13 @@ def _is_langchain_object(value: Any) -> bool:
     return any(c.__module__.startswith("langchain_core.") for c in type(value).__mro__)
 
 
-def as_chat_llm(llm: Any, run_name_prefix: str = "") -> ChatLLM:
-    """``llm`` as a kgcore :class:`~kgcore.llm.ChatLLM`.
+def as_chat_llm(llm: Any) -> ChatLLM:
+    """``llm`` when it is a kgcore :class:`~kgcore.llm.ChatLLM`, else a clear error.
 
-    A LangChain chat model (or Runnable messages -> message) is wrapped in
-    :class:`langchain_fasttog.llm.LangChainLLM` (imported only then: the core does not depend on
-    LangChain). It has to be recognised before the protocol check, because LangChain chat models
-    have a ``generate`` method of their own that takes lists of messages.
+    The core speaks only its own LLM protocol: a LangChain chat model is adapted by
+    ``langchain_fasttog.LangChainLLM(model)`` (``kgqa eval`` and
+    ``langchain_fasttog.evaluate`` do it for you). It is recognised here only to say so:
+    LangChain chat models have a ``generate`` method of their own, over lists of messages.
 
     Example
     -------
@@ -62,13 +61,15 @@ def as_chat_llm(llm: Any, run_name_prefix: str = "") -> ChatLLM:
     True
     """
     if _is_langchain_object(llm):
-        adapter = importlib.import_module("langchain_fasttog.llm").LangChainLLM
-        return adapter(llm, run_name_prefix=run_name_prefix)
+        raise ConfigurationError(
+            f"{type(llm).__name__} is a LangChain model: wrap it in "
+            "langchain_fasttog.LangChainLLM(model), or call langchain_fasttog.evaluate"
+        )
     if isinstance(llm, ChatLLM):
         return llm
     raise ConfigurationError(
-        "llm must be a kgcore ChatLLM (generate(LLMRequest) -> LLMReply) or a LangChain chat "
-        f"model, got {type(llm).__name__}"
+        "llm must be a kgcore ChatLLM (generate(LLMRequest) -> LLMReply); wrap a LangChain chat "
+        f"model in langchain_fasttog.LangChainLLM; got {type(llm).__name__}"
     )
 
 
@@ -243,8 +244,9 @@ def evaluate(
         :func:`~kgcore.evaluation.datasets.load_dataset`); a shorthand for several datasets
         (``"all"``, ``"pathquestion:all"``) is refused: load them with
         :func:`~kgcore.evaluation.datasets.load_datasets` and evaluate each.
-    llm : ChatLLM or LangChain chat model
-        The model (a LangChain chat model or Runnable is adapted, see :func:`as_chat_llm`);
+    llm : ChatLLM
+        The model, a kgcore ChatLLM (:func:`as_chat_llm`; ``langchain_fasttog.evaluate``
+        takes a LangChain chat model);
         with ``workers > 1`` it must accept concurrent calls, or pass ``serialize_llm=True``.
     store : GraphStore, optional
         The shared graph; by default the dataset's triple file is loaded. Questions carrying
@@ -283,7 +285,7 @@ def evaluate(
     dataset = load_dataset(data) if isinstance(data, str) else data
     options = dict(options or {})
     label = run_label(method, options)
-    llm = as_chat_llm(llm, run_name_prefix=method)
+    llm = as_chat_llm(llm)
     if serialize_llm:
         llm = SerializedLLM(llm)
 

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.llm.answers import contains_answer, normalize_answer
+from kgcore.text.answer_forms import contains_answer, normalize_answer
 
 __all__ = [
     "answer_recall",

@@ -102,28 +102,43 @@ class MethodSpec:
     options: OptionNames = lambda: frozenset()
 
 
+def fasttog_config(options: dict[str, Any], node_level: bool = False) -> Any:
+    """The :class:`~kgcore.methods.fasttog.FastToGConfig` of harness options: an opt-in
+    ``preset`` first, then the settings (``leaves.NAME`` ones set the leaf sub-config).
+
+    >>> fasttog_config({"width": 2, "leaves.with_topic": False}).leaves.with_topic
+    False
+    """
+    from kgcore.methods.fasttog import FastToGConfig
+
+    options = dict(options)
+    preset = options.pop("preset", None)
+    base = FastToGConfig.preset(preset) if preset else FastToGConfig()
+    leaves = {k.removeprefix("leaves."): options.pop(k) for k in list(options) if "." in k}
+    if leaves:
+        options["leaves"] = base.leaves.with_overrides(**leaves)
+    if node_level:
+        options["max_community_size"] = 1
+    return base.with_overrides(**options)
+
+
 def _fasttog(store: GraphStore, **options: Any) -> Any:
-    from kgcore.methods.fasttog import FastToG, FastToGConfig
+    from kgcore.methods.fasttog import FastToG
     from kgcore.methods.fasttog.engine import offline_embedder
 
     textualizer = options.pop("textualizer", None)
-    preset = options.pop("preset", None)  # an opt-in preset ("metaqa"), then the options
-    base = FastToGConfig.preset(preset) if preset else FastToGConfig()
-    config = base.with_overrides(**options)
+    config = fasttog_config(options)
     # The offline embedder: the default first_choice="auto" ranks the first communities by
     # similarity (first_choice=llm: the paper's LLM choice, no embedder).
     return FastToG(store, config, textualizer, embedder=offline_embedder(config))
 
 
 def _fasttog_node(store: GraphStore, **options: Any) -> Any:
-    from kgcore.methods.fasttog import FastToG, FastToGConfig
+    from kgcore.methods.fasttog import FastToG
     from kgcore.methods.fasttog.engine import offline_embedder
 
-    options.pop("max_community_size", None)
     textualizer = options.pop("textualizer", None)
-    preset = options.pop("preset", None)
-    base = FastToGConfig.preset(preset) if preset else FastToGConfig()
-    config = base.with_overrides(max_community_size=1, **options)
+    config = fasttog_config(options, node_level=True)
     return FastToG(store, config, textualizer, embedder=offline_embedder(config))
 
 
@@ -140,13 +155,13 @@ def _cgpe(store: GraphStore, **options: Any) -> Any:
 
 
 def _gretriever(store: GraphStore, **options: Any) -> Any:
-    from kgcore.methods.gretriever_qa import GRetrieverQA
+    from kgcore.methods.gretriever.qa import GRetrieverQA
 
     return GRetrieverQA(store, **options)
 
 
 def _gretriever_gnn(store: GraphStore, **options: Any) -> Any:
-    from kgcore.gretriever.gnn.engine import GRetrieverGNNQA
+    from kgcore.methods.gretriever.gnn import GRetrieverGNNQA
 
     return GRetrieverGNNQA(store, **options)
 
@@ -161,9 +176,10 @@ def _prompt(kind: str) -> Factory:
 
 
 def _fasttog_options() -> frozenset[str]:
-    from kgcore.methods.fasttog import FastToGConfig
+    from kgcore.methods.fasttog.config import FastToGConfig, LeafSettings
 
-    return keyword_names(FastToGConfig) | {"textualizer", "preset"}
+    leaves = {f"leaves.{name}" for name in LeafSettings.setting_names()}
+    return frozenset(FastToGConfig.setting_names()) | leaves | {"textualizer", "preset"}
 
 
 def _tog_options() -> frozenset[str]:
@@ -186,13 +202,13 @@ def _retrieval_settings() -> frozenset[str]:
 
 
 def _gretriever_options() -> frozenset[str]:
-    from kgcore.evaluation.gretriever_qa import GRetrieverQA
+    from kgcore.methods.gretriever.qa import GRetrieverQA
 
     return keyword_names(GRetrieverQA, skip=("store",)) | _retrieval_settings()
 
 
 def _gretriever_gnn_options() -> frozenset[str]:
-    from kgcore.gretriever.gnn.engine import GRetrieverGNNQA
+    from kgcore.methods.gretriever.gnn import GRetrieverGNNQA
 
     return keyword_names(GRetrieverGNNQA, skip=("store",)) | _retrieval_settings()
 
@@ -267,6 +283,64 @@ def get_method(name: str) -> MethodSpec:
 def method_options(name: str) -> frozenset[str]:
     """The option names method ``name`` accepts (an unknown name: :class:`ConfigurationError`)."""
     return get_method(name).options()
+
+
+def _settings_classes(name: str) -> list[Any]:
+    """The config classes that check method ``name``'s options (FastToG's: see
+    :func:`fasttog_config`)."""
+    if name == "tog":
+        from kgcore.methods.tog import ToGConfig
+
+        return [ToGConfig]
+    if name == "cgpe":
+        from kgcore.methods.cgpe import CGPEConfig
+
+        return [CGPEConfig]
+    if name in ("gretriever", "gretriever-gnn"):
+        from kgcore.gretriever import PCSTSettings, RegionSettings
+
+        classes: list[Any] = [PCSTSettings, RegionSettings]
+        if name == "gretriever":
+            from kgcore.methods.gretriever.qa import GRetrieverQAConfig
+
+            classes.append(GRetrieverQAConfig)
+        return classes
+    if name == "cot-sc":
+        from kgcore.methods.baselines import CoTSCConfig
+
+        return [CoTSCConfig]
+    return []
+
+
+def check_options(name: str, options: dict[str, Any]) -> None:
+    """Check method ``name``'s options as its configs do, without a graph or a model: an unknown
+    name, a wrongly typed or out-of-range value is a :class:`ConfigurationError` before
+    anything slow starts (``kgqa eval`` calls it before loading the model).
+
+    Example
+    -------
+    >>> check_options("fasttog", {"width": 2.5})
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: FastToG setting width must be an integer, got 2.5
+    >>> check_options("tog", {"seed": -1})
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: ToG setting seed=-1 is out of range: ...
+    """
+    spec = get_method(name)
+    accepted = spec.options()
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        takes = f"it takes {', '.join(sorted(accepted))}" if accepted else "it takes no options"
+        raise ConfigurationError(f"bad option for method {name!r}: {', '.join(unknown)} ({takes})")
+    if name.startswith("fasttog"):
+        settings = {k: v for k, v in options.items() if k != "textualizer"}
+        fasttog_config(settings, node_level=name == "fasttog-node")
+        return
+    for settings_class in _settings_classes(name):
+        known = set(settings_class.setting_names())
+        settings_class(**{k: v for k, v in options.items() if k in known})
 
 
 def make_method(name: str, store: GraphStore | None = None, **options: Any) -> Any:

@@ -35,7 +35,6 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgcore.deprecation import deprecated_alias
 from kgcore.exceptions import (
     ConfigurationError,
     GraphLoadError,
@@ -77,6 +76,9 @@ class LoadSummary:
     labels_added: int = 0
     seconds: float = 0.0
     schema: list[str] = field(default_factory=list)
+    #: The bookmarks of the load's writes: a store in another process given them
+    #: (``Neo4jGraphStore(bookmarks=...)``) reads only from cluster members that have them.
+    bookmarks: list[str] = field(default_factory=list)
 
     @property
     def triples_per_s(self) -> float:
@@ -94,8 +96,13 @@ class LoadSummary:
         )
 
 
-def _node_merge(mapping: GraphMapping, var: str, column: int) -> str:
-    """``MERGE`` of one endpoint with all its labels, setting the id property on creation.
+#: How :func:`write_triples_to_neo4j` writes (``mode``).
+LOAD_MODES = ("merge", "create")
+
+
+def _node_merge(mapping: GraphMapping, var: str, value: str) -> str:
+    """``MERGE`` of one endpoint with all its labels, setting the id property and the
+    full-text property (copies of the name, where the mapping has them) on creation.
 
     The extra labels are part of the ``MERGE`` pattern rather than added by ``SET``: adding a
     label to an existing node is refused by ArcadeDB under a uniqueness constraint, and every
@@ -104,10 +111,15 @@ def _node_merge(mapping: GraphMapping, var: str, column: int) -> str:
     labels = mapping.label + "".join(
         f":{cypher_identifier(label, 'node label')}" for label in mapping.extra_labels
     )
-    text = f"MERGE ({var}:{labels} {{{mapping.name}: row[{column}]}})"
-    if mapping.id_property is not None:
-        prop = cypher_identifier(mapping.id_property, "property name")
-        text += f" ON CREATE SET {var}.{prop} = row[{column}]"
+    text = f"MERGE ({var}:{labels} {{{mapping.name}: {value}}})"
+    copies = [
+        cypher_identifier(prop, "property name")
+        for prop in (mapping.id_property, mapping.search_property)
+        if prop is not None and prop != mapping.name_property
+    ]
+    if copies:
+        sets = ", ".join(f"{var}.{prop} = {value}" for prop in copies)
+        text += f" ON CREATE SET {sets}"
     return text
 
 
@@ -131,7 +143,11 @@ def write_queries(mapping: GraphMapping, relation: str | None = None) -> str:
     MERGE (t:`Entity` {`name`: row[2]})
     MERGE (h)-[r:`RELATION` {`relation`: row[1]}]->(t)
     """
-    lines = ["UNWIND $rows AS row", _node_merge(mapping, "h", 0), _node_merge(mapping, "t", 2)]
+    lines = [
+        "UNWIND $rows AS row",
+        _node_merge(mapping, "h", "row[0]"),
+        _node_merge(mapping, "t", "row[2]"),
+    ]
     if mapping.relation_from_type:
         if relation is None:
             raise ConfigurationError("this mapping needs the relation of the batch")
@@ -142,6 +158,40 @@ def write_queries(mapping: GraphMapping, relation: str | None = None) -> str:
         rel_type = cypher_identifier(mapping.relationship_type or "", "relationship type")
         lines.append(f"MERGE (h)-[r:{rel_type} {{{prop}: row[1]}}]->(t)")
     return "\n".join(lines)
+
+
+def create_queries(mapping: GraphMapping, relation: str | None = None) -> tuple[str, str]:
+    """The two queries of a ``mode="create"`` batch: the batch's distinct names merged as
+    nodes, then one relationship created per triple between them.
+
+    Example
+    -------
+    >>> from kgcore.graph.neo4j_store import DEFAULT_MAPPING
+    >>> nodes, relationships = create_queries(DEFAULT_MAPPING)
+    >>> print(nodes)
+    UNWIND $names AS name
+    MERGE (n:`Entity` {`name`: name})
+    >>> print(relationships)
+    UNWIND $rows AS row
+    MATCH (h:`Entity`) WHERE h.`name` = row[0]
+    MATCH (t:`Entity`) WHERE t.`name` = row[2]
+    CREATE (h)-[r:`RELATION` {`relation`: row[1]}]->(t)
+    """
+    nodes = "UNWIND $names AS name\n" + _node_merge(mapping, "n", "name")
+    lines = [
+        "UNWIND $rows AS row",
+        f"MATCH (h:{mapping.label}) WHERE h.{mapping.name} = row[0]",
+        f"MATCH (t:{mapping.label}) WHERE t.{mapping.name} = row[2]",
+    ]
+    if mapping.relation_from_type:
+        if relation is None:
+            raise ConfigurationError("this mapping needs the relation of the batch")
+        lines.append(f"CREATE (h)-[r:{cypher_identifier(relation, 'relationship type')}]->(t)")
+    else:
+        prop = cypher_identifier(mapping.relation_property or "", "property name")
+        rel_type = cypher_identifier(mapping.relationship_type or "", "relationship type")
+        lines.append(f"CREATE (h)-[r:{rel_type} {{{prop}: row[1]}}]->(t)")
+    return nodes, "\n".join(lines)
 
 
 def ensure_schema(store: Neo4jGraphStore) -> list[str]:
@@ -169,7 +219,7 @@ def ensure_schema(store: Neo4jGraphStore) -> list[str]:
     done: list[str] = []
     for kind, statement in (("constraint", constraint), ("index", index)):
         try:
-            with store.driver.session(database=store.database) as session:
+            with store.session(write=True) as session:
                 session.execute_write(lambda tx, q=statement: tx.run(q).consume())
             done.append(f"{kind} {base}_{'unique' if kind == 'constraint' else 'index'}")
             return done
@@ -249,6 +299,7 @@ def write_triples_to_neo4j(
     create_schema: bool = True,
     progress: bool = True,
     validate: bool = True,
+    mode: str = "merge",
 ) -> LoadSummary:
     """Write triples into the store's server with batched ``MERGE``.
 
@@ -269,6 +320,11 @@ def write_triples_to_neo4j(
     validate : bool
         Read the whole source first (:func:`validate_source`), so a bad line is reported
         before anything is written. An iterable source is held in memory for the two passes.
+    mode : {"merge", "create"}
+        ``"merge"`` (the default) merges every node and relationship: a rerun adds nothing,
+        so a load cut short is resumed by running it again. ``"create"`` merges each batch's
+        distinct names and creates its relationships (:func:`create_queries`), which is
+        faster, for triples not yet in the graph: a rerun writes them twice.
 
     Returns
     -------
@@ -307,9 +363,33 @@ def write_triples_to_neo4j(
     else:
         triples = source
         bar = tqdm(desc="writing triples", unit=" triples", disable=not progress)
+    if mode not in LOAD_MODES:
+        raise InvalidSettingError(f"mode must be one of {', '.join(LOAD_MODES)}, got {mode!r}")
     fixed_query = None if mapping.relation_from_type else write_queries(mapping)
+    fixed_create = None if mapping.relation_from_type else create_queries(mapping)
+
+    def write_created(tx: Any, batch: list[list[str]]) -> list[Any]:
+        names = sorted({name for row in batch for name in (row[0], row[2])})
+        rows = [list(t) for t in dict.fromkeys(tuple(row) for row in batch)]
+        counters = []
+        if fixed_create is not None:
+            nodes, relationships = fixed_create
+            counters.append(tx.run(nodes, {"names": names}).consume().counters)
+            counters.append(tx.run(relationships, {"rows": rows}).consume().counters)
+            return counters
+        by_relation: dict[str, list[list[str]]] = {}
+        for row in rows:
+            by_relation.setdefault(row[1], []).append(row)
+        for relation, group in sorted(by_relation.items()):
+            nodes, relationships = create_queries(mapping, relation)
+            if not counters:
+                counters.append(tx.run(nodes, {"names": names}).consume().counters)
+            counters.append(tx.run(relationships, {"rows": group}).consume().counters)
+        return counters
 
     def write(tx: Any, batch: list[list[str]]) -> list[Any]:
+        if mode == "create":
+            return write_created(tx, batch)
         if fixed_query is not None:
             return [tx.run(fixed_query, {"rows": batch}).consume().counters]
         by_relation: dict[str, list[list[str]]] = {}
@@ -321,7 +401,7 @@ def write_triples_to_neo4j(
         ]
 
     try:
-        with store.driver.session(database=store.database) as session:
+        with store.session(write=True) as session:
             for raw in _batches(triples, batch_size):
                 batch = [[str(h), str(r), str(t)] for h, r, t in (Triple(*x) for x in raw)]
                 if mapping.relation_from_type:
@@ -348,9 +428,6 @@ def write_triples_to_neo4j(
         if bar is not None:
             bar.close()
     summary.seconds = time.perf_counter() - start
+    summary.bookmarks = store.bookmarks()
     store.refresh_names()
     return summary
-
-
-#: The former name of :func:`write_triples_to_neo4j` (it read like a file reader).
-load_triples = deprecated_alias(write_triples_to_neo4j, "kgcore.graph.neo4j_loader.load_triples")

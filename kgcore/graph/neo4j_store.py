@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -66,9 +67,26 @@ __all__ = [
     "Neo4jGraphStore",
     "cypher_identifier",
     "import_neo4j",
+    "index_name",
 ]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: The label of the nodes holding a graph's relation-text vectors (G-Retriever in the database,
+#: :mod:`kgcore.gretriever.store_vectors`), one per relation and graph label.
+RELATION_VECTOR_LABEL = "KgRelationText"
+#: How :meth:`Neo4jGraphStore.search_nodes` finds candidate names (``name_search``).
+NAME_SEARCHES = ("auto", "copy", "fulltext", "scan")
+#: Candidates the full-text index returns before they are ranked like the in-memory store's
+#: (enough that a common word's exact name and a misspelt name's close runner-up are among
+#: them: 1,000 MetaQA names link as in memory, ``benchmarks/neo4j_agreement.py``).
+FULLTEXT_CANDIDATES = 200
+#: Characters and words of a name read into a full-text query.
+FULLTEXT_QUERY_CHARS = 200
+FULLTEXT_QUERY_WORDS = 12
+#: An index name: an identifier (Neo4j), or ArcadeDB's automatic ``Type[property,...]``.
+_INDEX_NAME = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(\[[A-Za-z_][A-Za-z0-9_]*(,[A-Za-z_][A-Za-z0-9_]*)*\])?\Z"
+)
 
 
 def import_neo4j() -> ModuleType:
@@ -125,6 +143,27 @@ def cypher_identifier(name: str, what: str = "identifier") -> str:
     return f"`{name}`"
 
 
+def index_name(name: str, what: str = "index") -> str:
+    """Validate an index name (it reaches the server as a parameter of the search procedures).
+
+    An identifier (Neo4j's ``kg_Entity_name_fulltext``) or ArcadeDB's automatic name of an
+    index on a type and its properties (``Entity[search]``); nothing else.
+
+    >>> index_name("Entity[search]"), index_name("kg_Entity_name_fulltext")
+    ('Entity[search]', 'kg_Entity_name_fulltext')
+    >>> index_name("x') YIELD node DETACH DELETE node")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.ConfigurationError: invalid index name ...
+    """
+    if not isinstance(name, str) or not _INDEX_NAME.match(name):
+        raise ConfigurationError(
+            f"invalid {what} name {name!r}: use letters, digits and underscores, or "
+            "ArcadeDB's Type[property] form"
+        )
+    return name
+
+
 @dataclass(frozen=True)
 class GraphMapping:
     """How triples are laid out in the property graph.
@@ -151,6 +190,17 @@ class GraphMapping:
         Further labels the loader gives new nodes (LlamaIndex's ``__Node__`` and ``entity``).
     id_property : str or None
         A property the loader sets to the name on new nodes (LlamaIndex's ``id``).
+    search_property : str or None
+        The node property the full-text index covers (:mod:`kgcore.graph.neo4j_indexes`);
+        ``None``: the name itself. ArcadeDB keeps one index per property, so there the loader
+        writes a copy of the name under its own property (``"search"``).
+    embedding_property : str
+        The node property holding a node text's vector (G-Retriever in the database).
+    fulltext_index, vector_index : str or None
+        The names of the full-text and vector indexes the searches use; ``None``:
+        ``kg_<label>_<property>_fulltext`` and ``kg_<label>_<property>_vector``, the names
+        :func:`~kgcore.graph.neo4j_indexes.create_indexes` gives them on Neo4j (ArcadeDB names
+        its indexes ``Label[property]``).
 
     Example
     -------
@@ -166,6 +216,10 @@ class GraphMapping:
     relation_property: str | None = "relation"
     extra_labels: tuple[str, ...] = ()
     id_property: str | None = None
+    search_property: str | None = None
+    embedding_property: str = "embedding"
+    fulltext_index: str | None = None
+    vector_index: str | None = None
 
     def __post_init__(self) -> None:
         cypher_identifier(self.node_label, "node label")
@@ -183,6 +237,33 @@ class GraphMapping:
             cypher_identifier(self.relationship_type, "relationship type")
         if self.relation_property is not None:
             cypher_identifier(self.relation_property, "property name")
+        if self.search_property is not None:
+            cypher_identifier(self.search_property, "property name")
+        cypher_identifier(self.embedding_property, "property name")
+        for name in (self.fulltext_index, self.vector_index):
+            if name is not None:
+                index_name(name)
+
+    @property
+    def search(self) -> str:
+        """The backquoted property the full-text index covers."""
+        return f"`{self.search_property or self.name_property}`"
+
+    @property
+    def embedding(self) -> str:
+        """The backquoted vector property."""
+        return f"`{self.embedding_property}`"
+
+    @property
+    def fulltext_index_name(self) -> str:
+        """The full-text index the name search queries."""
+        prop = self.search_property or self.name_property
+        return self.fulltext_index or f"kg_{self.node_label}_{prop}_fulltext"
+
+    @property
+    def vector_index_name(self) -> str:
+        """The vector index the nearest-node search queries."""
+        return self.vector_index or f"kg_{self.node_label}_{self.embedding_property}_vector"
 
     @property
     def relation_from_type(self) -> bool:
@@ -252,10 +333,22 @@ class Neo4jGraphStore:
     query_timeout : float
         Deadline of one read in seconds (0 < t <= 3600): server-side transaction timeout and
         the longest the store waits for an answer before raising :class:`GraphStoreError`.
+    name_search : {"auto", "copy", "fulltext", "scan"}
+        How :meth:`search_nodes` (and so fuzzy entity linking) finds candidate names.
+        ``"copy"``: all names are copied once (one query) and ranked exactly as in memory;
+        ``"fulltext"``: the server's full-text index (:mod:`kgcore.graph.neo4j_indexes`)
+        returns the best :data:`FULLTEXT_CANDIDATES` names, ranked by the same rule, so the
+        client's cost does not grow with the graph; ``"scan"``: names holding a word of the
+        text, found by a scan of every name. ``"auto"`` copies up to ``name_cache_limit``
+        nodes, above it uses the full-text index when the server has it, else scans (and
+        warns once, naming ``kgqa load --create-indexes``).
     name_cache_limit : int
-        :meth:`search_nodes` copies all node names once (one query) and ranks them exactly like
-        the in-memory store when the graph has at most this many nodes; above it, the server
-        pre-selects candidates by substring and only those are ranked.
+        The largest graph whose names ``name_search="auto"`` copies.
+    bookmarks : iterable of str, optional
+        Bookmarks of writes made elsewhere (``LoadSummary.bookmarks`` of a load run by another
+        process): on a cluster, the first reads wait until the server that answers them has
+        those writes. Within one process every session of the store shares one bookmark
+        manager, so reads after the store's own writes (the loader's) always see them.
     verify : bool
         Check the connection and credentials now (raises :class:`GraphStoreError`).
     driver_config : dict, optional
@@ -287,11 +380,16 @@ class Neo4jGraphStore:
         connect_timeout: float = 4.0,
         max_retry_time: float = 5.0,
         query_timeout: float = 10.0,
+        name_search: str = "auto",
         name_cache_limit: int = 200_000,
+        bookmarks: Iterable[str] | None = None,
         verify: bool = True,
         driver_config: Mapping[str, Any] | None = None,
     ) -> None:
         self._neo4j = import_neo4j()
+        self.bookmark_manager = self._neo4j.GraphDatabase.bookmark_manager(
+            initial_bookmarks=list(bookmarks or ())
+        )
         uri = uri or os.environ.get("NEO4J_URI")
         if not uri:
             raise ConfigurationError(
@@ -311,6 +409,12 @@ class Neo4jGraphStore:
         self.connect_timeout = float(connect_timeout)
         self.query_timeout = float(query_timeout)
         self.name_cache_limit = int(name_cache_limit)
+        if name_search not in NAME_SEARCHES:
+            raise InvalidSettingError(
+                f"name_search must be one of {', '.join(NAME_SEARCHES)}, got {name_search!r}"
+            )
+        self.name_search = name_search
+        self._fulltext: bool | None = None  # whether the full-text index answered
         self.round_trips = 0
         self.queries: Counter[str] = Counter()
         self._name_cache: tuple[dict[str, list[str]], list[str]] | None = None
@@ -353,8 +457,30 @@ class Neo4jGraphStore:
 
     @property
     def driver(self) -> Any:
-        """The underlying ``neo4j.Driver`` (the loader writes through it)."""
+        """The underlying ``neo4j.Driver``."""
         return self._driver
+
+    @property
+    def routing(self) -> bool:
+        """Whether the URI routes (``neo4j://``: a cluster's reads go to its readers)."""
+        return self.uri.split("://", 1)[0].startswith("neo4j")
+
+    def session(self, write: bool = False, **config: Any) -> Any:
+        """A driver session on the store's database: READ access unless ``write``, with the
+        store's bookmark manager (reads see the store's own writes, on a cluster too)."""
+        neo4j = self._neo4j
+        mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
+        return self._driver.session(
+            database=self.database,
+            default_access_mode=mode,
+            bookmark_manager=self.bookmark_manager,
+            **config,
+        )
+
+    def bookmarks(self) -> list[str]:
+        """The bookmarks of the store's writes so far (give them to a store in another
+        process: ``Neo4jGraphStore(bookmarks=...)``)."""
+        return sorted(self.bookmark_manager.get_bookmarks())
 
     def verify(self) -> None:
         """Check that the server answers and accepts the credentials.
@@ -433,6 +559,28 @@ class Neo4jGraphStore:
                 f"RETURN DISTINCT h.{name} AS head, {relation} AS relation, t.{name} AS tail"
             ),
             "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",
+            "fulltext": (
+                "CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score\n"
+                f"RETURN node.{name} AS name, score LIMIT $cap"
+            ),
+            "nearest": (
+                "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score\n"
+                f"RETURN node.{name} AS name, score"
+            ),
+            "vectors": (
+                "UNWIND $names AS node\n"
+                f"MATCH (n:{label}) WHERE n.{name} = node\n"
+                f"RETURN node, n.{m.embedding} AS vector"
+            ),
+            "relation_vectors": (
+                f"MATCH (x:{RELATION_VECTOR_LABEL}) WHERE x.graph = $graph "
+                "RETURN x.text AS text, x.embedding AS vector"
+            ),
+            "names_in": (
+                "UNWIND $names AS wanted\n"
+                f"MATCH (n:{label}) WHERE n.{name} = wanted\n"
+                f"RETURN DISTINCT n.{name} AS name"
+            ),
             "name_candidates": (
                 f"MATCH (n:{label})\n"
                 f"WITH n.{name} AS name WHERE name = $text OR "
@@ -483,6 +631,7 @@ class Neo4jGraphStore:
             with driver.session(
                 database=self.database,
                 default_access_mode=neo4j.READ_ACCESS,
+                bookmark_manager=self.bookmark_manager,
                 fetch_size=-1,
             ) as session:
                 return list(session.execute_read(work))
@@ -541,39 +690,144 @@ class Neo4jGraphStore:
     def search_nodes(self, text: str, limit: int = 5) -> list[str]:
         """Node names closest to ``text``, best first (see :func:`rank_names`).
 
-        Up to ``name_cache_limit`` nodes, all names are copied once (ordered by name, which
-        breaks fuzzy-score ties) and ranked locally; call :meth:`refresh_names` after changing
-        the graph. Larger graphs are searched by one query for the exact name and names
-        containing a word of ``text`` (case-insensitive), then ranked.
+        The candidates come from a copy of every name, the full-text index or a scan, as
+        ``name_search`` says; they are ranked by the in-memory store's rule. Call
+        :meth:`refresh_names` after changing the graph (the copy is kept).
         """
         if limit <= 0:
             return []
-        index = self._names_index()
-        if index is not None:
+        way = self._name_search_way()
+        if way == "copy":
+            index = self._names_index()
+            assert index is not None
             by_normal, names = index
             return rank_names(text, by_normal, names, limit)
-        tokens = sorted({tok for tok in normalize_name(text).split(" ") if tok}) or [""]
-        candidates = [
-            row[0]
-            for row in self._read(
-                "name_candidates",
-                text=text,
-                lowered=normalize_name(text),
-                tokens=tokens,
-                cap=max(1000, 50 * limit),
-            )
-        ]
+        if way == "fulltext":
+            # The name's case forms by the name index (the full-text index scores a common
+            # word's many names alike), then the full-text candidates.
+            candidates = [row[0] for row in self._read("names_in", names=case_forms(text))]
+            candidates += self.fulltext_names(text)
+        else:
+            tokens = sorted({tok for tok in normalize_name(text).split(" ") if tok}) or [""]
+            candidates = [
+                row[0]
+                for row in self._read(
+                    "name_candidates",
+                    text=text,
+                    lowered=normalize_name(text),
+                    tokens=tokens,
+                    cap=max(1000, 50 * limit),
+                )
+            ]
         by_normal_c: dict[str, list[str]] = {}
-        for candidate in candidates:
+        for candidate in sorted(c for c in candidates if isinstance(c, str)):
             by_normal_c.setdefault(normalize_name(candidate), []).append(candidate)
         return rank_names(text, by_normal_c, list(by_normal_c), limit)
 
+    def fulltext_names(self, text: str, cap: int = 0) -> list[str]:
+        """The names the full-text index finds for ``text`` (at most ``cap``, by default
+        :data:`FULLTEXT_CANDIDATES`), best score first, ties by name.
+
+        Raises
+        ------
+        GraphStoreError
+            When the server has no such index (naming how to create it).
+        """
+        query = fulltext_query(text)
+        if not query:
+            return []
+        try:
+            rows = self._read(
+                "fulltext",
+                index=self.mapping.fulltext_index_name,
+                query=query,
+                cap=int(cap or FULLTEXT_CANDIDATES),
+            )
+        except GraphStoreError as err:
+            raise GraphStoreError(
+                f"full-text name search on {self.uri} failed (index "
+                f"{self.mapping.fulltext_index_name!r}): {err}. Create the index with "
+                "`kgqa load --create-indexes` (kgcore.graph.neo4j_indexes.create_indexes), or "
+                "pass name_search='scan'"
+            ) from err
+        ranked = sorted(((float(s), n) for n, s in rows if isinstance(n, str)), key=_by_score)
+        return list(dict.fromkeys(name for _, name in ranked))
+
+    def _name_search_way(self) -> str:
+        """``name_search`` resolved: "copy", "fulltext" or "scan"."""
+        if self.name_search != "auto":
+            return self.name_search
+        if self._too_many_names is None:
+            self._too_many_names = self.num_nodes() > self.name_cache_limit
+        if not self._too_many_names:
+            return "copy"
+        if self._fulltext is None:
+            try:
+                self.fulltext_names("a", cap=1)
+                self._fulltext = True
+            except GraphStoreError:
+                self._fulltext = False
+                warnings.warn(
+                    f"{self.uri} has more than {self.name_cache_limit:,} nodes and no full-text "
+                    f"index {self.mapping.fulltext_index_name!r}: fuzzy name search scans every "
+                    "name; create the index with `kgqa load --create-indexes`",
+                    stacklevel=3,
+                )
+        return "fulltext" if self._fulltext else "scan"
+
+    # -- vectors (G-Retriever in the database) -----------------------------------------
+    def node_vectors(self, names: Sequence[str]) -> dict[str, list[float]]:
+        """The stored vectors of the nodes named ``names`` (nodes without one are left out),
+        in one query."""
+        members = list(dict.fromkeys(names))
+        if not members:
+            return {}
+        rows = self._read("vectors", names=members)
+        return {str(name): list(vector) for name, vector in rows if vector is not None}
+
+    def nodes_without_vectors(self, names: Sequence[str]) -> list[str]:
+        """The nodes of ``names`` in the graph that have no stored vector, in one query."""
+        members = list(dict.fromkeys(names))
+        if not members:
+            return []
+        rows = self._read("vectors", names=members)
+        return [str(name) for name, vector in rows if vector is None]
+
+    def relation_vectors(self) -> dict[str, list[float]]:
+        """The stored vectors of the graph's relation texts (``KgRelationText`` nodes), in one
+        query."""
+        rows = self._read("relation_vectors", graph=self.mapping.node_label)
+        return {str(text): list(vector) for text, vector in rows if vector is not None}
+
+    def nearest_nodes(self, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
+        """The ``k`` nodes whose vectors are closest to ``vector`` by the vector index
+        (``(name, score)``, best first).
+
+        Raises
+        ------
+        GraphStoreError
+            When the server has no vector index (naming how to create it).
+        """
+        if k <= 0:
+            return []
+        try:
+            rows = self._read(
+                "nearest",
+                index=self.mapping.vector_index_name,
+                k=int(k),
+                vector=[float(x) for x in vector],
+            )
+        except GraphStoreError as err:
+            raise GraphStoreError(
+                f"vector search on {self.uri} failed (index "
+                f"{self.mapping.vector_index_name!r}): {err}. Write the vectors and create the "
+                "index with `kgqa load --embed` (kgcore.gretriever.store_vectors)"
+            ) from err
+        ranked = sorted(((float(s), n) for n, s in rows if isinstance(n, str)), key=_by_score)
+        return [(name, score) for score, name in ranked]
+
     def _names_index(self) -> tuple[dict[str, list[str]], list[str]] | None:
         if self._name_cache is None:
-            if self._too_many_names is None:
-                self._too_many_names = self.num_nodes() > self.name_cache_limit
-            if self._too_many_names:
-                return None
             by_normal: dict[str, list[str]] = {}
             for (name,) in self._read("all_names"):
                 if isinstance(name, str):
@@ -582,13 +836,55 @@ class Neo4jGraphStore:
         return self._name_cache
 
     def refresh_names(self) -> None:
-        """Forget the copied node names (after the graph changed)."""
+        """Forget the copied node names and what the server's indexes answered (after the
+        graph or its indexes changed)."""
         self._name_cache = None
         self._too_many_names = None
+        self._fulltext = None
 
     def __repr__(self) -> str:
         db = f", database={self.database!r}" if self.database else ""
         return f"Neo4jGraphStore({self.uri!r}{db}, label={self.mapping.node_label!r})"
+
+
+def _by_score(item: tuple[float, str]) -> tuple[float, str]:
+    return (-item[0], item[1])
+
+
+def case_forms(text: str) -> list[str]:
+    """The spellings of a name that differ from it only in case, looked up exactly.
+
+    >>> case_forms("the matrix")
+    ['the matrix', 'THE MATRIX', 'The Matrix', 'The matrix']
+    """
+    trimmed = " ".join(str(text).split())[:FULLTEXT_QUERY_CHARS]
+    forms = [str(text), trimmed, trimmed.lower(), trimmed.upper(), trimmed.title()]
+    forms.append(trimmed[:1].upper() + trimmed[1:].lower())
+    return list(dict.fromkeys(form for form in forms if form))
+
+
+def fulltext_query(text: str) -> str:
+    """A full-text (Lucene) query for a name: each word, fuzzy when long enough to misspell.
+
+    Words of four letters or more match within two edits (a swapped pair of letters is two
+    edits for some servers), three-letter ones within one, shorter ones exactly. Only word characters are kept, lower-cased: no Lucene operator or field of
+    the text reaches the query.
+
+    >>> fulltext_query("Cleopatre (1963)")
+    'cleopatre~ 1963~'
+    >>> fulltext_query('a" OR name:*')
+    'a or name~'
+    """
+    words = re.findall(r"\w+", normalize_name(str(text))[:FULLTEXT_QUERY_CHARS])
+    parts = []
+    for word in words[:FULLTEXT_QUERY_WORDS]:
+        if len(word) >= 4:
+            parts.append(f"{word}~")
+        elif len(word) >= 3:
+            parts.append(f"{word}~1")
+        else:
+            parts.append(word)
+    return " ".join(parts)
 
 
 def _close_quietly(driver: Any) -> None:

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
-from kgcore.deprecation import deprecated_alias
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.neo4j_loader import LoadSummary, validate_source, write_triples_to_neo4j
@@ -186,7 +185,3 @@ def write_file_to_neo4j(
         )
     finally:
         store.close()
-
-
-#: The former name of :func:`write_file_to_neo4j` (it did not say what it writes to).
-load_into = deprecated_alias(write_file_to_neo4j, "kgcore.graph.open.load_into")

@@ -7,7 +7,7 @@ Example
 ... # doctest: +SKIP
 """
 
-from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedder, normalize_rows
+from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder, normalize_rows
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
 from kgcore.gretriever.pcst import PCSTProblem, PCSTSolution, build_pcst_problem, solve_pcst
 from kgcore.gretriever.prizes import edge_prizes, node_prizes

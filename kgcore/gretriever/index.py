@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.exceptions import EmbeddingError, InvalidQuestionError
-from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 
 logger = logging.getLogger(__name__)
@@ -190,7 +190,7 @@ class GraphIndex:
         >>> [round(float(v), 3) for v in idx.edges.vectors[0]]
         [0.707, 0.707]
         """
-        from kgcore.gretriever.embedding import normalize_rows
+        from kgcore.embeddings import normalize_rows
 
         node_vectors = _checked(normalize_rows(node_vectors), graph.num_nodes)
         edge_vectors = _checked(

@@ -24,27 +24,31 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.exceptions import (
     ConfigurationError,
     EmbeddingError,
     EmptyGraphError,
+    GraphStoreError,
     InvalidQuestionError,
 )
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
-from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
 from kgcore.gretriever.pcst import solve_pcst
 from kgcore.gretriever.prizes import edge_prizes, node_prizes, top_k_indices
 from kgcore.gretriever.region import expand_region
 from kgcore.gretriever.result import GRetrieverResult
+from kgcore.gretriever.store_vectors import StoreVectors
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 from kgcore.linking import link_entities
+from kgcore.settings import Settings, checked_settings
 
 #: Texts embedded per step of :meth:`GRetriever.build_index` (the first one times the estimate).
 BUILD_CHUNK = 512
@@ -55,8 +59,13 @@ def text_cache_dir(cache_dir: str | Path) -> Path:
     return (default_cache_dir() if cache_dir == "default" else Path(cache_dir)) / "texts"
 
 
+@checked_settings(
+    "PCST",
+    limits={"k_nodes": (0, 10_000), "k_edges": (0, 10_000), "edge_cost": (0, 1e9),
+            "num_clusters": (1, 1000)},
+)  # fmt: skip
 @dataclass(frozen=True)
-class PCSTSettings:
+class PCSTSettings(Settings):
     """The paper's retrieval settings (defaults: WebQSP's ``k_nodes=3, k_edges=5, C_e=0.5``).
 
     Attributes
@@ -76,19 +85,14 @@ class PCSTSettings:
     edge_cost: float = 0.5
     num_clusters: int = 1
 
-    def __post_init__(self) -> None:
-        for name in ("k_nodes", "k_edges"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigurationError(f"{name} must be a non-negative integer, got {value!r}")
-        if not np.isfinite(self.edge_cost) or self.edge_cost < 0:
-            raise ConfigurationError(f"edge_cost must be non-negative, got {self.edge_cost!r}")
-        if self.num_clusters < 1:
-            raise ConfigurationError(f"num_clusters must be at least 1, got {self.num_clusters}")
 
-
+@checked_settings(
+    "G-Retriever region",
+    limits={"hops": (0, 8), "max_nodes": (1, 1_000_000), "neighbor_limit": (1, 1_000_000),
+            "num_seeds": (1, 1000), "whole_graph_max_nodes": (0, 10_000_000)},
+)  # fmt: skip
 @dataclass(frozen=True)
-class RegionSettings:
+class RegionSettings(Settings):
     """How the candidate region of a large graph is grown.
 
     Attributes
@@ -110,14 +114,6 @@ class RegionSettings:
     neighbor_limit: int | None = None
     num_seeds: int = 3
     whole_graph_max_nodes: int = 5000
-
-    def __post_init__(self) -> None:
-        if self.hops < 0 or self.max_nodes < 1 or self.num_seeds < 1:
-            raise ConfigurationError(
-                "region settings need hops >= 0, max_nodes >= 1 and num_seeds >= 1"
-            )
-        if self.neighbor_limit is not None and self.neighbor_limit < 1:
-            raise ConfigurationError("neighbor_limit must be at least 1 (or None)")
 
 
 class GRetriever:
@@ -165,6 +161,11 @@ class GRetriever:
         self.embedder = embedder if embedder is not None else (index.embedder if index else None)
         if self.embedder is None:
             raise EmbeddingError("GRetriever needs an embedder for the questions")
+        database = vector_database(store) if index is None else None
+        if database is not None and not isinstance(self.embedder, StoreVectors):
+            # A graph database holds the vectors (write_embeddings): read them per region.
+            base = getattr(self.embedder, "uncached", self.embedder)
+            self.embedder = StoreVectors(database, base)
         self.pcst = pcst or PCSTSettings()
         self.region = region or RegionSettings()
         self.edge_text: EdgeTextMode = index.edge_text if index is not None else edge_text
@@ -206,6 +207,9 @@ class GRetriever:
         neighbourhood) that no earlier question embedded; the vectors are kept in a
         :class:`~kgcore.gretriever.text_cache.TextVectorCache` under ``cache_dir``, so the cache
         grows with use and later runs reuse it. :meth:`build_index` embeds everything up front.
+        On a graph database (a Neo4j store) the vectors are the database's
+        (:mod:`kgcore.gretriever.store_vectors`): a region's are read in one query, and only
+        texts without one are embedded here.
 
         Parameters
         ----------
@@ -235,7 +239,8 @@ class GRetriever:
                 raise EmptyGraphError("no triples were given: nothing to retrieve from")
             store = InMemoryGraphStore.from_triples(triples)
         base = embedder if embedder is not None else SentenceTransformerEmbedder()
-        if cache_dir is not None:
+        if cache_dir is not None and vector_database(store) is None:
+            # In memory, the file cache; a graph database keeps the vectors itself.
             base = CachedEmbedder(base, TextVectorCache(text_cache_dir(cache_dir), base.model_id))
         retriever = cls(store=store, embedder=base, pcst=pcst, region=region, edge_text=edge_text)
         retriever._triples = triples
@@ -426,6 +431,16 @@ class GRetriever:
     def _seeds(self, query: np.ndarray, topic_entities: Sequence[str] | None) -> list[str]:
         if topic_entities:
             return link_entities(self.store, list(topic_entities))
+        database = vector_database(self._store) if self.index is None else None
+        if database is not None:
+            try:  # the database's vector index: the whole graph, searched on the server
+                nearest = database.nearest_nodes(query.tolist(), self.region.num_seeds * 4)
+            except GraphStoreError as err:
+                raise ConfigurationError(
+                    f"questions without topic entities need the vector index: {err}"
+                ) from err
+            seeds = [name for name, _ in nearest if self.store.has_node(name)]
+            return seeds[: self.region.num_seeds]
         if self.index is None:
             raise ConfigurationError(
                 "this retriever embeds lazily and needs topic entities to seed a question's "
@@ -447,6 +462,22 @@ class GRetriever:
         return retrieve_in_graph(
             graph, node_similarity, edge_similarity, self.pcst, question, seeds
         )
+
+
+def vector_database(store: GraphStore | None) -> Any:
+    """The graph database behind ``store`` that can hold G-Retriever's vectors (a store with
+    ``node_vectors`` and ``nearest_nodes``, seen through a compound-node view or not), or
+    ``None`` for an in-memory graph.
+
+    >>> vector_database(InMemoryGraphStore()) is None
+    True
+    """
+    inner = getattr(store, "inner", store)
+    if callable(getattr(inner, "node_vectors", None)) and callable(
+        getattr(inner, "nearest_nodes", None)
+    ):
+        return inner
+    return None
 
 
 def retrieve_in_graph(

@@ -45,8 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import EmbeddingError
-from kgcore.gretriever.embedding import TextEmbedder
 
 logger = logging.getLogger(__name__)
 

@@ -29,11 +29,11 @@ import re
 import string
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.validation import MAX_REPLY_CHARS, answer_phrase, cap_names
+from kgcore.validation import MIN_REPLY_CAP_CHARS, answer_phrase, cap_names
 
 #: The most characters of one reply any parser reads (the drivers already cut replies to
 #: :func:`kgcore.llm.protocol.reply_char_cap`; this also bounds direct calls).
-PARSE_CHARS = 8 * MAX_REPLY_CHARS
+PARSE_CHARS = 8 * MIN_REPLY_CAP_CHARS
 
 NONE_WORDS = re.compile(r"\b(none|no option|no community|nothing|neither)\b", re.IGNORECASE)
 _BRACES = re.compile(r"\{([^{}]*)\}")

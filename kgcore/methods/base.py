@@ -29,115 +29,33 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
-from kgcore.graph.compound import is_unnamed_node
 from kgcore.llm.protocol import (
     AsyncChatLLM,
     ChatLLM,
     RetryPolicy,
     Steps,
-    UsageMeter,
     arun_steps,
     run_steps,
 )
-from kgcore.validation import UNKNOWN, answer_phrase, check_question, check_topic_entities
-
-if TYPE_CHECKING:
-    from kgcore.methods.result import MethodResult
+from kgcore.methods.kernel.answer_reading import final_answer
+from kgcore.methods.kernel.meter import RunMeter
+from kgcore.validation import check_question, check_topic_entities
 
 R = TypeVar("R")
 T = TypeVar("T")
-M = TypeVar("M", bound="MethodResult")
-
-
-@dataclass
-class RunMeter:
-    """The accounting of one run, kept the same way by every method.
-
-    LLM calls, tokens and seconds, and the replies a method could not use, are counted in
-    :attr:`usage` (see :func:`kgcore.methods.kernel.ask_parsed`); graph work is timed with
-    :meth:`graph` or :meth:`graph_steps`; :meth:`finish` copies it all into the result,
-    unusable replies as ``extra["unparsed_replies"]``.
-
-    Example
-    -------
-    >>> from kgcore.methods.result import MethodResult
-    >>> meter = RunMeter()
-    >>> with meter.graph():
-    ...     pass
-    >>> result = meter.finish(MethodResult(question="q", answer="a", method="io"))
-    >>> result.extra["unparsed_replies"], result.total_seconds >= result.graph_seconds
-    (0, True)
-    """
-
-    usage: UsageMeter = field(default_factory=UsageMeter)
-    started: float = field(default_factory=time.perf_counter)
-    graph_seconds: float = 0.0
-
-    @contextmanager
-    def graph(self) -> Iterator[None]:
-        """Time a block of graph work (no model call inside)."""
-        tick = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.graph_seconds += time.perf_counter() - tick
-
-    def graph_steps(self, steps: Steps[T]) -> Steps[T]:
-        """Drive ``steps`` and count its time, less the model's, as graph time."""
-        tick = time.perf_counter()
-        llm_before = self.usage.llm_seconds
-        value = yield from steps
-        spent = time.perf_counter() - tick - (self.usage.llm_seconds - llm_before)
-        self.graph_seconds += max(spent, 0.0)
-        return value
-
-    def absorb(self, result: MethodResult) -> None:
-        """Add the usage of a run made inside this one (a CoT-SC fallback, say)."""
-        self.usage.calls += result.llm_calls
-        self.usage.llm_seconds += result.llm_seconds
-        self.usage.unparsed += int(result.extra.get("unparsed_replies", 0))
-        if result.prompt_tokens is not None:
-            self.usage.tokens_reported = True
-            self.usage.prompt_tokens += result.prompt_tokens
-            self.usage.completion_tokens += result.completion_tokens or 0
-
-    def finish(self, result: M) -> M:
-        """Copy usage, unusable replies and timings into ``result``; returns it."""
-        result.record_usage(self.usage)
-        result.extra["unparsed_replies"] = self.usage.unparsed
-        result.graph_seconds = self.graph_seconds
-        result.total_seconds = time.perf_counter() - self.started
-        return result
-
-
-def named_answer(answer: str) -> str:
-    """``answer`` without the names that are unnamed graph nodes (``m.0w4dx1v``: see
-    :mod:`kgcore.graph.compound`), ``Unknown`` when nothing else is left.
-
-    >>> named_answer("m.0w4dx1v; Jennifer Lawrence"), named_answer("m.0w4dx1v")
-    ('Jennifer Lawrence', 'Unknown')
-    """
-    parts = [part.strip() for part in answer.split(";")]
-    kept = [part for part in parts if not is_unnamed_node(part)]
-    if len(kept) == len(parts):
-        return answer
-    return "; ".join(part for part in kept if part) or UNKNOWN
 
 
 def guard_result(result: Any) -> Any:
-    """Replace a result's answer by ``Unknown`` unless it is a short printable phrase, and
-    drop the names in it that are unnamed graph nodes (:func:`named_answer`)."""
+    """Give ``result`` its :func:`~kgcore.methods.kernel.final_answer` (the last check of
+    every method's answer); ``extra["answer_guarded"]`` says when it changed the answer."""
     answer = getattr(result, "answer", None)
-    if not isinstance(answer, str) or answer == UNKNOWN:
+    if not isinstance(answer, str):
         return result
-    guarded = named_answer(answer) if answer_phrase(answer) is not None else UNKNOWN
+    guarded = final_answer(answer)
     if guarded != answer:
         result.answer = guarded
         extra = getattr(result, "extra", None)

@@ -2,13 +2,14 @@
 
 They answer from the model's own knowledge. Their step generators live in the kernel
 (:mod:`kgcore.methods.kernel.steps`), since the graph methods fall back on them; this module
-gives them the engine shape of the graph methods (:class:`PromptBaseline`) and keeps the
-kernel names importable from here. CoT-SC samples ``n`` CoT replies at a temperature and keeps
-the majority answer (compared after :func:`~kgcore.llm.answers.normalize_answer`).
+gives them the engine shape of the graph methods (:class:`PromptBaseline`). CoT-SC samples
+``n`` CoT replies at a temperature and keeps the majority answer (compared after
+:func:`~kgcore.text.answer_forms.normalize_answer`).
 
 Example
 -------
 >>> from kgcore.llm import ScriptedLLM, run_steps
+>>> from kgcore.methods.kernel import io_steps
 >>> run_steps(io_steps("who directed [Cleopatra]"), ScriptedLLM(["{Joseph L. Mankiewicz}"])).answer
 'Joseph L. Mankiewicz'
 """
@@ -16,47 +17,34 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.exceptions import InvalidSettingError
 from kgcore.llm.protocol import Steps
 from kgcore.methods.base import StepMethod
-from kgcore.methods.kernel import (
-    ANSWER_SYSTEM,
-    MAX_TRACE_REPLY,
-    UNKNOWN,
-    answer_steps,
-    ask_parsed,
-    cot_request,
-    cot_sc_steps,
-    cot_steps,
-    drop_topic_answer,
-    io_request,
-    io_steps,
-    majority_answer,
-    prompt_only_steps,
-    step_record,
-    topic_names,
-)
+from kgcore.methods.kernel import cot_sc_steps, cot_steps, io_steps
 from kgcore.methods.result import MethodResult
+from kgcore.settings import Settings, checked_settings
+from kgcore.validation import COT_SC_LIMITS
 
-__all__ = [
-    "ANSWER_SYSTEM",
-    "MAX_TRACE_REPLY",
-    "UNKNOWN",
-    "PromptBaseline",
-    "answer_steps",
-    "ask_parsed",
-    "cot_request",
-    "cot_sc_steps",
-    "cot_steps",
-    "drop_topic_answer",
-    "io_request",
-    "io_steps",
-    "majority_answer",
-    "prompt_only_steps",
-    "step_record",
-    "topic_names",
-]
+__all__ = ["CoTSCConfig", "PromptBaseline"]
+
+
+@checked_settings("CoT-SC", limits=COT_SC_LIMITS)
+@dataclass(frozen=True)
+class CoTSCConfig(Settings):
+    """CoT-SC's settings: ``n`` sampled replies (``n`` calls) at ``temperature``, each with seed
+    ``seed + i``.
+
+    >>> CoTSCConfig(n=2.5)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: CoT-SC setting n must be an integer, got 2.5
+    """
+
+    n: int = 5
+    temperature: float = 0.7
+    seed: int | None = 0
 
 
 class PromptBaseline(StepMethod[MethodResult]):
@@ -84,9 +72,10 @@ class PromptBaseline(StepMethod[MethodResult]):
         if kind not in self.KINDS:
             raise InvalidSettingError(f"kind must be one of {', '.join(self.KINDS)}, got {kind!r}")
         self.name = kind
-        self.n = n
-        self.temperature = temperature
-        self.seed = seed
+        self.config = CoTSCConfig(n=n, temperature=temperature, seed=seed)  # checked here
+        self.n = self.config.n
+        self.temperature = self.config.temperature
+        self.seed = self.config.seed
 
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import networkx as nx
-import numpy as np
 
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.types import Triple
@@ -253,20 +251,3 @@ def adversarial_triples(names: Sequence[str], seed: int = 99) -> list[Triple]:
         Triple(rng.choice(names), rng.choice(relations), rng.choice(names)) for _ in range(500)
     ]
     return triples
-
-
-class SeededEmbedder:
-    """A seeded random unit vector per text: deterministic embeddings without a model."""
-
-    model_id = "seeded-test-embedder"
-
-    def __init__(self, dim: int = 16) -> None:
-        self.dim = dim
-
-    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
-        rows = []
-        for text in texts:
-            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-            vector = np.random.default_rng(seed).normal(size=self.dim)
-            rows.append(vector / np.linalg.norm(vector))
-        return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)

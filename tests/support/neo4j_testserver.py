@@ -40,6 +40,7 @@ class BoltServer:
     database: str | None
     kind: str  # "arcadedb" or "neo4j"
     start_seconds: float = 0.0
+    http_port: int | None = None  # ArcadeDB's HTTP API (its SQL creates the search indexes)
 
     @property
     def is_arcadedb(self) -> bool:
@@ -127,6 +128,7 @@ def _start_once(root: Path) -> tuple[subprocess.Popen[bytes], str, BoltServer | 
                 database=database,
                 kind="arcadedb",
                 start_seconds=time.perf_counter() - start,
+                http_port=http,
             )
             return process, text, server
         if process.poll() is not None:
@@ -148,6 +150,65 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 def fresh_mapping(base: GraphMapping = DEFAULT_MAPPING) -> GraphMapping:
     """``base`` with a node label of its own, so tests sharing a server never meet."""
     return replace(base, node_label=f"T{uuid.uuid4().hex[:12]}")
+
+
+def search_mapping(server: BoltServer, base: GraphMapping = DEFAULT_MAPPING) -> GraphMapping:
+    """A fresh mapping whose search indexes the server can create: on ArcadeDB the full-text
+    index covers a property of its own (one index per property there) and both indexes have
+    ArcadeDB's automatic names."""
+    mapping = fresh_mapping(base)
+    if not server.is_arcadedb:
+        return mapping
+    label = mapping.node_label
+    return replace(
+        mapping,
+        search_property="search",
+        fulltext_index=f"{label}[search]",
+        vector_index=f"{label}[{mapping.embedding_property}]",
+    )
+
+
+def arcadedb_sql(server: BoltServer, command: str) -> dict[str, object]:
+    """Run one ArcadeDB SQL command over its HTTP API (how it creates indexes)."""
+    import base64
+    import json
+    import urllib.request
+
+    assert server.http_port is not None and server.database is not None
+    auth = base64.b64encode(f"{server.username}:{server.password}".encode()).decode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.http_port}/api/v1/command/{server.database}",
+        data=json.dumps({"language": "sql", "command": command}).encode(),
+        headers={"Authorization": f"Basic {auth}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=120) as response:
+        answer: dict[str, object] = json.loads(response.read().decode())
+    return answer
+
+
+def create_search_indexes(
+    server: BoltServer, store: Neo4jGraphStore, dimensions: int | None = None
+) -> None:
+    """The store's full-text index and, given ``dimensions``, its vector index: Neo4j 5's DDL
+    (:func:`kgcore.graph.neo4j_indexes.create_indexes`), or ArcadeDB's SQL."""
+    if not server.is_arcadedb:
+        from kgcore.graph.neo4j_indexes import create_indexes
+
+        create_indexes(store, vector_dimensions=dimensions)
+        return
+    m = store.mapping
+    label = m.node_label
+    arcadedb_sql(server, f"CREATE PROPERTY {label}.{m.search_property} IF NOT EXISTS STRING")
+    arcadedb_sql(server, f"CREATE INDEX IF NOT EXISTS ON {label} ({m.search_property}) FULL_TEXT")
+    if dimensions is not None:
+        prop = m.embedding_property
+        arcadedb_sql(server, f"CREATE PROPERTY {label}.{prop} IF NOT EXISTS ARRAY_OF_FLOATS")
+        arcadedb_sql(
+            server,
+            f"CREATE INDEX IF NOT EXISTS ON {label} ({prop}) LSM_VECTOR METADATA "
+            f'{{"dimensions": {int(dimensions)}, "similarity": "COSINE"}}',
+        )
+    store.refresh_names()
 
 
 def delete_label(store: Neo4jGraphStore, drop_schema: bool = True) -> None:

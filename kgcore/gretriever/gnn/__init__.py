@@ -12,7 +12,6 @@ Example
 256
 """
 
-from kgcore.gretriever.gnn.answers import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.encoders import GNN_KINDS, GNNConfig, GraphTransformer, build_gnn
 from kgcore.gretriever.gnn.graph_data import (
     VectorLookup,
@@ -21,6 +20,7 @@ from kgcore.gretriever.gnn.graph_data import (
     result_to_data,
     textual_graph_to_data,
 )
+from kgcore.gretriever.gnn.labels import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.local_llm import convert_gguf_to_hf, resolve_llm_path
 from kgcore.gretriever.gnn.model import (
     MODES,

@@ -24,8 +24,8 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
+from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.embedding import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.gretriever.gnn.graph_data import VectorLookup, graph_text, textual_graph_to_data
 from kgcore.gretriever.gnn.model import GraphPrompt
 from kgcore.gretriever.index import EmbeddedTexts

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
+from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import EmbeddingError
-from kgcore.gretriever.embedding import TextEmbedder
 from kgcore.gretriever.index import EmbeddedTexts
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph
 from kgcore.gretriever.textualize import textualize_paper

@@ -33,8 +33,8 @@ import torch
 from tqdm.auto import tqdm
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.gnn.answers import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
+from kgcore.gretriever.gnn.labels import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.model import GraphPromptModel
 
 STATE_FILE = "state.json"

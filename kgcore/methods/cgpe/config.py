@@ -7,15 +7,13 @@ Example
 >>> CGPEConfig(match_threshold=0)
 Traceback (most recent call last):
 ...
-kgcore.exceptions.InvalidSettingError: CGPE setting match_threshold=0 must be in (0, 100]
+kgcore.exceptions.InvalidSettingError: CGPE setting match_threshold=0 is out of range: ...
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from kgcore.exceptions import InvalidSettingError
 from kgcore.methods.cgpe.prompts import (
     ANSWER_PROMPT,
     CLUE_PROMPT,
@@ -24,13 +22,15 @@ from kgcore.methods.cgpe.prompts import (
     STEP3_PROMPT,
     TEMPLATE_FIELDS,
 )
-from kgcore.methods.kernel import check_template, check_verbalizer, with_overrides
+from kgcore.methods.kernel import check_template, check_verbalizer
+from kgcore.settings import Settings, checked_settings
 from kgcore.text.relations import Verbalizer, verbalize_relation
-from kgcore.validation import CGPE_LIMITS, check_settings
+from kgcore.validation import CGPE_LIMITS
 
 
+@checked_settings("CGPE", limits=CGPE_LIMITS)
 @dataclass(frozen=True)
-class CGPEConfig:
+class CGPEConfig(Settings):
     """Every CGPE setting.
 
     Parameters
@@ -75,24 +75,6 @@ class CGPEConfig:
     verbalizer: Verbalizer = field(default=verbalize_relation, repr=False)
 
     def __post_init__(self) -> None:
-        check_settings("CGPE", self, CGPE_LIMITS)  # documented maxima bound the cost
         object.__setattr__(self, "verbalizer", check_verbalizer("CGPE", self.verbalizer))
-        threshold = self.match_threshold
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-            raise InvalidSettingError(
-                f"CGPE setting match_threshold must be a number, got {threshold!r}"
-            )
-        if not 0 < threshold <= 100:
-            raise InvalidSettingError(
-                f"CGPE setting match_threshold={threshold!r} must be in (0, 100]"
-            )
         for name, fields in TEMPLATE_FIELDS.items():
             check_template("CGPE", name, getattr(self, name), fields)
-
-    def with_overrides(self, **overrides: Any) -> CGPEConfig:
-        """A copy with some settings changed; an unknown name is refused.
-
-        >>> CGPEConfig().with_overrides(max_depth=1).max_depth
-        1
-        """
-        return with_overrides("CGPE", self, overrides)

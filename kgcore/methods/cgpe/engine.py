@@ -61,7 +61,7 @@ from kgcore.graph.memory import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.linking import link_entities
 from kgcore.llm.parsing import parse_choices, parse_entities
-from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.base import StepMethod
 from kgcore.methods.cgpe.config import CGPEConfig
 from kgcore.methods.cgpe.parsing import char_match, parse_clue_matches
@@ -76,10 +76,11 @@ from kgcore.methods.cgpe.prompts import (
 from kgcore.methods.kernel import (
     MAX_RECORDED_PRUNED,
     UNKNOWN,
+    RunMeter,
     StepTrace,
     answer_steps,
     ask_parsed,
-    drop_topic_answer,
+    check_answer,
     options_text,
     parse_graph_answer,
     relation_text,
@@ -135,6 +136,28 @@ class _Candidate:
 class _Stats:
     char_matches: int = 0
     step_calls: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+
+@dataclass
+class _Run:
+    """The state of one CGPE run, shared by its phases (:meth:`CGPE.steps`).
+
+    ``used`` holds the clues matched so far, ``starts`` the initial points, ``leaves`` the
+    paths explored (those that stopped growing, then the last grown), ``explored`` what each
+    depth kept and dropped (for pictures), ``depth`` the depths explored.
+    """
+
+    question: str
+    meter: RunMeter
+    rng: np.random.Generator
+    stats: _Stats = field(default_factory=_Stats)
+    trace: StepTrace = field(default_factory=StepTrace)  # every LLM step, offered and read
+    clues: list[str] = field(default_factory=list)
+    used: set[str] = field(default_factory=set)
+    starts: list[str] = field(default_factory=list)
+    leaves: list[CluePath] = field(default_factory=list)
+    explored: list[dict[str, object]] = field(default_factory=list)
+    depth: int = 0
 
 
 def graph_type_of(store: GraphStore, key: str = "type") -> Callable[[str], str | None] | None:
@@ -242,117 +265,234 @@ class CGPE(StepMethod[MethodResult]):
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
-        """CGPE as a step generator (see :mod:`kgcore.llm.protocol`)."""
-        meter = self.meter()
-        usage = meter.usage
-        stats = _Stats()
-        rng = np.random.default_rng(self.config.seed)
-        trace = StepTrace()  # every LLM step: what was offered, the raw reply, what was read
+        """CGPE as a step generator (see :mod:`kgcore.llm.protocol`), phase by phase.
 
+        1. :meth:`_extract_clues`: the question's clues (one call);
+        2. :meth:`_locate_initial_points`: the nodes the paths start from;
+        3. :meth:`_explore_paths`: the paths grow depth by depth (:meth:`_explore_depth`: clues
+           matched by characters, then :meth:`_information_matching`), until every clue is
+           used, no path grows or ``max_depth``;
+        4. :meth:`_answer`: the LLM answers over the paths, or by CoT without any;
+        5. :meth:`_result`: the result.
+        """
+        meter = self.meter()
+        run = _Run(question=question, meter=meter, rng=np.random.default_rng(self.config.seed))
+        run.clues = yield from self._extract_clues(run)
+        with meter.graph():
+            run.starts = self._locate_initial_points(run, topic_entities)
+        yield from self._explore_paths(run)
+        context = self._paths_context(run.leaves)
+        answer = yield from self._answer(run, context, topic_entities)
+        return meter.finish(self._result(run, answer, context))
+
+    # -- the phases ---------------------------------------------------------------------
+    def _extract_clues(self, run: _Run) -> Steps[list[str]]:
+        """Phase 1, clue extraction: the entities and things the question mentions (one call,
+        retried once when unusable).
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+
+        Returns
+        -------
+        list of str
+            The distinct, non-blank clues, in the reply's order.
+        """
         extracted = yield from ask_parsed(
-            self.clue_request(question),
+            self.clue_request(run.question),
             lambda text: parse_entities(text) or None,
             CLUE_REMINDER,
-            usage,
-            record=trace.recorder(),
+            run.meter.usage,
+            record=run.trace.recorder(),
         )
-        clues = list(dict.fromkeys(c for c in (extracted or []) if c.strip()))
-        used: set[str] = set()
-        starts: list[str] = []
-        with meter.graph():
-            if topic_entities and self.config.use_topic_entities:
-                starts = link_entities(self.store, list(topic_entities), strict=False)
-                for node in starts:
-                    threshold = self.config.match_threshold
-                    used.update(c for c in clues if char_match(c, node) >= threshold)
-            else:
-                found = self.initial_points(clues)
-                if found is not None:
-                    used.add(found[0])
-                    starts = [found[1]]
+        return list(dict.fromkeys(c for c in (extracted or []) if c.strip()))
 
-        active = [CluePath((node,)) for node in starts]
-        explored: list[dict[str, object]] = []  # what each depth kept and dropped, for pictures
-        leaves: list[CluePath] = []
-        depth = 0
-        while active and depth < self.max_depth:
-            unused = [c for c in clues if c not in used]
+    def _locate_initial_points(self, run: _Run, topic_entities: Sequence[str] | None) -> list[str]:
+        """Phase 2, initial points: the caller's topic entities as nodes (the clues they match
+        by characters count as used), else the best character match of a clue to a node name
+        (:meth:`initial_points`; that clue counts as used).
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state, with its clues; the used clues are added to it.
+        topic_entities : sequence of str, optional
+            The caller's topic entities (used when ``use_topic_entities``).
+
+        Returns
+        -------
+        list of str
+            The nodes the paths start from (none: CGPE answers by CoT).
+        """
+        if topic_entities and self.config.use_topic_entities:
+            starts = link_entities(self.store, list(topic_entities), strict=False)
+            for node in starts:
+                threshold = self.config.match_threshold
+                run.used.update(c for c in run.clues if char_match(c, node) >= threshold)
+            return starts
+        found = self.initial_points(run.clues)
+        if found is None:
+            return []
+        run.used.add(found[0])
+        return [found[1]]
+
+    def _explore_paths(self, run: _Run) -> Steps[None]:
+        """Phase 3, path exploration: from the initial points, the paths grow one depth at a
+        time (:meth:`_explore_depth`) while clues are left unused, some path grows and
+        ``max_depth`` is not reached.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state; the paths that end up explored are its ``leaves``.
+        """
+        active = [CluePath((node,)) for node in run.starts]
+        while active and run.depth < self.max_depth:
+            unused = [c for c in run.clues if c not in run.used]
             if not unused:
                 break
-            depth += 1
-            with meter.graph():
-                candidates = self._candidates(active)
-                matches = self._char_matches(candidates, unused)
-            stats.char_matches += len(matches)
-            remaining = [c for c in unused if c not in {clue for _, clue in matches}]
-            taken = {id(c) for c, _ in matches}
-            rest = [c for c in candidates if id(c) not in taken]
-            if remaining and rest:
-                llm_matches = yield from self._information_matching(
-                    question, active, rest, remaining, rng, usage, stats, trace
-                )
-                matches += llm_matches
-            matches = matches[: self.max_branches]
-            matched = {id(c) for c, _ in matches}
-            explored.append(
-                {
-                    "depth": depth,
-                    "kept": [list(c.triple) for c, _ in matches],
-                    "pruned": [list(c.triple) for c in candidates if id(c) not in matched][
-                        :MAX_RECORDED_PRUNED
-                    ],
-                }
-            )
-            extended = {c.path for c, _ in matches}
-            leaves += [p for i, p in enumerate(active) if i not in extended]
-            active = [active[c.path].extend(c.triple, clue) for c, clue in matches]
-            used.update(clue for _, clue in matches)
-        leaves += active
+            run.depth += 1
+            active = yield from self._explore_depth(run, active, unused)
+        run.leaves += active
 
-        fell_back = not leaves
-        if leaves:
-            verbalize = self.config.verbalizer
-            context = "\n".join(f"{i + 1}. {p.text(verbalize)}" for i, p in enumerate(leaves))
+    def _explore_depth(
+        self, run: _Run, active: list[CluePath], unused: list[str]
+    ) -> Steps[list[CluePath]]:
+        """One depth of path exploration: the neighbours of the paths' ends that an unused
+        clue matches by characters (no call), then three-step information matching of the
+        other clues (:meth:`_information_matching`); at most ``max_branches`` matches, each
+        extending its path.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state; the matched clues count as used, the paths that do not grow join
+            its ``leaves``, and what the depth kept and dropped its ``explored``.
+        active : list of CluePath
+            The paths that grew at the previous depth.
+        unused : list of str
+            The clues not matched yet.
+
+        Returns
+        -------
+        list of CluePath
+            The extended paths.
+        """
+        with run.meter.graph():
+            candidates = self._candidates(active)
+            matches = self._char_matches(candidates, unused)
+        run.stats.char_matches += len(matches)
+        remaining = [c for c in unused if c not in {clue for _, clue in matches}]
+        taken = {id(c) for c, _ in matches}
+        rest = [c for c in candidates if id(c) not in taken]
+        if remaining and rest:
+            llm_matches = yield from self._information_matching(run, active, rest, remaining)
+            matches += llm_matches
+        matches = matches[: self.max_branches]
+        matched = {id(c) for c, _ in matches}
+        run.explored.append(
+            {
+                "depth": run.depth,
+                "kept": [list(c.triple) for c, _ in matches],
+                "pruned": [list(c.triple) for c in candidates if id(c) not in matched][
+                    :MAX_RECORDED_PRUNED
+                ],
+            }
+        )
+        extended = {c.path for c, _ in matches}
+        run.leaves += [p for i, p in enumerate(active) if i not in extended]
+        run.used.update(clue for _, clue in matches)
+        return [active[c.path].extend(c.triple, clue) for c, clue in matches]
+
+    def _paths_context(self, leaves: Sequence[CluePath]) -> str:
+        """The explored paths as the answer prompt shows them, numbered (``""`` for none)."""
+        verbalize = self.config.verbalizer
+        return "\n".join(f"{i + 1}. {p.text(verbalize)}" for i, p in enumerate(leaves))
+
+    def _answer(
+        self, run: _Run, context: str, topic_entities: Sequence[str] | None
+    ) -> Steps[str | None]:
+        """Phase 4, the answer: the LLM answers over the explored paths (one call, retried
+        once when unusable), or by CoT when there is none; a topic entity is not an answer.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state, with its explored paths (``leaves``).
+        context : str
+            The paths as :meth:`_paths_context` numbers them.
+        topic_entities : sequence of str, optional
+            The caller's topic entities.
+
+        Returns
+        -------
+        str or None
+            The answer, or ``None`` when there is none.
+        """
+        if run.leaves:
             answer = yield from ask_parsed(
                 request(
                     self.config.answer_prompt,
                     "cgpe_answer",
                     self.config.answer_max_tokens,
-                    question=question,
+                    question=run.question,
                     paths=context,
                 ),
                 parse_graph_answer,
                 ANSWER_REMINDER,
-                usage,
-                record=trace.recorder(paths=len(leaves)),
+                run.meter.usage,
+                record=run.trace.recorder(paths=len(run.leaves)),
             )
         else:
-            context = ""
             answer = yield from answer_steps(
-                question, usage, self.config.answer_max_tokens, record=trace.recorder()
+                run.question,
+                run.meter.usage,
+                self.config.answer_max_tokens,
+                record=run.trace.recorder(),
             )
-        answer = drop_topic_answer(answer, topic_names(question, topic_entities))  # not an answer
+        return check_answer(answer, topic_names(run.question, topic_entities))
+
+    def _result(self, run: _Run, answer: str | None, context: str) -> MethodResult:
+        """Phase 5, the result: the answer (``Unknown`` for none), the depth reached, the
+        paths as context, and in ``extra`` the clues, the paths, the exploration and the trace.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        answer : str or None
+            The answer of :meth:`_answer`.
+        context : str
+            The explored paths (:meth:`_paths_context`).
+
+        Returns
+        -------
+        MethodResult
+            The result, usage not yet counted in.
+        """
         result = MethodResult(
-            question=question,
+            question=run.question,
             answer=answer or UNKNOWN,
             method=self.name,
-            depth=depth,
-            fell_back=fell_back,
+            depth=run.depth,
+            fell_back=not run.leaves,
             context=context,
         )
         result.extra.update(
             {
-                "clues": clues,
-                "used_clues": sorted(used),
-                "paths": [p.text(self.config.verbalizer) for p in leaves],
-                "char_matches": stats.char_matches,
-                "step_calls": stats.step_calls,
-                "topic_entities": list(starts),
-                "explored": explored,
-                "steps": trace.steps,
+                "clues": run.clues,
+                "used_clues": sorted(run.used),
+                "paths": [p.text(self.config.verbalizer) for p in run.leaves],
+                "char_matches": run.stats.char_matches,
+                "step_calls": run.stats.step_calls,
+                "topic_entities": list(run.starts),
+                "explored": run.explored,
+                "steps": run.trace.steps,
             }
         )
-        return meter.finish(result)
+        return result
 
     def _candidates(self, active: list[CluePath]) -> list[_Candidate]:
         """Every neighbour of the paths' ends that is not on its path yet."""
@@ -392,54 +532,125 @@ class CGPE(StepMethod[MethodResult]):
 
     def _information_matching(
         self,
-        question: str,
+        run: _Run,
         active: list[CluePath],
         candidates: list[_Candidate],
         clues: list[str],
-        rng: np.random.Generator,
-        usage: UsageMeter,
-        stats: _Stats,
-        trace: StepTrace,
     ) -> Steps[list[tuple[_Candidate, str]]]:
-        """The three LLM steps over candidates that no clue matched by characters."""
-        clue_list = ", ".join(clues)
-        ends = ", ".join(dict.fromkeys(p.nodes[-1] for p in active))
-        # Step 1: summaries (relation, label) against the unused clues.
+        """Three-step information matching of the candidates that no clue matched by
+        characters: summaries (:meth:`_match_summaries`), then entities
+        (:meth:`_match_entities`), then clues (:meth:`_match_clues`).
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        active : list of CluePath
+            The paths being extended.
+        candidates : list of _Candidate
+            Their candidate steps that no clue matched by characters.
+        clues : list of str
+            The clues left.
+
+        Returns
+        -------
+        list of (_Candidate, str)
+            Each matched candidate with the clue it matches; ``[]`` for none.
+        """
+        chosen = yield from self._match_summaries(run, active, candidates, clues)
+        if not chosen:
+            return []
+        picked = yield from self._match_entities(run, candidates, chosen, clues)
+        if not picked:
+            return []
+        return (yield from self._match_clues(run, picked, chosen, clues))
+
+    def _match_summaries(
+        self,
+        run: _Run,
+        active: list[CluePath],
+        candidates: list[_Candidate],
+        clues: list[str],
+    ) -> Steps[dict[str, str | None]]:
+        """Information matching, step 1: the candidates' distinct summaries
+        ``(relation, label)`` against the clues left (one call; at most 26 are shown).
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        active : list of CluePath
+            The paths being extended (their ends are shown).
+        candidates : list of _Candidate
+            The candidates to match.
+        clues : list of str
+            The clues left.
+
+        Returns
+        -------
+        dict of str to str or None
+            Each chosen summary and the clue it matches (``None``: unsaid); empty for none.
+        """
         summaries = list(dict.fromkeys(c.summary for c in candidates))[:26]
-        stats.step_calls[0] += 1
+        run.stats.step_calls[0] += 1
         step1 = yield from ask_parsed(
             request(
                 self.config.step1_prompt,
                 "cgpe_step1",
                 self.config.max_tokens,
-                question=question,
-                clues=clue_list,
-                ends=ends,
+                question=run.question,
+                clues=", ".join(clues),
+                ends=", ".join(dict.fromkeys(p.nodes[-1] for p in active)),
                 options=options_text(summaries),
             ),
             lambda text: parse_clue_matches(text, len(summaries), clues),
             STEP1_REMINDER,
-            usage,
-            record=trace.recorder(clues=clues, offered=summaries),
+            run.meter.usage,
+            record=run.trace.recorder(clues=clues, offered=summaries),
         )
-        if not step1:
-            return []
-        chosen = {summaries[i]: clue for i, clue in step1.items()}
+        return {summaries[i]: clue for i, clue in (step1 or {}).items()}
+
+    def _match_entities(
+        self,
+        run: _Run,
+        candidates: list[_Candidate],
+        chosen: dict[str, str | None],
+        clues: list[str],
+    ) -> Steps[list[_Candidate]]:
+        """Information matching, step 2: ``(label, entity name)`` of the candidates behind the
+        chosen summaries, one per node (one call; at most ``max_entities``, and 26, are shown,
+        a larger set is sampled with the run's generator).
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        candidates : list of _Candidate
+            The candidates of step 1.
+        chosen : dict of str to str or None
+            The summaries step 1 chose.
+        clues : list of str
+            The clues left.
+
+        Returns
+        -------
+        list of _Candidate
+            The candidates the LLM picked, in its order; ``[]`` for none.
+        """
         survivors = list(
             {c.node: c for c in candidates if c.summary in chosen}.values()
         )  # one candidate per node
         if len(survivors) > min(self.config.max_entities, 26):
-            keep = rng.choice(len(survivors), min(self.config.max_entities, 26), replace=False)
+            keep = run.rng.choice(len(survivors), min(self.config.max_entities, 26), replace=False)
             survivors = [survivors[i] for i in sorted(keep)]
-        # Step 2: (label, entity name) of the survivors.
-        stats.step_calls[1] += 1
+        run.stats.step_calls[1] += 1
         step2 = yield from ask_parsed(
             request(
                 self.config.step2_prompt,
                 "cgpe_step2",
                 self.config.max_tokens,
-                question=question,
-                clues=clue_list,
+                question=run.question,
+                clues=", ".join(clues),
                 options=options_text([f"{c.label}: {c.node}" for c in survivors]),
                 max_branches=self.max_branches,
             ),
@@ -447,24 +658,49 @@ class CGPE(StepMethod[MethodResult]):
                 text, n_options=len(survivors), max_choices=self.max_branches
             ),
             STEP2_REMINDER,
-            usage,
-            record=trace.recorder(offered=[f"{c.label}: {c.node}" for c in survivors]),
+            run.meter.usage,
+            record=run.trace.recorder(offered=[f"{c.label}: {c.node}" for c in survivors]),
         )
-        if not step2:
-            return []
-        picked = [survivors[i] for i in step2]
+        return [survivors[i] for i in step2 or []]
+
+    def _match_clues(
+        self,
+        run: _Run,
+        picked: list[_Candidate],
+        chosen: dict[str, str | None],
+        clues: list[str],
+    ) -> Steps[list[tuple[_Candidate, str]]]:
+        """Information matching, step 3: the clue each picked entity matches, the LLM seeing
+        the full triple that reaches it (one call; none when a single clue is left: every
+        entity matches it). An unusable reply keeps the clues of step 1.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        picked : list of _Candidate
+            The entities step 2 picked.
+        chosen : dict of str to str or None
+            The summaries step 1 chose, with their clues.
+        clues : list of str
+            The clues left.
+
+        Returns
+        -------
+        list of (_Candidate, str)
+            Each matched entity with its clue.
+        """
         fallback = [chosen[c.summary] or clues[0] for c in picked]
         if len(clues) == 1:
             return [(c, clues[0]) for c in picked]
-        # Step 3: which clue each surviving entity matches.
-        stats.step_calls[2] += 1
+        run.stats.step_calls[2] += 1
         step3 = yield from ask_parsed(
             request(
                 self.config.step3_prompt,
                 "cgpe_step3",
                 self.config.max_tokens,
-                question=question,
-                clues=clue_list,
+                question=run.question,
+                clues=", ".join(clues),
                 options=options_text(
                     [
                         f"{c.node}, from {triple_text(c.triple, self.config.verbalizer)}"
@@ -474,8 +710,8 @@ class CGPE(StepMethod[MethodResult]):
             ),
             lambda text: parse_clue_matches(text, len(picked), clues),
             STEP3_REMINDER,
-            usage,
-            record=trace.recorder(clues=clues, offered=[c.node for c in picked]),
+            run.meter.usage,
+            record=run.trace.recorder(clues=clues, offered=[c.node for c in picked]),
         )
         if step3 is None:
             return list(zip(picked, fallback, strict=True))

@@ -1,17 +1,23 @@
-"""FastToG settings, with the paper's defaults.
+"""FastToG settings, with the paper's defaults, under the one settings contract
+(:mod:`kgcore.settings`: typed, ranged, checked when made).
 
 The Local Community Search settings are an :class:`~kgcore.community.lcs.LCSConfig`, nested
-as :attr:`FastToGConfig.lcs`; its fields can still be given and read flat
-(``FastToGConfig(max_community_size=2).max_community_size``).
+as :attr:`FastToGConfig.lcs`; they may also be given flat (``FastToGConfig(radius=1)``) and
+are folded into it. How one-node communities (a year, a genre, a language) are handled is the
+small :class:`LeafSettings`, :attr:`FastToGConfig.leaves`.
 
 Example
 -------
->>> FastToGConfig().width, FastToGConfig().max_depth, FastToGConfig().max_community_size
+>>> FastToGConfig().width, FastToGConfig().max_depth, FastToGConfig().lcs.max_community_size
 (3, 5, 4)
 >>> FastToGConfig.node_level().lcs.max_community_size
 1
 >>> FastToGConfig(radius=1).with_overrides(width=2).lcs.radius
 1
+>>> FastToGConfig(width=2.5)
+Traceback (most recent call last):
+...
+kgcore.exceptions.InvalidSettingError: FastToG setting width must be an integer, got 2.5
 """
 
 from __future__ import annotations
@@ -20,7 +26,6 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgcore.community.detection import ALGORITHMS
 from kgcore.community.lcs import LCSConfig
 from kgcore.exceptions import InvalidSettingError
 from kgcore.methods.fasttog.prompts import (
@@ -32,63 +37,93 @@ from kgcore.methods.fasttog.prompts import (
     ReasonDemo,
 )
 from kgcore.methods.kernel import check_template
-from kgcore.validation import FASTTOG_LIMITS, check_settings
+from kgcore.settings import Settings, checked_settings
+from kgcore.validation import FASTTOG_LIMITS
 
 FALLBACKS = ("cot", "cot-sc", "io", "none")
-#: How the first W communities are chosen (``FastToGConfig.first_choice``); ``"auto"`` is
-#: ``"similarity"`` when the engine has an embedder, else ``"llm"``.
+#: How the first W communities, and a chain's next community, are chosen
+#: (``FastToGConfig.first_choice`` / ``chain_choice``); ``"auto"`` is ``"similarity"`` when
+#: the engine has an embedder, else ``"llm"``.
 FIRST_CHOICES = ("auto", "llm", "similarity")
-#: The Local Community Search settings, given and read flat on a :class:`FastToGConfig`.
+#: The Local Community Search settings, which may be given flat to a :class:`FastToGConfig`.
 LCS_FIELDS = tuple(f.name for f in dataclasses.fields(LCSConfig))
 
 
-@dataclass(frozen=True, init=False)
-class FastToGConfig:
+@checked_settings("FastToG leaves", limits={"kept": (0, 26)})
+@dataclass(frozen=True)
+class LeafSettings(Settings):
+    """How FastToG handles one-node communities ("leaves": a node linked to the current
+    community and to nothing else sampled, such as a year, a genre or a language).
+
+    Community detection runs without the visited nodes, so such a node is a community of its
+    own, and its modularity (about 0) would sink it below every real community. Each setting is
+    a deviation from the paper (``docs/fasttog.md``).
+
+    Parameters
+    ----------
+    kept : int
+        Coarse pruning keeps up to this many one-node candidates, one linking relation at a
+        time, when more than ``coarse_top_k`` candidates are adjacent.
+    with_topic : bool
+        The start community also shows the topic's one-node neighbours (their linking
+        triples): the first choice and every reasoning step see them.
+    start_chains : bool
+        Those one-node candidates may also start a chain. Off: the first choice offers only
+        the candidates of two or more nodes (all of them when there is none).
+    with_chains : bool
+        A community joining a chain also shows its own one-node neighbours, from the Local
+        Community Search step its chain later grows from (run as it joins).
+
+    Example
+    -------
+    >>> LeafSettings().kept, LeafSettings(with_topic=False).start_chains
+    (3, False)
+    """
+
+    kept: int = 3
+    with_topic: bool = True
+    start_chains: bool = False
+    with_chains: bool = True
+
+
+@checked_settings(
+    "FastToG",
+    limits=FASTTOG_LIMITS,
+    choices={"fallback": FALLBACKS, "first_choice": FIRST_CHOICES, "chain_choice": FIRST_CHOICES},
+    flat="lcs",
+)
+@dataclass(frozen=True)
+class FastToGConfig(Settings):
     """Every FastToG knob.
 
     Paper defaults: ``width`` W=3, ``max_depth`` D_max=5, ``max_community_size`` M=4, Louvain,
     temperature 0.4 for pruning and 0.1 for reasoning. The sampling radius, decay and caps, the
     coarse top-k and the token caps are this project's defaults (the paper leaves them open).
+    ``docs/fasttog.md`` lists every setting with its source.
 
     Parameters
     ----------
     width, max_depth :
         W and D_max.
-    lcs : LCSConfig, optional
+    lcs : LCSConfig
         The community search settings (``max_community_size``, ``algorithm``, ``radius``, ...);
         each may also be given as a keyword of its own, which overrides ``lcs``'s.
+    leaves : LeafSettings
+        How one-node communities are kept and shown.
     prune_temperature, reason_temperature, prune_max_tokens, reason_max_tokens :
         Sampling of the pruning and reasoning replies.
     fallback : {"cot", "cot-sc", "io", "none"}
         How FastToG answers when the graph gave no answer.
     seed : int
-        Seeds every sampling step.
+        Seeds every sampling step (>= 0).
     max_option_triples : int
         Triples shown per candidate community.
-    start_leaves : bool
-        The start community also holds the topic's one-node neighbours among the first
-        candidates (a year, a genre, a language): their linking triples are shown with the
-        topic; only with ``start_leaf_chains`` are they also offered to start a chain (a
-        deviation from the paper, see the README).
-    start_leaf_chains : bool
-        With ``start_leaves``, whether those one-node candidates are also offered to start a
-        chain. Off by default: their facts are already in the start community, and the first
-        choice offers only the candidates of two or more nodes (all of them when there is
-        none), so W or fewer of those are taken without an LLM call (a deviation from the
-        paper, see the README). Without ``start_leaves``, and in the node-level variant
-        (every candidate is one node), every candidate is offered.
-    chain_leaves : bool
-        The same for every community that joins a chain: the Local Community Search step from
-        it runs as it joins (the step its chain grows from later), and the linking triples of
-        that step's one-node candidates are shown with it, at the depth it joins; they stay
-        candidates (a deviation from the paper, see the README). It does nothing in the
-        node-level variant (``max_community_size=1``), where every candidate is one node.
     first_choice : {"auto", "llm", "similarity"}
         How the first W communities, which start the chains, are chosen among the offered
         candidates: ``"llm"``, the paper's fine pruning (a multiple-choice LLM call), or
         ``"similarity"``, the W whose text is closest to the question by sentence embeddings
         (cosine; no LLM call), as ToG's paper prunes with SentenceBERT to save calls (a
-        deviation from FastToG's paper, see the README). ``"auto"`` (the default) is
+        deviation from FastToG's paper, see ``docs/fasttog.md``). ``"auto"`` (the default) is
         ``"similarity"`` when the engine is given an embedder (``FastToG(...,
         embedder=...)``, ``FastToGRetriever(..., embeddings=...)``; ``kgqa`` gives the offline
         all-MiniLM-L6-v2) and the paper's ``"llm"`` otherwise.
@@ -99,7 +134,7 @@ class FastToGConfig:
         for ``first_choice``.
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
-        counts as ``Unknown`` and the chains grow (a deviation from the paper, see the README).
+        counts as ``Unknown`` and the chains grow (a deviation from the paper).
     prune_prompt, reason_prompt : str
         ``str.format`` templates (:data:`~kgcore.methods.fasttog.prompts.PRUNE_PROMPT`,
         :data:`~kgcore.methods.fasttog.prompts.REASON_PROMPT`); a template must keep its fields.
@@ -118,6 +153,7 @@ class FastToGConfig:
     width: int = 3
     max_depth: int = 5
     lcs: LCSConfig = field(default_factory=LCSConfig)
+    leaves: LeafSettings = field(default_factory=LeafSettings)
     prune_temperature: float = 0.4
     reason_temperature: float = 0.1
     fallback: str = "cot"
@@ -126,9 +162,6 @@ class FastToGConfig:
     first_choice: str = "auto"
     chain_choice: str = "auto"
     grounded_answers: bool = True
-    start_leaves: bool = True
-    start_leaf_chains: bool = False
-    chain_leaves: bool = True
     prune_max_tokens: int = 64
     reason_max_tokens: int = 256
     prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)
@@ -136,81 +169,8 @@ class FastToGConfig:
     reason_system: str = field(default=REASON_SYSTEM, repr=False)
     reason_demos: tuple[ReasonDemo, ...] = field(default=REASON_DEMOS, repr=False)
 
-    def __init__(
-        self,
-        width: int = 3,
-        max_depth: int = 5,
-        lcs: LCSConfig | None = None,
-        prune_temperature: float = 0.4,
-        reason_temperature: float = 0.1,
-        fallback: str = "cot",
-        seed: int = 0,
-        max_option_triples: int = 8,
-        first_choice: str = "auto",
-        chain_choice: str = "auto",
-        grounded_answers: bool = True,
-        start_leaves: bool = True,
-        start_leaf_chains: bool = False,
-        chain_leaves: bool = True,
-        prune_max_tokens: int = 64,
-        reason_max_tokens: int = 256,
-        prune_prompt: str = PRUNE_PROMPT,
-        reason_prompt: str = REASON_PROMPT,
-        reason_system: str = REASON_SYSTEM,
-        reason_demos: tuple[ReasonDemo, ...] = REASON_DEMOS,
-        **lcs_settings: Any,
-    ) -> None:
-        unknown = sorted(set(lcs_settings) - set(LCS_FIELDS))
-        if unknown:
-            raise TypeError(
-                f"FastToGConfig got unexpected settings {', '.join(unknown)}; "
-                f"its settings are {', '.join(self.setting_names())}"
-            )
-        base = lcs if lcs is not None else LCSConfig()
-        if not isinstance(base, LCSConfig):
-            raise InvalidSettingError(f"lcs must be an LCSConfig, got {type(base).__name__}")
-        values = {
-            "width": width,
-            "max_depth": max_depth,
-            "lcs": dataclasses.replace(base, **lcs_settings) if lcs_settings else base,
-            "prune_temperature": prune_temperature,
-            "reason_temperature": reason_temperature,
-            "fallback": fallback,
-            "seed": seed,
-            "max_option_triples": max_option_triples,
-            "first_choice": first_choice,
-            "chain_choice": chain_choice,
-            "grounded_answers": grounded_answers,
-            "start_leaves": start_leaves,
-            "start_leaf_chains": start_leaf_chains,
-            "chain_leaves": chain_leaves,
-            "prune_max_tokens": prune_max_tokens,
-            "reason_max_tokens": reason_max_tokens,
-            "prune_prompt": prune_prompt,
-            "reason_prompt": reason_prompt,
-            "reason_system": reason_system,
-            "reason_demos": tuple(reason_demos),
-        }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-        self.__post_init__()
-
     def __post_init__(self) -> None:
-        check_settings("FastToG", self, FASTTOG_LIMITS)  # documented maxima bound the cost
-        if self.algorithm not in ALGORITHMS:
-            raise InvalidSettingError(
-                f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}"
-            )
-        if self.fallback not in FALLBACKS:
-            raise InvalidSettingError(
-                f"fallback must be one of {', '.join(FALLBACKS)}, got {self.fallback!r}"
-            )
-        for name in ("first_choice", "chain_choice"):
-            value = getattr(self, name)
-            if value not in FIRST_CHOICES:
-                raise InvalidSettingError(
-                    f"{name} must be one of {', '.join(FIRST_CHOICES)}, got {value!r}"
-                )
+        object.__setattr__(self, "reason_demos", tuple(self.reason_demos))
         for name, fields in TEMPLATE_FIELDS.items():
             check_template("FastToG", name, getattr(self, name), fields)
         for demo in self.reason_demos:
@@ -218,15 +178,6 @@ class FastToGConfig:
                 raise InvalidSettingError(
                     f"reason_demos must hold ReasonDemo values, got {type(demo).__name__}"
                 )
-
-    @classmethod
-    def setting_names(cls) -> tuple[str, ...]:
-        """Every keyword the constructor takes: its own fields, then the flat LCS fields.
-
-        >>> "radius" in FastToGConfig.setting_names()
-        True
-        """
-        return tuple(f.name for f in dataclasses.fields(cls)) + LCS_FIELDS
 
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> FastToGConfig:
@@ -252,62 +203,3 @@ class FastToGConfig:
     def node_level(cls, **overrides: Any) -> FastToGConfig:
         """The paper's node-level ablation: communities of one node (M=1)."""
         return cls(**{"max_community_size": 1, **overrides})
-
-    def with_overrides(self, **overrides: Any) -> FastToGConfig:
-        """A copy with some settings changed (``None`` values are ignored)."""
-        return dataclasses.replace(self, **{k: v for k, v in overrides.items() if v is not None})
-
-    def lcs_config(self) -> LCSConfig:
-        """The Local Community Search settings (:attr:`lcs`)."""
-        return self.lcs
-
-    # -- the LCS settings, read flat -----------------------------------------------------
-    @property
-    def max_community_size(self) -> int:
-        """M: nodes per community at most."""
-        return self.lcs.max_community_size
-
-    @property
-    def algorithm(self) -> str:
-        """The community detection algorithm."""
-        return self.lcs.algorithm
-
-    @property
-    def radius(self) -> int:
-        """Hops of the sampled subgraph."""
-        return self.lcs.radius
-
-    @property
-    def decay(self) -> float:
-        """Sampling decay per hop."""
-        return self.lcs.decay
-
-    @property
-    def max_subgraph_nodes(self) -> int:
-        """Nodes of the sampled subgraph at most."""
-        return self.lcs.max_subgraph_nodes
-
-    @property
-    def neighbors_per_hop(self) -> tuple[int, ...]:
-        """Neighbours sampled per node, by hop."""
-        return self.lcs.neighbors_per_hop
-
-    @property
-    def max_neighbors_per_node(self) -> int | None:
-        """Neighbours read per node before sampling."""
-        return self.lcs.max_neighbors_per_node
-
-    @property
-    def hub_degree(self) -> int | None:
-        """Degree above which a node is a hub (not expanded)."""
-        return self.lcs.hub_degree
-
-    @property
-    def coarse_top_k(self) -> int:
-        """Candidates kept by coarse pruning."""
-        return self.lcs.coarse_top_k
-
-    @property
-    def leaf_slots(self) -> int:
-        """Candidate slots kept for leaves."""
-        return self.lcs.leaf_slots

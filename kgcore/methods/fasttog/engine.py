@@ -11,7 +11,7 @@
 
 LLM calls are at most ``2*W*D + D + 2`` for width W and depth D (a retry of an unusable reply
 included). The method is written once as a step generator (:mod:`kgcore.llm.protocol`), so it
-runs with any sync or async model.
+runs with any sync or async model; :meth:`FastToG.steps` runs these steps as named phases.
 
 Example
 -------
@@ -41,12 +41,12 @@ from kgcore.community.lcs import Community, LCSStep, local_community_search
 from kgcore.exceptions import ConfigurationError, EmptyGraphError
 from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
-from kgcore.llm.parsing import parse_answer, parse_choices
+from kgcore.llm.parsing import parse_choices
 from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
-from kgcore.methods.base import RunMeter, StepMethod
+from kgcore.methods.base import StepMethod
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.prompts import (
-    MAX_REPLY_CHARS,
+    MAX_PARSED_REPLY_CHARS,
     OPTION_LABELS,
     PRUNE_REMINDER,
     demo_names,
@@ -58,14 +58,14 @@ from kgcore.methods.fasttog.result import ChainCommunity, FastToGResult
 from kgcore.methods.kernel import (
     UNKNOWN,
     Linked,
+    RunMeter,
     ask_parsed,
+    check_answer,
     cot_request,
     cot_sc_steps,
-    drop_topic_answer,
-    grounded_answer,
     io_request,
     link_steps,
-    node_answer,
+    read_answer,
     step_record,
     topic_names,
 )
@@ -73,8 +73,8 @@ from kgcore.text.registry import resolve_textualizer
 from kgcore.text.triple2text import CommunityTextualizer
 from kgcore.types import Triple
 
-if TYPE_CHECKING:  # sentence-transformers is loaded only when similarity ranks the options
-    from kgcore.gretriever.embedding import TextEmbedder
+if TYPE_CHECKING:
+    from kgcore.embeddings import TextEmbedder
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def offline_embedder(config: FastToGConfig) -> TextEmbedder | None:
     if importlib.util.find_spec("sentence_transformers") is None:
         missing = "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
     else:
-        from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+        from kgcore.embeddings import SentenceTransformerEmbedder
 
         try:
             return SentenceTransformerEmbedder()
@@ -118,6 +118,33 @@ def _links_several(community: Community, topic: Sequence[str]) -> bool:
     """Whether ``community`` links to more than one of the ``topic`` entities."""
     touched = {t.head if t.head in topic else t.tail for t in community.links}
     return len(touched & set(topic)) > 1
+
+
+@dataclasses.dataclass
+class _Run:
+    """The state of one FastToG run, shared by its phases (:meth:`FastToG.steps`).
+
+    ``topic`` holds the linked topic entities (graph nodes), ``topics`` the names that are no
+    answer (those and the question's bracketed ones); ``history`` the nodes on the start
+    community or a chain; ``active`` whether each chain may still grow; ``ahead`` the Local
+    Community Search steps run as the chains' last communities joined (``leaves.with_chains``).
+    """
+
+    question: str
+    topic: list[str]
+    topics: list[str]
+    meter: RunMeter
+    result: FastToGResult
+    trace: list[dict[str, object]]
+    start_text: str = ""
+    history: set[str] = dataclasses.field(default_factory=set)
+    active: list[bool] = dataclasses.field(default_factory=list)
+    ahead: dict[int, LCSStep] = dataclasses.field(default_factory=dict)
+
+    @property
+    def chains(self) -> list[list[ChainCommunity]]:
+        """The reasoning chains (the result's)."""
+        return self.result.chains
 
 
 class FastToG(StepMethod[FastToGResult]):
@@ -143,7 +170,7 @@ class FastToG(StepMethod[FastToGResult]):
         Sentence embeddings that rank the first communities: with one, the default
         ``first_choice="auto"`` chooses them by similarity, without one by the LLM (the
         paper's). ``first_choice="similarity"`` without one loads the local all-MiniLM-L6-v2
-        (:class:`~kgcore.gretriever.embedding.SentenceTransformerEmbedder`) at the first use.
+        (:class:`~kgcore.embeddings.SentenceTransformerEmbedder`) at the first use.
     """
 
     def __init__(
@@ -157,7 +184,7 @@ class FastToG(StepMethod[FastToGResult]):
         self.store = compound_view(store)
         self._embedder = embedder
         self.config = config or FastToGConfig()
-        node_level = self.config.max_community_size == 1
+        node_level = self.config.lcs.max_community_size == 1
         self.name = name or ("fasttog-node" if node_level else "fasttog")
         self.textualizer = resolve_textualizer(textualizer)  # "t2t", "g2t", ... or an object
         self._example_names = demo_names(self.config.reason_demos)  # never taken for answers
@@ -171,8 +198,8 @@ class FastToG(StepMethod[FastToGResult]):
 
     @staticmethod
     def _leaf_links(candidates: Sequence[Community]) -> tuple[Triple, ...]:
-        """The linking triples of the one-node ``candidates`` (``start_leaves``,
-        ``chain_leaves``)."""
+        """The linking triples of the one-node ``candidates`` (``leaves.with_topic``,
+        ``leaves.with_chains``)."""
         return tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
 
     @property
@@ -206,7 +233,7 @@ class FastToG(StepMethod[FastToGResult]):
     def embedder(self) -> TextEmbedder:
         """The sentence embedder of ``first_choice="similarity"`` (built at the first use)."""
         if self._embedder is None:
-            from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+            from kgcore.embeddings import SentenceTransformerEmbedder
 
             self._embedder = SentenceTransformerEmbedder()
         return self._embedder
@@ -226,8 +253,8 @@ class FastToG(StepMethod[FastToGResult]):
         [1, 0]
         """
         texts = [question, *(self._text(c) for c in candidates)]
-        # Normalised here, not by gretriever's normalize_rows: importing the kgcore.gretriever
-        # package takes about 0.5 s, paid only when the default embedder is built.
+        # An app's embedder may return unnormalised rows, or NaN for an empty text; in float64,
+        # so that near ties rank the same in every run.
         vectors = np.nan_to_num(np.asarray(self.embedder.embed(texts), dtype=np.float64))
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
@@ -252,6 +279,7 @@ class FastToG(StepMethod[FastToGResult]):
             exclude=history,
             seed=seed,
             shared_first=shared_first,
+            leaf_slots=self.config.leaves.kept,
         )
 
     def choice_request(
@@ -295,7 +323,9 @@ class FastToG(StepMethod[FastToGResult]):
         >>> FastToG.read_choice("I pick {2}.", 3, 1), FastToG.read_choice("hmm", 3, 1)
         ([1], None)
         """
-        return parse_choices(str(text)[:MAX_REPLY_CHARS], n_options, max_choices, OPTION_LABELS)
+        return parse_choices(
+            str(text)[:MAX_PARSED_REPLY_CHARS], n_options, max_choices, OPTION_LABELS
+        )
 
     def _choose(
         self,
@@ -338,17 +368,51 @@ class FastToG(StepMethod[FastToGResult]):
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[FastToGResult]:
-        """The method as a step generator; see :mod:`kgcore.llm.protocol`."""
+        """The method as a step generator (see :mod:`kgcore.llm.protocol`), phase by phase.
+
+        1. :meth:`_link_topic_entities`: the topic entities, as graph nodes;
+        2. :meth:`_start_communities`: Local Community Search around them, the start community;
+        3. :meth:`_first_choice`: up to W of its candidates, each starting a chain;
+        4. :meth:`_reason_and_grow`: reasoning, an answer or every chain one community deeper
+           (:meth:`_grow_chain`: coarse pruning, then fine pruning by the LLM), up to ``D_max``;
+        5. :meth:`_fall_back`: IO, CoT or CoT-SC when no answer was found;
+        6. :meth:`_finish`: the result.
+        """
         if self.store.num_triples() == 0:
             raise EmptyGraphError("the knowledge graph has no triples: load some before asking")
-        cfg = self.config
+        run = yield from self._link_topic_entities(question, topic_entities)
+        if run.topic:
+            step = self._start_communities(run)
+            yield from self._first_choice(run, step)
+        answered = (yield from self._reason_and_grow(run)) if run.chains else False
+        if not answered:
+            yield from self._fall_back(run)
+        return self._finish(run.result, run.meter)
+
+    # -- the phases ---------------------------------------------------------------------
+    def _link_topic_entities(
+        self, question: str, topic_entities: Sequence[str] | None
+    ) -> Steps[_Run]:
+        """Phase 1, entity linking: the topic entities as graph nodes (bracketed or given
+        entities, else those the LLM extracts).
+
+        Parameters
+        ----------
+        question : str
+            The question.
+        topic_entities : sequence of str, optional
+            The caller's topic entities.
+
+        Returns
+        -------
+        _Run
+            The run's state: its meter, its result (no answer yet) and its trace.
+        """
         meter = self.meter()
-        usage = meter.usage
         linked: Linked = yield from meter.graph_steps(
-            link_steps(self.store, question, topic_entities, usage, strict=True)
+            link_steps(self.store, question, topic_entities, meter.usage, strict=True)
         )
         topic = linked.nodes
-
         result = FastToGResult(
             question=question, answer=UNKNOWN, method=self.name, topic_entities=topic
         )
@@ -356,134 +420,302 @@ class FastToG(StepMethod[FastToGResult]):
         result.extra["steps"] = trace
         result.extra["first_choice"] = self.first_choice
         result.extra["chain_choice"] = self.chain_choice
-        topics = topic_names(question, [*topic, *(topic_entities or ())])
-        chains: list[list[ChainCommunity]] = []
-        if topic:
-            history = set(topic)
-            with meter.graph():
-                step = self.lcs_step(topic, history, depth=0, chain=0)
-            result.lcs_steps += 1
-            result.start = self.start_community(topic, step.candidates)
-            if step.candidates:
-                offered = self.first_options(step.candidates, topic)
-                options = [step.candidates[i] for i in offered]
-                if self.first_choice == "similarity" and len(options) > cfg.width:
-                    with meter.graph():  # no LLM call: counted as graph time
-                        picked = self.rank_by_similarity(question, options)[: cfg.width]
-                    trace.append(
-                        {
-                            "purpose": "prune",
-                            "offered": [list(c.nodes) for c in options],
-                            "picked": picked,
-                            "ranked": "similarity",
-                        }
-                    )
-                else:
-                    picked = yield from self._choose(
-                        question, result.start.text, options, cfg.width, usage, trace, True
-                    )
-                chosen = [offered[i] for i in picked]
-                for index in chosen[: cfg.width]:
-                    community = step.candidates[index]
-                    chains.append([self._chain_community(community, len(chains), 1)])
-                    history.update(community.nodes)
-                self._record_pruned(result, step.candidates, chosen[: cfg.width], -1, 1)
-            result.chains = chains
-            active = [True] * len(chains)
-            depth = 1
-            ahead: dict[int, LCSStep] = {}
-            while chains:
-                if cfg.chain_leaves and cfg.max_community_size > 1:
-                    # Node-level (M = 1): every candidate is one node; none is a leaf.
-                    with meter.graph():
-                        ahead = self._look_ahead(chains, active, history, depth)
-                    result.lcs_steps += len(ahead)
-                request = reason_request(
-                    question,
-                    result.start.text,
-                    [[c.text for c in chain] for chain in chains],
-                    temperature=cfg.reason_temperature,
-                    max_tokens=cfg.reason_max_tokens,
-                    template=cfg.reason_prompt,
-                    demos=cfg.reason_demos,
-                    system=cfg.reason_system,
-                )
-                reply = yield request
-                usage.add(reply)
-                # Braces required; a topic entity is not an answer, nor (by default) a name
-                # the facts do not hold: reasoning goes on.
-                parsed = parse_braced_answer(reply.text, self._example_names)
-                answer = drop_topic_answer(parsed, topics)
-                if cfg.grounded_answers:
-                    answer = grounded_answer(answer, "\n".join(self._texts(result)), topics)
-                    # A name the model shortened is the node the facts name ("Oxford" ->
-                    # "University of Oxford"): the answer is a node of the graph.
-                    answer = drop_topic_answer(node_answer(answer, self._nodes(result)), topics)
-                trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
-                result.depth = depth
-                if answer is not None:
-                    result.answer = answer
-                    return self._finish(result, meter)
-                if depth >= cfg.max_depth:
-                    break
-                grew = False
-                for index, chain in enumerate(chains):
-                    if not active[index]:
-                        continue
-                    if index in ahead:
-                        # Run as the community joined; drop what other chains took since.
-                        candidates = [
-                            c for c in ahead[index].candidates if history.isdisjoint(c.nodes)
-                        ]
-                    else:
-                        with meter.graph():
-                            step = self.lcs_step(chain[-1].nodes, history, depth=depth, chain=index)
-                        result.lcs_steps += 1
-                        candidates = step.candidates
-                    if not candidates:
-                        active[index] = False
-                        continue
-                    premise = f"{result.start.text} " + " ".join(c.text for c in chain)
-                    if self.chain_choice == "similarity" and len(candidates) > 1:
-                        with meter.graph():  # no LLM call: counted as graph time
-                            chosen = self.rank_by_similarity(question, candidates)[:1]
-                        trace.append(
-                            {
-                                "purpose": "prune",
-                                "offered": [list(c.nodes) for c in candidates],
-                                "picked": chosen,
-                                "ranked": "similarity",
-                            }
-                        )
-                    else:
-                        chosen = yield from self._choose(
-                            question, premise, candidates, 1, usage, trace
-                        )
-                    self._record_pruned(result, candidates, chosen[:1], index, depth + 1)
-                    if not chosen:
-                        active[index] = False  # the model chose none: this chain stops
-                        continue
-                    community = candidates[chosen[0]]
-                    chain.append(self._chain_community(community, index, depth + 1))
-                    history.update(community.nodes)
-                    grew = True
-                if not grew:
-                    break
-                depth += 1
+        return _Run(
+            question=question,
+            topic=topic,
+            topics=topic_names(question, [*topic, *(topic_entities or ())]),
+            meter=meter,
+            result=result,
+            trace=trace,
+        )
+
+    def _start_communities(self, run: _Run) -> LCSStep:
+        """Phase 2, Local Community Search around the topic entities (depth 0); sets the
+        start community (:meth:`start_community`) and the history set.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state, with its topic entities.
+
+        Returns
+        -------
+        LCSStep
+            The search's candidate communities, best first.
+        """
+        run.history = set(run.topic)
+        with run.meter.graph():
+            step = self.lcs_step(run.topic, run.history, depth=0, chain=0)
+        run.result.lcs_steps += 1
+        run.result.start = self.start_community(run.topic, step.candidates)
+        run.start_text = run.result.start.text
+        return step
+
+    def _first_choice(self, run: _Run, step: LCSStep) -> Steps[None]:
+        """Phase 3, the first choice: up to W of the first step's candidates (those
+        :meth:`first_options` offers), each starting a reasoning chain at depth 1.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state; the chosen communities join its chains and its history set.
+        step : LCSStep
+            The Local Community Search step around the topic entities.
+        """
+        if not step.candidates:
+            return
+        offered = self.first_options(step.candidates, run.topic)
+        options = [step.candidates[i] for i in offered]
+        picked = yield from self._fine_prune(
+            run, run.start_text, options, self.config.width, first=True
+        )
+        chosen = [offered[i] for i in picked][: self.config.width]
+        for index in chosen:
+            community = step.candidates[index]
+            run.chains.append([self._chain_community(community, len(run.chains), 1)])
+            run.history.update(community.nodes)
+        self._record_pruned(run.result, step.candidates, chosen, -1, 1)
+
+    def _reason_and_grow(self, run: _Run) -> Steps[bool]:
+        """Phase 4, the reasoning phase: the LLM reasons over the chains; without an answer,
+        every active chain grows by one community and the LLM reasons again, up to ``D_max``.
+
+        With ``leaves.with_chains`` (communities of more than one node), each chain's next
+        Local Community Search runs as its last community joins (:meth:`_look_ahead`).
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state, with at least one chain.
+
+        Returns
+        -------
+        bool
+            Whether an answer was found (then it is the result's).
+        """
+        cfg = self.config
+        run.active = [True] * len(run.chains)
+        depth = 1
+        while True:
+            if cfg.leaves.with_chains and cfg.lcs.max_community_size > 1:
+                # Node-level (M = 1): every candidate is one node; none is a leaf.
+                with run.meter.graph():
+                    run.ahead = self._look_ahead(run.chains, run.active, run.history, depth)
+                run.result.lcs_steps += len(run.ahead)
+            answer = yield from self._reason(run, depth)
+            if answer is not None:
+                run.result.answer = answer
+                return True
+            if depth >= cfg.max_depth:
+                return False
+            grew = yield from self._grow_chains(run, depth)
+            if not grew:
+                return False
+            depth += 1
+
+    def _reason(self, run: _Run, depth: int) -> Steps[str | None]:
+        """One reasoning step: the LLM answers from the start community and the chains, or
+        says ``Unknown``.
+
+        Braces are required; a topic entity is not an answer, nor (with ``grounded_answers``)
+        a name the facts do not hold, and a grounded answer is written as the node it names
+        ("Oxford" -> "University of Oxford").
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        depth : int
+            The chains' depth, recorded as the result's.
+
+        Returns
+        -------
+        str or None
+            The answer, or ``None``: reasoning goes on.
+        """
+        cfg = self.config
+        request = reason_request(
+            run.question,
+            run.start_text,
+            [[c.text for c in chain] for chain in run.chains],
+            temperature=cfg.reason_temperature,
+            max_tokens=cfg.reason_max_tokens,
+            template=cfg.reason_prompt,
+            demos=cfg.reason_demos,
+            system=cfg.reason_system,
+        )
+        reply = yield request
+        run.meter.usage.add(reply)
+        parsed = parse_braced_answer(reply.text, self._example_names)
+        grounded = cfg.grounded_answers
+        answer = check_answer(
+            parsed,
+            run.topics,
+            facts="\n".join(self._texts(run.result)) if grounded else None,
+            nodes=self._nodes(run.result) if grounded else (),
+        )
+        run.trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
+        run.result.depth = depth
+        return answer
+
+    def _grow_chains(self, run: _Run, depth: int) -> Steps[bool]:
+        """Every active chain grows by one community (:meth:`_grow_chain`), chain by chain.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        depth : int
+            The chains' depth before growing.
+
+        Returns
+        -------
+        bool
+            Whether any chain grew.
+        """
+        grew = False
+        for index in range(len(run.chains)):
+            if run.active[index]:
+                grew = (yield from self._grow_chain(run, index, depth)) or grew
+        return grew
+
+    def _grow_chain(self, run: _Run, index: int, depth: int) -> Steps[bool]:
+        """One chain grows by one community: coarse pruning (:meth:`_coarse_prune`), then fine
+        pruning (:meth:`_fine_prune`) of a single choice; a chain that gets no candidate, or
+        whose choice is ``none``, stops.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state; the chosen community joins the history set.
+        index : int
+            The chain.
+        depth : int
+            The chain's depth before growing.
+
+        Returns
+        -------
+        bool
+            Whether the chain grew.
+        """
+        chain = run.chains[index]
+        candidates = self._coarse_prune(run, index, depth)
+        if not candidates:
+            run.active[index] = False
+            return False
+        premise = f"{run.start_text} " + " ".join(c.text for c in chain)
+        chosen = yield from self._fine_prune(run, premise, candidates, 1)
+        self._record_pruned(run.result, candidates, chosen[:1], index, depth + 1)
+        if not chosen:
+            run.active[index] = False  # the model chose none: this chain stops
+            return False
+        community = candidates[chosen[0]]
+        chain.append(self._chain_community(community, index, depth + 1))
+        run.history.update(community.nodes)
+        return True
+
+    def _coarse_prune(self, run: _Run, index: int, depth: int) -> Sequence[Community]:
+        """Coarse pruning: the candidate communities of a chain's next step, from the Local
+        Community Search around its last community (community detection, then the best
+        ``coarse_top_k`` communities), none of them holding a node of the history set.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        index : int
+            The chain.
+        depth : int
+            The chain's depth (seeds the search).
+
+        Returns
+        -------
+        sequence of Community
+            The candidates, best first.
+        """
+        if index in run.ahead:
+            # Run as the community joined; drop what other chains took since.
+            return [c for c in run.ahead[index].candidates if run.history.isdisjoint(c.nodes)]
+        with run.meter.graph():
+            step = self.lcs_step(run.chains[index][-1].nodes, run.history, depth=depth, chain=index)
+        run.result.lcs_steps += 1
+        return step.candidates
+
+    def _fine_prune(
+        self,
+        run: _Run,
+        premise: str,
+        candidates: Sequence[Community],
+        max_choices: int,
+        first: bool = False,
+    ) -> Steps[list[int]]:
+        """Fine pruning: up to ``max_choices`` of the ``candidates``, chosen by the LLM
+        (:meth:`_choose`) or, with ``first_choice`` (``chain_choice``) ``"similarity"`` and
+        more candidates than choices, ranked by similarity to the question (no LLM call).
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state.
+        premise : str
+            What the chain holds so far (the start community's text at the first choice).
+        candidates : sequence of Community
+            The candidates offered.
+        max_choices : int
+            W at the first choice, else 1.
+        first : bool, optional
+            Whether this is the first choice.
+
+        Returns
+        -------
+        list of int
+            The chosen candidates' indexes; ``[]`` for none.
+        """
+        choice = self.first_choice if first else self.chain_choice
+        if choice == "similarity" and len(candidates) > max_choices:
+            with run.meter.graph():  # no LLM call: counted as graph time
+                picked = self.rank_by_similarity(run.question, candidates)[:max_choices]
+            run.trace.append(
+                {
+                    "purpose": "prune",
+                    "offered": [list(c.nodes) for c in candidates],
+                    "picked": picked,
+                    "ranked": "similarity",
+                }
+            )
+            return picked
+        usage = run.meter.usage
+        return (
+            yield from self._choose(
+                run.question, premise, candidates, max_choices, usage, run.trace, first
+            )
+        )
+
+    def _fall_back(self, run: _Run) -> Steps[None]:
+        """Phase 5, the fallback when reasoning found no answer: IO or CoT prompting, or
+        CoT-SC voting (``fallback``; with ``"none"`` the answer stays ``Unknown``).
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state; the fallback's answer becomes the result's.
+        """
+        cfg = self.config
+        result = run.result
         if cfg.fallback == "cot-sc":
-            voted = yield from cot_sc_steps(question, seed=cfg.seed, topic_entities=topics)
-            meter.absorb(voted)
-            trace.extend(voted.extra["steps"])
+            voted = yield from cot_sc_steps(run.question, seed=cfg.seed, topic_entities=run.topics)
+            run.meter.absorb(voted)
+            run.trace.extend(voted.extra["steps"])
             result.answer = voted.answer
             result.fell_back = True
         elif cfg.fallback != "none":
+            question = run.question
             request = cot_request(question) if cfg.fallback == "cot" else io_request(question)
             reply = yield request
-            usage.add(reply)
-            trace.append(step_record(request, reply))
-            result.answer = drop_topic_answer(parse_answer(reply.text), topics) or UNKNOWN
+            run.meter.usage.add(reply)
+            run.trace.append(step_record(request, reply))
+            result.answer = read_answer(reply.text, run.topics) or UNKNOWN
             result.fell_back = True
-        return self._finish(result, meter)
 
     def first_options(
         self, candidates: Sequence[Community], topic: Sequence[str] = ()
@@ -496,14 +728,14 @@ class FastToG(StepMethod[FastToGResult]):
         the chains it is shown side by side (``shared_first`` in
         :func:`~kgcore.community.lcs.coarse_prune` keeps them).
 
-        With ``start_leaves`` and without ``start_leaf_chains``, the one-node candidates are
+        With ``leaves.with_topic`` and without ``leaves.start_chains``, the one-node candidates are
         left out (all are kept when no candidate has two or more nodes): their linking triples
         are already facts of the start community, which the first choice shows as its premise
         and every reasoning step shows first, and a chain grown from one of them would expand
         a year or a genre, a hub of thousands of films. Replaying the first choice of dev
         questions 51-110 with the local 1.5B model, a community on a gold path was chosen for
-        18 of 21 2-hop and 48 of 59 3-hop questions, against 14 and 34 with them offered (the
-        README's deviations table).
+        18 of 21 2-hop and 48 of 59 3-hop questions, against 14 and 34 with them offered
+        (``docs/research/fasttog_deviations.md``).
 
         >>> from kgcore.community.lcs import Community
         >>> from kgcore.graph import InMemoryGraphStore
@@ -519,14 +751,14 @@ class FastToG(StepMethod[FastToGResult]):
             joining = [i for i in every if _links_several(candidates[i], topic)]
             if joining:
                 return joining
-        if not self.config.start_leaves or self.config.start_leaf_chains:
+        if not self.config.leaves.with_topic or self.config.leaves.start_chains:
             return every
         return [i for i in every if len(candidates[i].nodes) > 1] or every
 
     def start_community(
         self, topic: Sequence[str], candidates: Sequence[Community]
     ) -> ChainCommunity:
-        """The start community: the topic's triples and, with ``start_leaves``, the linking
+        """The start community: the topic's triples and, with ``leaves.with_topic``, the linking
         triples of the one-node communities among the first step's ``candidates``.
 
         Community detection runs without the visited nodes, so a node that is linked to the
@@ -540,7 +772,7 @@ class FastToG(StepMethod[FastToGResult]):
         runs a model per call.
         """
         triples = tuple(self.store.triples_among(topic))
-        if self.config.start_leaves:
+        if self.config.leaves.with_topic:
             triples += self._leaf_links(candidates)
         return ChainCommunity(
             chain=-1,
@@ -558,7 +790,7 @@ class FastToG(StepMethod[FastToGResult]):
         history: set[str],
         depth: int,
     ) -> dict[int, LCSStep]:
-        """``chain_leaves``: the Local Community Search step from each active chain's last
+        """``leaves.with_chains``: the Local Community Search step from each active chain's last
         community, run as the community joins, and its one-node neighbours shown with it.
 
         The step is the one the chain grows from after reasoning at ``depth`` (same seed), so
@@ -621,6 +853,21 @@ class FastToG(StepMethod[FastToGResult]):
         return parts + [c.text for c in result.communities()]
 
     def _finish(self, result: FastToGResult, meter: RunMeter) -> FastToGResult:
+        """Phase 6, the result: usage and timings counted in, the facts reasoning saw as its
+        context, and how often a Graph2Text textualizer fell back.
+
+        Parameters
+        ----------
+        result : FastToGResult
+            The run's result.
+        meter : RunMeter
+            The run's accounting.
+
+        Returns
+        -------
+        FastToGResult
+            ``result``, completed.
+        """
         meter.finish(result)
         parts = self._texts(result)
         result.context = "\n".join(parts)

@@ -29,7 +29,8 @@ from kgcore.methods.fasttog.prompts import ReasonDemo
 #: ``{Z}``) was copied into replies: "Film Y is in language Z", "English" or "French" for a
 #: director. With the first two exchanges the model named the answer in 23 of the 28
 #: questions whose facts hold it (18 of 29 before), said ``Unknown`` for 12 of the 16 whose facts
-#: lack it (6 of 15), and wrote 47 tokens a reply instead of 84 (see the README's deviations).
+#: lack it (6 of 15), and wrote 47 tokens a reply instead of 84 (``docs/fasttog.md``'s
+#: deviations).
 #: The third: replaying the depth-1 facts of the 43 dev 3-hop questions FastToG answered at
 #: depth 1, the model named a gold answer in 20 of the 25 whose facts hold one, against 16 of 25
 #: with the first two alone; before it, it often answered the shared writer or director itself.

@@ -80,7 +80,7 @@ class ReasonDemo:
 #: answer is neither the neighbour nor what another relation of it gives. They keep the
 #: reasoning patterns that were measured on MetaQA dev questions with movie examples (kept as
 #: the opt-in ``metaqa`` preset, :data:`MOVIE_DEMOS`), in family, place and organisation facts
-#: as PathQuestion and Freebase write them; the README says what each was measured on.
+#: as PathQuestion and Freebase write them; ``docs/fasttog.md`` says what each was measured on.
 REASON_DEMOS: tuple[ReasonDemo, ...] = (
     ReasonDemo(
         facts=(
@@ -167,7 +167,7 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
     "reason_prompt": frozenset({"question", "facts"}),
 }
 #: Replies are untrusted: at most this many characters are parsed.
-MAX_REPLY_CHARS = 4000
+MAX_PARSED_REPLY_CHARS = 4000
 _FILLED_BRACES = re.compile(r"\{[^{}]*\S[^{}]*\}")
 
 
@@ -267,7 +267,7 @@ def parse_braced_answer(text: str, example_names: frozenset[str] = _DEFAULT_NAME
     """The answer in braces of a reply, or ``None``: no braces, ``{Unknown}`` or a copied
     demonstration (every name one of ``example_names``, case-folded: :func:`demo_names`).
 
-    Total: any string gives a value or ``None``; only the first :data:`MAX_REPLY_CHARS`
+    Total: any string gives a value or ``None``; only the first :data:`MAX_PARSED_REPLY_CHARS`
     characters are read.
 
     >>> parse_braced_answer("Steps: ... Answer: {Shane}")
@@ -277,7 +277,7 @@ def parse_braced_answer(text: str, example_names: frozenset[str] = _DEFAULT_NAME
     >>> parse_braced_answer("{Town S; Shane}")  # a demonstration's name is dropped
     'Shane'
     """
-    text = str(text)[:MAX_REPLY_CHARS]
+    text = str(text)[:MAX_PARSED_REPLY_CHARS]
     if not _FILLED_BRACES.search(text):
         return None
     answer = parse_answer(text)

@@ -2,13 +2,13 @@
 
 - :mod:`~kgcore.methods.kernel.prompts`: system prompts, how triples and options are shown,
   the IO and CoT requests, trace records;
-- :mod:`~kgcore.methods.kernel.answers`: what counts as an answer (no topic entity, no
-  placeholder);
-- :mod:`~kgcore.methods.kernel.settings`: checks of the typed configs (prompt templates,
-  keyword overrides);
+- :mod:`~kgcore.methods.kernel.answer_reading`: the one way from a reply to an answer
+  (:func:`read_answer`, :func:`check_answer`, :func:`final_answer`);
+- :mod:`~kgcore.methods.kernel.settings`: checks of the methods' prompt templates and
+  relation verbalisers (the settings contract itself is :mod:`kgcore.settings`);
 - :mod:`~kgcore.methods.kernel.steps`: parse-and-retry (:func:`ask_parsed`), entity linking
   (:func:`link_steps`), the prompt-only answers and fallbacks (IO, CoT, CoT-SC);
-- the accounting lives with the step protocol, in :class:`kgcore.methods.base.RunMeter`.
+- :mod:`~kgcore.methods.kernel.meter`: the accounting of one run (:class:`RunMeter`).
 
 A method imports from here, :mod:`kgcore.methods.base` and :mod:`kgcore.methods.result`, and
 never from another method's module (``tests/unit/kgcore/test_import_rules.py`` checks it).
@@ -20,15 +20,19 @@ Example
 'Paris'
 """
 
-from kgcore.methods.base import RunMeter
-from kgcore.methods.kernel.answers import (
+from kgcore.methods.kernel.answer_reading import (
+    check_answer,
     drop_topic_answer,
+    final_answer,
     grounded_answer,
+    named_answer,
     node_answer,
     parse_graph_answer,
+    read_answer,
     sentence_answer,
     topic_names,
 )
+from kgcore.methods.kernel.meter import RunMeter
 from kgcore.methods.kernel.prompts import (
     ANSWER_SYSTEM,
     GRAPH_SYSTEM,
@@ -43,7 +47,7 @@ from kgcore.methods.kernel.prompts import (
     step_record,
     triple_text,
 )
-from kgcore.methods.kernel.settings import check_template, check_verbalizer, with_overrides
+from kgcore.methods.kernel.settings import check_template, check_verbalizer
 from kgcore.methods.kernel.steps import (
     ENTITY_REMINDER,
     Linked,
@@ -73,21 +77,24 @@ __all__ = [
     "cot_request",
     "cot_sc_steps",
     "cot_steps",
+    "check_answer",
     "drop_topic_answer",
+    "final_answer",
     "grounded_answer",
     "io_request",
     "io_steps",
     "link_steps",
     "majority_answer",
+    "named_answer",
     "node_answer",
     "options_text",
     "parse_graph_answer",
     "prompt_only_steps",
+    "read_answer",
     "relation_text",
     "sentence_answer",
     "StepTrace",
     "step_record",
     "topic_names",
     "triple_text",
-    "with_overrides",
 ]

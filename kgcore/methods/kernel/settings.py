@@ -1,44 +1,22 @@
-"""Checks the methods' typed configs share: prompt templates and keyword overrides.
+"""Checks the methods' configs share beyond the settings contract (:mod:`kgcore.settings`):
+prompt templates that ``str.format`` can fill, and relation verbalisers.
 
 Example
 -------
->>> from dataclasses import dataclass
->>> @dataclass(frozen=True)
-... class Demo:
-...     width: int = 3
->>> with_overrides("Demo", Demo(), {"width": 1})
-Demo(width=1)
->>> with_overrides("Demo", Demo(), {"wdth": 1})
-Traceback (most recent call last):
-...
-kgcore.exceptions.InvalidSettingError: Demo has no setting 'wdth'; its settings are width
+>>> check_template("ToG", "reason_prompt", "Q: {question}", ["question"])
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from kgcore.exceptions import InvalidSettingError
 from kgcore.text.relations import RelationVerbalizer, Verbalizer
 
-__all__ = ["check_template", "check_verbalizer", "with_overrides"]
+__all__ = ["check_template", "check_verbalizer"]
 
 C = TypeVar("C")
-
-
-def with_overrides(owner: str, config: C, overrides: Mapping[str, Any]) -> C:
-    """A copy of the dataclass ``config`` with ``overrides``; an unknown name is refused."""
-    if not overrides:
-        return config
-    known = [f.name for f in dataclasses.fields(config)]  # type: ignore[arg-type]
-    for name in overrides:
-        if name not in known:
-            raise InvalidSettingError(
-                f"{owner} has no setting {name!r}; its settings are {', '.join(known)}"
-            )
-    return dataclasses.replace(config, **overrides)  # type: ignore[type-var]
 
 
 def check_template(owner: str, name: str, template: str, fields: Iterable[str]) -> None:

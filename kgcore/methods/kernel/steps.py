@@ -19,13 +19,13 @@ from typing import TypeVar
 from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
-from kgcore.llm.answers import normalize_answer
-from kgcore.llm.parsing import parse_answer, parse_entities
+from kgcore.llm.parsing import parse_entities
 from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
-from kgcore.methods.base import RunMeter
-from kgcore.methods.kernel.answers import drop_topic_answer, topic_names
+from kgcore.methods.kernel.answer_reading import read_answer, topic_names
+from kgcore.methods.kernel.meter import RunMeter
 from kgcore.methods.kernel.prompts import UNKNOWN, cot_request, io_request, step_record
 from kgcore.methods.result import MethodResult
+from kgcore.text.answer_forms import normalize_answer
 from kgcore.validation import COT_SC_LIMITS, check_question, check_settings
 
 __all__ = [
@@ -83,6 +83,7 @@ def ask_parsed(
     Example
     -------
     >>> from kgcore.llm import ScriptedLLM, run_steps
+    >>> from kgcore.llm.parsing import parse_answer
     >>> usage = UsageMeter()
     >>> llm = ScriptedLLM(["I am not sure.\\nMaybe.", "{42}"])
     >>> run_steps(ask_parsed(io_request("q"), parse_answer, "Braces!", usage), llm)
@@ -169,15 +170,18 @@ def answer_steps(
     usage: UsageMeter,
     max_tokens: int = 160,
     record: Callable[[LLMRequest, LLMReply, object, bool], None] | None = None,
+    topics: Sequence[str] = (),
 ) -> Steps[str]:
-    """The CoT fallback used by the graph methods: one CoT call, ``Unknown`` if unparseable.
+    """The CoT fallback used by the graph methods: one CoT call read by
+    :func:`~kgcore.methods.kernel.read_answer` (``topics`` are no answer), ``Unknown`` when
+    it gives none.
 
     ``record`` (e.g. :meth:`StepTrace.recorder`) sees the request, the reply and the answer.
     """
     request = cot_request(question, max_tokens=max_tokens)
     reply = yield request
     usage.add(reply)
-    answer = parse_answer(reply.text)
+    answer = read_answer(reply.text, topics)
     if record is not None:
         record(request, reply, answer, False)
     return answer or UNKNOWN
@@ -193,8 +197,7 @@ def prompt_only_steps(
     meter = RunMeter()
     reply = yield request
     meter.usage.add(reply)
-    topics = topic_names(question, topic_entities)
-    answer = drop_topic_answer(parse_answer(reply.text), topics) or UNKNOWN
+    answer = read_answer(reply.text, topic_names(question, topic_entities)) or UNKNOWN
     result = MethodResult(question=question, answer=answer, method=method)
     result.extra["steps"] = [step_record(request, reply)]
     return meter.finish(result)
@@ -281,7 +284,7 @@ def cot_sc_steps(
         reply = yield sample
         meter.usage.add(reply)
         steps.append(step_record(sample, reply, seed=sample.seed))
-        answers.append(drop_topic_answer(parse_answer(reply.text), topics) or UNKNOWN)
+        answers.append(read_answer(reply.text, topics) or UNKNOWN)
     answer, votes = majority_answer(answers, seed=seed)
     result = MethodResult(question=question, answer=answer, method="cot-sc")
     result.extra.update({"samples": answers, "votes": votes, "steps": steps})

@@ -25,6 +25,7 @@ import signal
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
+from kgcore.text.graph2text.serve_options import DEFAULT_MODEL, add_serve_arguments
 
 #: Input limits: at most this many triples per request, characters per field and in all.
 MAX_TRIPLES = 32
@@ -189,3 +190,33 @@ def run_server(server: Any, host: str = "127.0.0.1", port: int = 8000) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     server.run(host=host, port=port, generate_client_file=False, num_api_servers=1)
+
+
+def serve_from_arguments(args: Any) -> int:
+    """Build and run the server from parsed :func:`add_serve_arguments` options."""
+    import os
+
+    server = build_server(
+        args.model,
+        token=args.token or os.environ.get("KG_G2T_TOKEN"),
+        max_batch_size=args.max_batch_size,
+        batch_timeout=args.batch_timeout,
+        num_beams=args.beams,
+        threads=args.threads,
+        timeout=args.timeout,
+    )
+    run_server(server, host=args.host, port=args.port)
+    return 0
+
+
+def main(argv: Any = None) -> int:
+    """``python -m kgcore.text.graph2text.serve MODEL --port 8000``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Serve a Graph2Text model over HTTP (LitServe).")
+    add_serve_arguments(parser, DEFAULT_MODEL)
+    return serve_from_arguments(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

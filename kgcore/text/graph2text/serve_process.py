@@ -1,4 +1,5 @@
-"""Start ``kgqa g2t serve`` as a child process on a free loopback port, and stop it cleanly.
+"""Start the Graph2Text server (``python -m kgcore.text.graph2text.serve``, what ``kgqa g2t
+serve`` runs) as a child process on a free loopback port, and stop it cleanly.
 
 Used by the tests and ``benchmarks/g2t_serve.py``: :func:`serving` yields the base URL once
 ``/healthz`` answers, and on exit sends SIGTERM and waits for the server and its workers.
@@ -45,7 +46,8 @@ def serving(
     import httpx
 
     port = free_port()
-    command = [sys.executable, "-m", "kgqa", "g2t", "serve", str(model), "--port", str(port)]
+    server = "kgcore.text.graph2text.serve"
+    command = [sys.executable, "-m", server, str(model), "--port", str(port)]
     command += ["--threads", "1", *extra_args] + (["--token", token] if token else [])
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.getcwd()}
     log = open(log_path or os.devnull, "wb")  # noqa: SIM115 - closed in finally

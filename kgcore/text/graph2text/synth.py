@@ -29,7 +29,9 @@ from kgcore.llm.protocol import ChatLLM, LLMRequest
 from kgcore.text.graph2text.guard import check_text
 from kgcore.text.graph2text.linearize import relation_text
 
-MAX_REPLY_CHARS = 1200
+#: One-node communities kept per step, as FastToG keeps them (its ``leaves.kept``).
+LEAF_SLOTS = 3
+MAX_SENTENCE_REPLY_CHARS = 1200
 PROMPT = (
     "Write the facts below as one or two fluent English sentences. Mention every name "
     "exactly as written and add no other names or facts. Reply with the sentences only.\n\n"
@@ -60,7 +62,9 @@ def synthesize(
             break
         if not store.has_node(entity):
             continue
-        step = local_community_search(store, [entity], config, exclude=[entity], seed=seed + index)
+        step = local_community_search(
+            store, [entity], config, exclude=[entity], seed=seed + index, leaf_slots=LEAF_SLOTS
+        )
         if not step.candidates:
             continue
         # the entity with its nearest communities: a small star-shaped subgraph
@@ -71,7 +75,7 @@ def synthesize(
         reply = llm.generate(
             LLMRequest.from_prompt(PROMPT.format(facts=_facts(triples)), purpose="g2t-synth")
         )
-        text = " ".join((reply.text or "")[:MAX_REPLY_CHARS].split())
+        text = " ".join((reply.text or "")[:MAX_SENTENCE_REPLY_CHARS].split())
         if text and check_text(text, triples).ok:
             rows.append({"triples": triples, "texts": [text], "category": "MetaQA"})
     return rows

@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from kgcore.graph import InMemoryGraphStore
 from kgcore.local_models import smollm_gguf_path
 from langchain_fasttog import ChatLlamaCppLocal, FastToGChain, FastToGConfig, FastToGRetriever
+from tests.support.movie_graph import MOVIE_TRIPLES
 
 pytestmark = pytest.mark.slow
 
@@ -30,6 +31,8 @@ def test_fasttog_runs_on_a_real_gguf(
     assert 2 <= out["llm_calls"] <= 2 * 2 * 2 + 2 + 2
     assert out["prompt_tokens"] > 0 and out["completion_tokens"] > 0  # llama.cpp reports usage
     assert out["topic_entities"] == ["Cleopatra"]
+    # The model may choose no community to start from; then no chain, and the fallback answers.
+    assert out["chains"] or out["fell_back"]
     for chain in out["chains"]:
         assert [c["depth"] for c in chain] == list(range(1, len(chain) + 1))
         assert all(1 <= len(c["nodes"]) <= 2 and c["text"] for c in chain)
@@ -39,15 +42,33 @@ def test_fasttog_runs_on_a_real_gguf(
 def test_retriever_documents_on_a_real_gguf(
     movie_store: InMemoryGraphStore, smollm: ChatLlamaCppLocal
 ) -> None:
+    # No fallback: the answer is read from the facts the documents show (or "Unknown").
     retriever = FastToGRetriever(
         graph=movie_store,
         llm=smollm,
-        config=FastToGConfig(width=2, max_depth=1, max_community_size=2),
+        config=FastToGConfig(width=2, max_depth=1, max_community_size=2, fallback="none"),
     )
     docs = retriever.invoke("who starred in [Giant]")
+    assert 1 <= len(docs) <= 2  # at most width chains, one community each at depth 1
+    shown = {"Giant"}
     for doc in docs:
-        assert doc.page_content and doc.metadata["depth"] == 1
-        assert doc.metadata["topic_entities"] == ["Giant"]
+        meta = doc.metadata
+        assert meta["depth"] == 1 and meta["topic_entities"] == ["Giant"]
+        assert not meta["fell_back"] and meta["answer"] == docs[0].metadata["answer"]
+        # A community next to Giant: linked to it, and its text names Giant and its nodes.
+        assert any("Giant" in (head, tail) for head, _, tail in meta["triples"])
+        assert all(name in doc.page_content for name in ["Giant", *meta["entities"]])
+        shown.update(meta["entities"])
+    # The fact that answers the question is among the documents, and nothing farther from
+    # Giant than its neighbours' neighbours.
+    assert any(
+        ["Giant", "starred_actors", "Elizabeth Taylor"] in d.metadata["triples"] for d in docs
+    )
+    near = {"Giant"}
+    for _ in range(2):
+        near |= {n for h, _, t in MOVIE_TRIPLES if near & {h, t} for n in (h, t)}
+    assert shown <= near
+    assert docs[0].metadata["answer"] in shown | {"Unknown"}  # grounded in what was shown
 
 
 def greedy_smollm(max_tokens: int, **settings: Any) -> ChatLlamaCppLocal:

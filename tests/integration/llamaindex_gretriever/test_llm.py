@@ -25,5 +25,8 @@ def test_query_engine_with_a_real_gguf(movie_triples, embedder, tmp_path: Path) 
         movie_triples, embedder, cache_dir=tmp_path, progress=False
     )
     response = RetrieverQueryEngine.from_args(retriever, llm=llm).query("who directed Cleopatra")
-    assert isinstance(str(response), str)
-    assert response.source_nodes[0].node.metadata["triples"]
+    # The model's reply: LlamaIndex gives "Empty Response" without nodes, None without text.
+    assert response.response and response.response.strip() != "Empty Response"
+    # The subgraph the model read holds the fact that answers the question.
+    triples = response.source_nodes[0].node.metadata["triples"]
+    assert ["Cleopatra", "directed_by", "Joseph L. Mankiewicz"] in [list(t) for t in triples]

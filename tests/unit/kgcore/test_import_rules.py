@@ -1,16 +1,21 @@
-"""The import rules of issue 10, read from the source with ``ast`` (nothing is imported).
+"""The import rules of issues 10 and 36, read from the source with ``ast`` (nothing is imported).
 
-1. A module of ``kgcore/methods`` imports no other method's module: only the kernel
+1. The layers: the core (``kgcore``) imports no adapter, no ``kgqa`` and no framework
+   (``langchain*``, ``llama_index``); an adapter imports neither the other adapter nor
+   ``kgqa``. "Imports" means in any form: at the top, inside a function, or as the string given
+   to ``importlib.import_module`` / ``__import__``.
+2. A module of ``kgcore/methods`` imports no other method's module: only the kernel
    (``base``, ``kernel``, ``result``) and the modules of its own package (``fasttog/``, ...).
-2. Nothing in ``kgcore`` imports ``kgcore.evaluation`` except ``kgcore/evaluation`` itself.
-3. The module-level imports among ``kgcore`` modules have no cycle (imports under
-   ``if TYPE_CHECKING:`` and inside functions are not module-level).
+3. Nothing in ``kgcore`` imports ``kgcore.evaluation`` except ``kgcore/evaluation`` itself.
+4. The module-level imports among the modules of all four packages have no cycle (imports
+   under ``if TYPE_CHECKING:`` and inside functions are not module-level), and no two ``kgqa``
+   modules import each other in any form.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +38,13 @@ class Import:
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports_by_name(call: ast.Call) -> bool:
+    """``importlib.import_module("x")``, ``import_module("x")`` or ``__import__("x")``."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in ("import_module", "__import__") and bool(call.args)
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -77,12 +89,41 @@ def imports_of(source: str, module: str, is_package: bool = False) -> Iterator[I
             elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 yield from walk(child, False)
             else:
+                if isinstance(child, ast.Call) and _imports_by_name(child):
+                    argument = child.args[0]
+                    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                        yield Import(argument.value, False, child.lineno)
                 yield from walk(child, module_level)
 
     yield from walk(tree, True)
 
 
 SOURCES = {module_name(p): p for p in sorted(KGCORE.rglob("*.py"))}
+PACKAGES = ("kgcore", "langchain_fasttog", "llamaindex_gretriever", "kgqa")
+ALL_SOURCES = {
+    module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))
+}
+#: What each layer may not import, in any form.
+FORBIDDEN = {
+    "kgcore": (
+        "langchain_fasttog",
+        "llamaindex_gretriever",
+        "kgqa",
+        "langchain",
+        "langchain_core",
+        "langchain_community",
+        "langchain_neo4j",
+        "llama_index",
+    ),
+    "langchain_fasttog": ("llamaindex_gretriever", "kgqa", "llama_index"),
+    "llamaindex_gretriever": ("langchain_fasttog", "kgqa", "langchain", "langchain_core"),
+}
+
+
+def layer_violations(module: str, found: Iterable[Import]) -> list[str]:
+    """The imports of ``module`` its layer forbids (:data:`FORBIDDEN`), as ``line N: x``."""
+    forbidden = FORBIDDEN.get(module.split(".")[0], ())
+    return [f"line {i.line}: {i.target}" for i in found if i.target.split(".")[0] in forbidden]
 
 
 def _kgcore_modules(target: str) -> str | None:
@@ -104,6 +145,36 @@ def _is_kernel(module: str) -> bool:
 
 def test_sources_are_found() -> None:
     assert "kgcore.methods.base" in SOURCES and "kgcore.evaluation" in SOURCES
+    assert "kgqa.cli" in ALL_SOURCES and "langchain_fasttog.llm" in ALL_SOURCES
+
+
+@pytest.mark.parametrize(
+    "module", [m for m in ALL_SOURCES if m.split(".")[0] in FORBIDDEN], ids=str
+)
+def test_each_layer_imports_only_what_it_may(module: str) -> None:
+    bad = layer_violations(module, imports(ALL_SOURCES[module]))
+    assert not bad, f"{module} imports across its layer: {bad}"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import kgqa.cli\n",
+        "from langchain_fasttog.llm import LangChainLLM\n",
+        "def f():\n    from llamaindex_gretriever import property_graph\n",
+        "import importlib\nx = importlib.import_module('langchain_fasttog.llm')\n",
+        "from importlib import import_module\ndef f():\n    return import_module('kgqa')\n",
+        "def f():\n    return __import__('llama_index.core')\n",
+        "if True:\n    import langchain_core.messages\n",
+    ],
+)
+def test_a_core_module_importing_an_adapter_in_any_form_is_caught(source: str) -> None:
+    assert layer_violations("kgcore.anything", imports_of(source, "kgcore.anything"))
+
+
+def test_a_core_module_may_import_the_core_and_third_parties() -> None:
+    source = "import numpy\nfrom kgcore.types import Triple\nimportlib.import_module('torch')\n"
+    assert layer_violations("kgcore.anything", imports_of(source, "kgcore.anything")) == []
 
 
 @pytest.mark.parametrize("module", [m for m in SOURCES if m.startswith("kgcore.methods.")], ids=str)
@@ -131,13 +202,20 @@ def test_nothing_outside_evaluation_imports_evaluation() -> None:
     assert not bad, f"kgcore.evaluation imported from: {bad}"
 
 
-def _graph() -> dict[str, set[str]]:
-    graph: dict[str, set[str]] = {module: set() for module in SOURCES}
-    for module, path in SOURCES.items():
+def _known_module(target: str) -> str | None:
+    """The module of the four packages ``target`` names (a name imported from one maps to it)."""
+    while target and target not in ALL_SOURCES:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def _graph(module_level_only: bool = True) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {module: set() for module in ALL_SOURCES}
+    for module, path in ALL_SOURCES.items():
         for found in imports(path):
-            target = _kgcore_modules(found.target)
-            if found.module_level and target is not None and target != module:
-                graph[module].add(target)
+            target = _known_module(found.target)
+            if (found.module_level or not module_level_only) and target not in (None, module):
+                graph[module].add(target)  # type: ignore[arg-type]
     return graph
 
 
@@ -185,5 +263,12 @@ def test_find_cycle_finds_one_and_only_one() -> None:
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
 
-def test_kgcore_module_imports_have_no_cycle() -> None:
+def test_module_imports_have_no_cycle() -> None:
     assert find_cycle(_graph()) is None
+
+
+def test_no_two_cli_modules_import_each_other_in_any_form() -> None:
+    graph = _graph(module_level_only=False)
+    cli = {m: {t for t in targets if t.startswith("kgqa")} for m, targets in graph.items()
+           if m.startswith("kgqa")}  # fmt: skip
+    assert find_cycle(cli) is None

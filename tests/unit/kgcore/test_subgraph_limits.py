@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from kgcore.community.lcs import LCS_LIMITS
 from kgcore.community.sampling import sample_neighborhood
 from kgcore.exceptions import InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.methods.fasttog import FastToGConfig
-from kgcore.validation import FASTTOG_LIMITS
 
 
 @pytest.mark.parametrize("radius", [3, 4])
 def test_largest_hub_stays_within_the_caps(metaqa_store: InMemoryGraphStore, radius: int) -> None:
     hub = max(metaqa_store.graph.nodes, key=metaqa_store.graph.degree)
     assert metaqa_store.graph.degree(hub) > 1000
-    cfg = FastToGConfig(radius=radius, decay=1.0)
+    cfg = FastToGConfig(radius=radius, decay=1.0).lcs
     sub = sample_neighborhood(
         metaqa_store,
         [hub],
@@ -30,10 +30,10 @@ def test_largest_hub_stays_within_the_caps(metaqa_store: InMemoryGraphStore, rad
         [hub],
         radius=radius,
         decay=1.0,
-        max_nodes=int(FASTTOG_LIMITS["max_subgraph_nodes"][1]),
-        max_neighbors_per_node=int(FASTTOG_LIMITS["max_neighbors_per_node"][1]),
+        max_nodes=int(LCS_LIMITS["max_subgraph_nodes"][1]),
+        max_neighbors_per_node=int(LCS_LIMITS["max_neighbors_per_node"][1]),
     )
-    assert len(biggest.nodes) <= FASTTOG_LIMITS["max_subgraph_nodes"][1]
+    assert len(biggest.nodes) <= LCS_LIMITS["max_subgraph_nodes"][1]
 
 
 def test_radius_beyond_the_maximum_is_refused() -> None:

@@ -33,8 +33,8 @@ def test_ask_options_map_onto_the_config() -> None:
     from kgqa.cli import _config_from
 
     config = _config_from(args)
-    assert (config.width, config.max_depth, config.max_community_size) == (2, 3, 5)
-    assert (config.algorithm, config.seed, config.fallback) == ("leiden", 9, "cot")
+    assert (config.width, config.max_depth, config.lcs.max_community_size) == (2, 3, 5)
+    assert (config.lcs.algorithm, config.seed, config.fallback) == ("leiden", 9, "cot")
     assert config.first_choice == "llm"
     assert _config_from(build_parser().parse_args(["ask", "q"])).first_choice == "auto"
 
@@ -69,7 +69,7 @@ def test_errors_are_reported_without_a_traceback(
 
 
 def test_sampling_preset_and_help_defaults(capsys: pytest.CaptureFixture[str]) -> None:
-    from kgqa.cli import llm_for
+    from kgqa.common import llm_for
 
     args = build_parser().parse_args(["ask", "q", "--llm", "local-small"])
     assert args.sampling == "paper"
@@ -104,7 +104,7 @@ def test_a_provider_without_its_package_is_a_one_line_error(
 
 
 def test_a_missing_extra_is_named(capsys: pytest.CaptureFixture[str]) -> None:
-    from kgqa.cli import missing_extra_message
+    from kgqa.common import missing_extra_message
 
     err = ModuleNotFoundError("No module named 'llama_index'", name="llama_index")
     assert missing_extra_message(err).endswith("pip install 'kg-retrievers[llamaindex]'")

@@ -9,11 +9,11 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from kgcore.deprecation import KGRetrieverDeprecationWarning
 from kgcore.exceptions import ConfigurationError, InvalidQuestionError
 from kgcore.graph import InMemoryGraphStore
-from langchain_fasttog.baselines import BaselineChain, ToGChain
+from langchain_fasttog.baselines import BaselineChain
 from langchain_fasttog.cgpe import CGPEChain, CGPERetriever
+from langchain_fasttog.tog import ToGChain
 
 TRIPLES = [
     ("Somewhere in Time", "starred_actors", "Jane Seymour"),
@@ -92,11 +92,8 @@ def test_cgpe_retriever_returns_one_document_per_path(store: InMemoryGraphStore)
     assert meta["llm_calls"] == 7 and meta["depth"] == 2
 
 
-async def test_cgpe_chain_async_with_options(store: InMemoryGraphStore) -> None:
-    with pytest.warns(KGRetrieverDeprecationWarning, match="options is deprecated"):
-        chain = CGPEChain(
-            graph=store, llm=FakeListChatModel(responses=CGPE_REPLIES), options={"max_depth": 1}
-        )
+async def test_cgpe_chain_async_with_a_config_field(store: InMemoryGraphStore) -> None:
+    chain = CGPEChain(graph=store, llm=FakeListChatModel(responses=CGPE_REPLIES), max_depth=1)
     out = await chain.ainvoke("which person directed the films acted by Jane Seymour")
     assert out["depth"] == 1
     assert out["extra"]["paths"] == ["Jane Seymour <-starred actors- Somewhere in Time"]

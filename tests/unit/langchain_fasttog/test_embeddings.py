@@ -9,38 +9,41 @@ from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from langchain_fasttog import FastToGChain, FastToGRetriever, LangChainEmbedder
 from langchain_fasttog.embeddings import as_text_embedder
+from tests.support.fake_embedder import FakeEmbedder
 
 
-class KeywordEmbeddings(Embeddings):
-    """A toy LangChain embedding model: how often each keyword occurs (plus a constant)."""
+class FakeEmbeddings(Embeddings):
+    """The shared fake embedder as a LangChain embedding model, its rows three times too long
+    (a LangChain model need not return unit rows); records every batch."""
 
     def __init__(self, *keywords: str) -> None:
-        self.keywords = keywords
+        self.fake = FakeEmbedder(keywords=keywords)
         self.batches: list[list[str]] = []
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         self.batches.append(list(texts))
-        return [[float(t.count(k)) for k in self.keywords] + [0.1] for t in texts]
+        return [[3.0 * x for x in row] for row in self.fake.embed_documents(texts)]
 
     def embed_query(self, text: str) -> list[float]:
         raise AssertionError("the question is embedded with the other texts, in one batch")
 
 
 def test_langchain_embedder_gives_unit_rows_named_by_the_model() -> None:
-    model = KeywordEmbeddings("film", "year")
+    model = FakeEmbeddings("film", "year")
     embedder = LangChainEmbedder(model)
     vectors = embedder.embed(["film film", "a year"])
-    assert vectors.dtype == np.float32 and vectors.shape == (2, 3)
+    assert vectors.dtype == np.float32 and vectors.shape == (2, model.fake.dim)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+    np.testing.assert_allclose(vectors, model.fake.embed(["film film", "a year"]), rtol=1e-6)
     assert vectors[0] @ vectors[0] > vectors[0] @ vectors[1]
     assert model.batches == [["film film", "a year"]]  # one batch, by embed_documents
-    assert embedder.model_id == "langchain:KeywordEmbeddings:unknown"
+    assert embedder.model_id == "langchain:FakeEmbeddings:unknown"
     assert embedder.embed([]).shape == (0, 0) and len(model.batches) == 1
 
 
 def test_as_text_embedder_wraps_keeps_or_refuses() -> None:
     assert as_text_embedder(None) is None
-    wrapped = as_text_embedder(KeywordEmbeddings("x"))
+    wrapped = as_text_embedder(FakeEmbeddings("x"))
     assert isinstance(wrapped, LangChainEmbedder)
     assert as_text_embedder(wrapped) is wrapped  # already a TextEmbedder
     with pytest.raises(ConfigurationError, match="LangChain Embeddings .* got str"):
@@ -69,7 +72,7 @@ def test_as_text_embedder_wraps_keeps_or_refuses() -> None:
 def test_retriever_ranks_the_first_choice_with_the_apps_embeddings(
     movie_store: InMemoryGraphStore, keyword: str, question: str, chosen: list[str], answer: str
 ) -> None:
-    embeddings = KeywordEmbeddings(keyword)
+    embeddings = FakeEmbeddings(keyword)
     reasoner = FakeListChatModel(responses=[f"{{{answer}}}", "{never read}"])
     retriever = FastToGRetriever(
         graph=movie_store,

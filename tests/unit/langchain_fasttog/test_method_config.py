@@ -30,13 +30,10 @@ def test_cgpe_adapters_take_a_typed_config() -> None:
     assert chain.engine().config.answer_prompt == "{question}{paths}"
 
 
-def test_the_options_dict_still_works_with_a_deprecation_warning() -> None:
-    with pytest.warns(DeprecationWarning, match="options is deprecated"):
-        chain = ToGChain(graph=STORE, llm=LLM, options={"width": 1})
-    assert chain.config.width == 1
-    with pytest.warns(DeprecationWarning):
-        retriever = CGPERetriever(graph=STORE, llm=LLM, options={"max_depth": 2})
-    assert retriever.config.max_depth == 2
+@pytest.mark.parametrize("cls", [ToGChain, CGPERetriever, CGPEChain])
+def test_the_untyped_options_dict_is_refused_like_any_unknown_keyword(cls: type) -> None:
+    with pytest.raises(ValidationError, match="options"):
+        cls(graph=STORE, llm=LLM, options={"max_depth": 2})
 
 
 @pytest.mark.parametrize(

@@ -115,7 +115,7 @@ def test_unknown_keywords_are_refused_and_config_fields_accepted(
     merged = FastToGChain(
         graph=movie_store, llm=llm, config=FastToGConfig(algorithm="leiden"), width=2
     )
-    assert (merged.config.algorithm, merged.config.width) == ("leiden", 2)
+    assert (merged.config.lcs.algorithm, merged.config.width) == ("leiden", 2)
     for cls in (FastToGRetriever, FastToGChain, CGPERetriever, CGPEChain, ToGChain):
         with pytest.raises(ValidationError, match="widht"):
             cls(graph=movie_store, llm=llm, widht=1)

@@ -20,12 +20,8 @@ from kgcore.llm.protocol import LLMRequest
 from kgcore.llm.scripted import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.types import Triple
-from tests.support.neo4j_testgraphs import (
-    SeededEmbedder,
-    metaqa_questions,
-    metaqa_slice,
-    synthetic_triples,
-)
+from tests.support.fake_embedder import FakeEmbedder
+from tests.support.neo4j_testgraphs import metaqa_questions, metaqa_slice, synthetic_triples
 from tests.support.neo4j_testserver import BoltServer, delete_label, fresh_mapping
 
 QUESTIONS = metaqa_questions(8)
@@ -160,8 +156,8 @@ def test_cli_open_graph_accepts_a_neo4j_uri(bolt_server: BoltServer) -> None:
 
 
 @pytest.fixture(scope="module")
-def embedder() -> SeededEmbedder:
-    return SeededEmbedder(dim=16)
+def embedder() -> FakeEmbedder:
+    return FakeEmbedder(dim=16, unit="text")
 
 
 def result_view(result: Any) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import torch
@@ -19,7 +20,7 @@ from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
 from kgcore.gretriever.gnn.graph_data import graph_text
 from kgcore.gretriever.gnn.training import BEST_FILE, STATE_FILE, TrainConfig, Trainer
 from kgcore.gretriever.textgraph import TextualGraph
-from tests.support.gretriever_fakes import TableEmbedder
+from tests.support.fake_embedder import FakeEmbedder
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +49,7 @@ def tiny_config(mode: str = "prompt") -> GraphPromptConfig:
 
 @pytest.fixture(scope="module")
 def examples() -> list[LabelledPrompt]:
-    embedder = TableEmbedder(dim=DIM)
+    embedder = FakeEmbedder(dim=DIM)
     out = []
     for number, (triples, label) in enumerate(GRAPHS):
         graph = TextualGraph.from_triples(triples)
@@ -123,6 +124,14 @@ def test_inference_mode_has_nothing_to_train(examples, tmp_path) -> None:
 
     model = GraphPromptModel(tiny_config("inference"))
     assert model.num_trainable() == 0
-    assert isinstance(model.generate([examples[0].prompt])[0], str)
+    # No GNN: the LLM reads the text and the question only, the graph's Data is not used ...
+    prompt = examples[0].prompt
+    without_graph = replace(prompt, data=None)
+    assert model.generate([prompt]) == model.generate([without_graph])
+    with torch.no_grad():
+        loss = float(model.loss([prompt], ["support"]))
+        assert loss == float(model.loss([without_graph], ["support"]))
+        # ... but the text is: another graph's text, another loss.
+        assert loss != pytest.approx(float(model.loss([examples[1].prompt], ["support"])))
     with pytest.raises(ConfigurationError, match="nothing to train"):
         Trainer(model, examples, examples, tmp_path)

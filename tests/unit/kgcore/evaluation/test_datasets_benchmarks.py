@@ -381,7 +381,7 @@ def test_eval_runs_on_the_fixtures_with_a_scripted_model(
 def test_eval_answers_each_dataset_on_its_own_graph_loaded_once(
     tmp_path: Path, full_layout: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import kgqa.cli
+    import kgqa.common
 
     monkeypatch.setattr(
         models, "resolve_chat_model", lambda spec: FakeListChatModel(responses=["{x}"])
@@ -392,7 +392,7 @@ def test_eval_answers_each_dataset_on_its_own_graph_loaded_once(
         opened.append(spec)
         return InMemoryGraphStore.from_file(spec, progress=False)
 
-    monkeypatch.setattr(kgqa.cli, "open_graph", open_graph)
+    monkeypatch.setattr(kgqa.common, "open_graph", open_graph)
     out = tmp_path / "out"
     args = parse(
         ["eval", "--method", "tog", "--data", "all:1", "--data-dir", str(full_layout),

@@ -239,14 +239,14 @@ def test_registry_names_every_method_and_options_name_the_run() -> None:
         "cot-sc",
     ]
     store = InMemoryGraphStore.from_triples(TRIPLES)
-    assert make_method("fasttog-node", store).config.max_community_size == 1
-    assert make_method("fasttog", store, max_community_size=2).config.max_community_size == 2
+    assert make_method("fasttog-node", store).config.lcs.max_community_size == 1
+    assert make_method("fasttog", store, max_community_size=2).config.lcs.max_community_size == 2
     assert make_method("cot-sc", None, n=3).n == 3
     assert run_label("tog", {"width": 2, "max_depth": 1}) == "tog[max_depth=1,width=2]"
 
 
 def test_the_harness_gives_fasttog_the_offline_embedder_unless_the_llm_chooses() -> None:
-    from kgcore.gretriever.embedding import SentenceTransformerEmbedder
+    from kgcore.embeddings import SentenceTransformerEmbedder
 
     store = InMemoryGraphStore.from_triples(TRIPLES)
     for name in ("fasttog", "fasttog-node"):
@@ -351,13 +351,12 @@ def test_lazy_package_exports() -> None:
         _ = evaluation.not_there  # type: ignore[attr-defined]
 
 
-def test_a_langchain_chat_model_is_adapted(tmp_path: Path) -> None:
+def test_the_core_refuses_a_langchain_model_naming_the_adapter(tmp_path: Path) -> None:
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    model = FakeListChatModel(responses=["{Joseph L. Mankiewicz}", "{Cobra}", "{Nobody}"])
-    run = evaluate("io", toy_dataset(), model, out_dir=tmp_path, progress=False, plots=False)
-    assert [r["error"] for r in run.records] == [None, None, None]
-    assert run.accuracy == pytest.approx(2 / 3)
+    model = FakeListChatModel(responses=["{x}"])
+    with pytest.raises(ConfigurationError, match="LangChainLLM"):
+        evaluate("io", toy_dataset(), model, out_dir=tmp_path, progress=False)
 
 
 def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from kgcore.exceptions import ConfigurationError
 from kgcore.gretriever import GraphIndex, GRetriever, TextualGraph
 from kgcore.gretriever.index import cache_key
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
-from tests.support.gretriever_fakes import TableEmbedder
+from tests.support.fake_embedder import FakeEmbedder
 from tests.support.paths import REPO
 
 
@@ -33,17 +33,17 @@ def _damage(path: Path, how: str) -> None:
 
 @pytest.mark.parametrize("how", ["truncated", "empty", "bitflip"])
 def test_a_damaged_text_cache_shard_is_detected_and_rebuilt(tmp_path: Path, how: str) -> None:
-    first = TableEmbedder()
+    first = FakeEmbedder()
     CachedEmbedder(first, TextVectorCache(tmp_path, first.model_id)).embed(["a", "b", "c"])
     (shard,) = tmp_path.rglob("shard-*.npz")
     _damage(shard, how)
-    second = TableEmbedder()
+    second = FakeEmbedder()
     cache = TextVectorCache(tmp_path, second.model_id)
     vectors = CachedEmbedder(second, cache).embed(["a", "b", "c"])
     assert cache.rejected == [shard]
     assert sorted(second.embedded) == ["a", "b", "c"]  # embedded again
     np.testing.assert_array_equal(vectors, first.embed(["a", "b", "c"]))
-    third = TableEmbedder()
+    third = FakeEmbedder()
     CachedEmbedder(third, TextVectorCache(tmp_path, third.model_id)).embed(["a", "b", "c"])
     assert third.embedded == []  # the rebuilt shard is whole
 
@@ -53,14 +53,14 @@ def test_a_damaged_index_cache_is_detected_and_rebuilt(
     movie_triples, tmp_path: Path, how: str
 ) -> None:
     graph = TextualGraph.from_triples(movie_triples)
-    first = GraphIndex.build(graph, TableEmbedder(), cache_dir=tmp_path, progress=False)
-    path = tmp_path / f"{cache_key(graph, TableEmbedder().model_id, 'relation')}.npz"
+    first = GraphIndex.build(graph, FakeEmbedder(), cache_dir=tmp_path, progress=False)
+    path = tmp_path / f"{cache_key(graph, FakeEmbedder().model_id, 'relation')}.npz"
     _damage(path, how)
-    embedder = TableEmbedder()
+    embedder = FakeEmbedder()
     second = GraphIndex.build(graph, embedder, cache_dir=tmp_path, progress=False)
     assert embedder.embedded  # rebuilt, not loaded
     np.testing.assert_array_equal(first.nodes.vectors, second.nodes.vectors)
-    third = TableEmbedder()
+    third = FakeEmbedder()
     GraphIndex.build(graph, third, cache_dir=tmp_path, progress=False)
     assert third.embedded == []
 
@@ -70,12 +70,12 @@ FILL = textwrap.dedent(
     import sys
     sys.path[:0] = [{repo!r}]
     from pathlib import Path
-    from tests.support.gretriever_fakes import TableEmbedder
+    from tests.support.fake_embedder import FakeEmbedder
     from kgcore.gretriever import GraphIndex, TextualGraph
     from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
     root, start = Path(sys.argv[1]), int(sys.argv[2])
     texts = [f"text {{i}}" for i in range(start, start + 300)]
-    emb = TableEmbedder()
+    emb = FakeEmbedder()
     cached = CachedEmbedder(emb, TextVectorCache(root / "texts", emb.model_id))
     for i in range(0, len(texts), 10):  # many small shards: compaction runs too
         cached.embed(texts[i : i + 10])
@@ -93,31 +93,31 @@ def test_two_processes_filling_the_caches_at_once_leave_valid_caches(tmp_path: P
     ]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     assert not list(tmp_path.rglob("*.tmp"))  # no temporary file left behind
-    emb = TableEmbedder()
+    emb = FakeEmbedder()
     cache = TextVectorCache(tmp_path / "texts", emb.model_id)
     texts = [f"text {i}" for i in range(450)]
     vectors = CachedEmbedder(emb, cache).embed(texts)
     assert cache.rejected == []
     missing = set(emb.embedded)
     assert len(missing) < 450  # what either process wrote is there (compaction may drop a few)
-    np.testing.assert_allclose(vectors, TableEmbedder().embed(texts), rtol=1e-6)
+    np.testing.assert_allclose(vectors, FakeEmbedder().embed(texts), rtol=1e-6)
     (index_file,) = tmp_path.glob("*.npz")
     triples = [(f"n{i}", "r", f"n{i + 1}") for i in range(200)]
-    again = TableEmbedder()
+    again = FakeEmbedder()
     GraphIndex.build(TextualGraph.from_triples(triples), again, cache_dir=tmp_path, progress=False)
     assert again.embedded == []  # one valid index cache
 
 
 def test_a_lazy_retriever_embeds_only_the_question_region(movie_triples, tmp_path: Path) -> None:
     big = movie_triples + [(f"film {i}", "release_year", f"{1900 + i}") for i in range(100)]
-    embedder = TableEmbedder()
+    embedder = FakeEmbedder()
     retriever = GRetriever.lazy(big, embedder, cache_dir=tmp_path)
     retriever.region = type(retriever.region)(hops=1, whole_graph_max_nodes=10)
     result = retriever.retrieve("who directed Giant", topic_entities=["Giant"])
     assert "Giant" in result.node_texts and retriever.index is None
     embedded = set(embedder.embedded) - {"who directed Giant"}
     assert embedded and not any(t.startswith("film ") for t in embedded)
-    again = TableEmbedder()
+    again = FakeEmbedder()
     second = GRetriever.lazy(big, again, cache_dir=tmp_path)
     second.region = retriever.region
     assert second.retrieve("who directed Giant", topic_entities=["Giant"]) == result
@@ -133,7 +133,7 @@ def test_build_index_prints_an_estimate(movie_triples, tmp_path: Path, capsys) -
     from kgcore.gretriever import retriever as module
 
     big = [(f"film {i}", "release_year", f"{1900 + i}") for i in range(400)]
-    lazy = GRetriever.lazy(big, TableEmbedder(), cache_dir=tmp_path)
+    lazy = GRetriever.lazy(big, FakeEmbedder(), cache_dir=tmp_path)
     old, module.BUILD_CHUNK = module.BUILD_CHUNK, 100
     try:
         lazy.build_index(progress=True)

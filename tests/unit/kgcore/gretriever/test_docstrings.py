@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = [
-    "kgcore.gretriever.embedding",
+    "kgcore.embeddings",
     "kgcore.gretriever.index",
     "kgcore.gretriever.pcst",
     "kgcore.gretriever.prizes",

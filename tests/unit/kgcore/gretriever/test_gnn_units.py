@@ -23,7 +23,7 @@ from kgcore.gretriever.gnn import (
 from kgcore.gretriever.gnn.explagraphs import seeded_subset
 from kgcore.gretriever.gnn.training import TrainConfig
 from kgcore.gretriever.textgraph import TextualGraph
-from tests.support.gretriever_fakes import TableEmbedder
+from tests.support.fake_embedder import FakeEmbedder
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ def test_graph_prompt_config_round_trip_and_errors() -> None:
 
 
 def test_textual_graph_to_data_uses_the_embeddings() -> None:
-    embedder = TableEmbedder(dim=6)
+    embedder = FakeEmbedder(dim=6)
     graph = TextualGraph.from_triples([("cannabis", "synonym of", "marijuana"), ("b", "r", "c")])
     data = textual_graph_to_data(graph, embedder)
     assert data.edge_index.tolist() == [[0, 2], [1, 3]]
@@ -93,7 +93,7 @@ def test_textual_graph_to_data_uses_the_embeddings() -> None:
 
 
 def test_result_to_data_renumbers_the_retrieved_nodes() -> None:
-    embedder = TableEmbedder(dim=6)
+    embedder = FakeEmbedder(dim=6)
     triples = [("a", "r", "b"), ("b", "s", "c"), ("x", "t", "y")]
     retriever = GRetriever.from_triples(
         triples, embedder, cache_dir=None, progress=False, pcst=PCSTSettings(k_nodes=2, k_edges=1)
@@ -160,11 +160,11 @@ class RecordingModel:
 def test_engine_answers_from_the_graph_prompt_without_the_chat_model(
     movie_store, reply: str, answer: str
 ) -> None:
-    from kgcore.gretriever.gnn.engine import GRetrieverGNNQA
     from kgcore.llm import ScriptedLLM
+    from kgcore.methods.gretriever.gnn import GRetrieverGNNQA
 
     model = RecordingModel(reply)
-    engine = GRetrieverGNNQA(movie_store, model=model, embedder=TableEmbedder(dim=6))
+    engine = GRetrieverGNNQA(movie_store, model=model, embedder=FakeEmbedder(dim=6))
     result = engine.run("who directed [Cleopatra]", ScriptedLLM([]), ["Cleopatra"])
     assert result.answer == answer and result.llm_calls == 1
     (prompt,) = model.prompts

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from kgcore.gretriever import EmbeddedTexts, GraphIndex, GRetriever, PCSTSettings, TextualGraph
+from tests.support.fake_embedder import FakeEmbedder
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
@@ -35,16 +36,6 @@ class _Rows:
 
     def to_csv(self, index: bool = False, columns: object = None) -> str:
         return ""
-
-
-class _QueryEmbedder:
-    model_id = "fixed-query"
-
-    def __init__(self, query: np.ndarray) -> None:
-        self.query = query
-
-    def embed(self, texts: list[str], progress: bool = False) -> np.ndarray:
-        return np.tile(self.query, (len(texts), 1))
 
 
 def _unit(rng: np.random.Generator, rows: int, dim: int) -> np.ndarray:
@@ -80,7 +71,7 @@ def test_selected_subgraph_matches_pyg(seed: int) -> None:
         EmbeddedTexts(
             tuple(f"r{j}" for j in range(num_relations)), relation_vectors, relation_of_edge
         ),
-        embedder=_QueryEmbedder(query),
+        embedder=FakeEmbedder(vectors={"question": query}),  # the unit vector, as given
     )
     ours = GRetriever(index, pcst=settings).retrieve("question")
 

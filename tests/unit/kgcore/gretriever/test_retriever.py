@@ -21,13 +21,11 @@ from kgcore.gretriever import (
 )
 from kgcore.linking import bracketed_entities
 from kgcore.types import Triple
-from tests.support.gretriever_fakes import TableEmbedder
+from tests.support.fake_embedder import FakeEmbedder
 
 
-def test_whole_graph_search_returns_a_connected_tree(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(
-        movie_triples, table_embedder, cache_dir=None, progress=False
-    )
+def test_whole_graph_search_returns_a_connected_tree(movie_triples, embedder) -> None:
+    retriever = GRetriever.from_triples(movie_triples, embedder, cache_dir=None, progress=False)
     result = retriever.retrieve("who directed Cleopatra")
     assert result.searched_nodes == retriever.index.graph.num_nodes  # type: ignore[union-attr]
     assert result.seeds == ()
@@ -58,7 +56,7 @@ def test_node_and_edge_prizes_steer_the_tree() -> None:
     ]
     retriever = GRetriever.from_triples(
         triples,
-        TableEmbedder(vectors),
+        FakeEmbedder(vectors=vectors),
         cache_dir=None,
         progress=False,
         pcst=PCSTSettings(k_nodes=1, k_edges=1, edge_cost=0.5),
@@ -68,20 +66,18 @@ def test_node_and_edge_prizes_steer_the_tree() -> None:
     assert "Giant" not in result.node_texts
 
 
-def test_topic_entities_restrict_the_search_to_their_region(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(
-        movie_triples, table_embedder, cache_dir=None, progress=False
-    )
+def test_topic_entities_restrict_the_search_to_their_region(movie_triples, embedder) -> None:
+    retriever = GRetriever.from_triples(movie_triples, embedder, cache_dir=None, progress=False)
     result = retriever.retrieve("what is Shane about", topic_entities=["shane"], hops=1)
     assert result.seeds == ("Shane",)
     assert result.searched_nodes == 3  # Shane, George Stevens, Western
     assert set(result.node_texts) <= {"Shane", "George Stevens", "Western"}
 
 
-def test_large_graph_uses_a_region_seeded_by_similarity(movie_triples, table_embedder) -> None:
+def test_large_graph_uses_a_region_seeded_by_similarity(movie_triples, embedder) -> None:
     retriever = GRetriever.from_triples(
         movie_triples,
-        table_embedder,
+        embedder,
         cache_dir=None,
         progress=False,
         region=RegionSettings(hops=1, num_seeds=1, whole_graph_max_nodes=2),
@@ -92,7 +88,7 @@ def test_large_graph_uses_a_region_seeded_by_similarity(movie_triples, table_emb
 
 
 def test_store_only_retriever_embeds_regions_on_the_fly(movie_triples) -> None:
-    embedder = TableEmbedder()
+    embedder = FakeEmbedder()
     retriever = GRetriever(store=InMemoryGraphStore.from_triples(movie_triples), embedder=embedder)
     result = retriever.retrieve("films of George Stevens", topic_entities=["George Stevens"])
     assert "George Stevens" in result.node_texts
@@ -105,10 +101,10 @@ def test_store_only_retriever_embeds_regions_on_the_fly(movie_triples) -> None:
     assert retriever.index is not None and small.searched_nodes == retriever.store.num_nodes()
 
 
-def test_k_larger_than_the_graph_is_capped(movie_triples, table_embedder) -> None:
+def test_k_larger_than_the_graph_is_capped(movie_triples, embedder) -> None:
     retriever = GRetriever.from_triples(
         movie_triples,
-        table_embedder,
+        embedder,
         cache_dir=None,
         progress=False,
         pcst=PCSTSettings(k_nodes=1000, k_edges=1000),
@@ -117,9 +113,9 @@ def test_k_larger_than_the_graph_is_capped(movie_triples, table_embedder) -> Non
     assert max(result.node_prizes) <= retriever.index.graph.num_nodes  # type: ignore[union-attr]
 
 
-def test_bad_input_gets_clear_errors(movie_triples, table_embedder, tmp_path: Path) -> None:
+def test_bad_input_gets_clear_errors(movie_triples, embedder, tmp_path: Path) -> None:
     with pytest.raises(EmptyGraphError):
-        GRetriever.from_triples([], table_embedder, cache_dir=tmp_path)
+        GRetriever.from_triples([], embedder, cache_dir=tmp_path)
     with pytest.raises(ConfigurationError):
         GRetriever()
     with pytest.raises(ConfigurationError):
@@ -132,26 +128,22 @@ def test_bad_input_gets_clear_errors(movie_triples, table_embedder, tmp_path: Pa
     )
     with pytest.raises(EmbeddingError):
         GRetriever(no_embedder)
-    retriever = GRetriever(no_embedder, embedder=TableEmbedder(dim=8))
+    retriever = GRetriever(no_embedder, embedder=FakeEmbedder(dim=8))
     with pytest.raises(EmbeddingError):  # 8-dimensional question, 4-dimensional index
         retriever.retrieve("who directed Cleopatra")
     with pytest.raises(InvalidQuestionError):
         retriever.retrieve("   ")
 
 
-def test_search_checks_similarity_lengths(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(
-        movie_triples, table_embedder, cache_dir=None, progress=False
-    )
+def test_search_checks_similarity_lengths(movie_triples, embedder) -> None:
+    retriever = GRetriever.from_triples(movie_triples, embedder, cache_dir=None, progress=False)
     graph = retriever.index.graph  # type: ignore[union-attr]
     with pytest.raises(EmbeddingError):
         retriever.search(graph, np.zeros(2), np.zeros(graph.num_edges))
 
 
-def test_result_text_and_metadata(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(
-        movie_triples, table_embedder, cache_dir=None, progress=False
-    )
+def test_result_text_and_metadata(movie_triples, embedder) -> None:
+    retriever = GRetriever.from_triples(movie_triples, embedder, cache_dir=None, progress=False)
     result = retriever.retrieve("who directed Cleopatra")
     paper = result.textualize("paper")
     assert paper.startswith("node_id,node_attr\n") and "\n\nsrc,edge_attr,dst\n" in paper
@@ -169,10 +161,8 @@ def test_bracketed_entities() -> None:
     assert bracketed_entities("no brackets") == []
 
 
-def test_a_precomputed_query_vector_gives_the_same_result(movie_triples, table_embedder) -> None:
-    retriever = GRetriever.from_triples(
-        movie_triples, table_embedder, cache_dir=None, progress=False
-    )
+def test_a_precomputed_query_vector_gives_the_same_result(movie_triples, embedder) -> None:
+    retriever = GRetriever.from_triples(movie_triples, embedder, cache_dir=None, progress=False)
     question = "who directed Cleopatra"
     vector = retriever.embed_question(question)
     assert retriever.retrieve(question, query_vector=vector) == retriever.retrieve(question)

@@ -9,7 +9,7 @@ import pytest
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM, run_steps
 from kgcore.llm.parsing import parse_answer, parse_choices, parse_entities
 from kgcore.llm.protocol import reply_char_cap
-from kgcore.validation import MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_REPLY_NAMES, answer_phrase
+from kgcore.validation import MAX_NAME_CHARS, MAX_REPLY_NAMES, MIN_REPLY_CAP_CHARS, answer_phrase
 
 NESTED = "[" * 3000  # the 3 kB reply that raised RecursionError from the JSON parse
 
@@ -73,7 +73,7 @@ def test_driver_cuts_a_huge_reply_before_the_method_reads_it() -> None:
         return reply.text
 
     run_steps(steps(), ScriptedLLM(["y" * 1_000_000]))
-    assert seen == [MAX_REPLY_CHARS]
+    assert seen == [MIN_REPLY_CAP_CHARS]
     assert reply_char_cap(LLMRequest.from_prompt("q", "io", max_tokens=1000)) == 8000
 
 

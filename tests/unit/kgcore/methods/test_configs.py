@@ -90,12 +90,14 @@ def test_fasttog_config_nests_the_community_search_settings() -> None:
     nested = FastToGConfig(width=2, lcs=LCSConfig(max_community_size=2, radius=1, hub_degree=None))
     assert flat == nested
     assert flat.lcs == LCSConfig(max_community_size=2, radius=1, hub_degree=None)
-    assert (flat.max_community_size, flat.radius, flat.hub_degree) == (2, 1, None)
-    changed = flat.with_overrides(radius=2, width=None)
-    assert (changed.lcs.radius, changed.lcs.max_community_size, changed.width) == (2, 2, 2)
+    assert not hasattr(flat, "radius")  # given flat, read on lcs: one place for each setting
+    changed = flat.with_overrides(radius=2, width=3)
+    assert (changed.lcs.radius, changed.lcs.max_community_size, changed.width) == (2, 2, 3)
     assert FastToGConfig.node_level(radius=1).lcs == LCSConfig(max_community_size=1, radius=1)
-    with pytest.raises(TypeError, match="unexpected settings radiuss"):
+    with pytest.raises(InvalidSettingError, match="FastToG has no setting 'radiuss'"):
         FastToGConfig(radiuss=1)
+    with pytest.raises(InvalidSettingError, match="width must be an integer, got None"):
+        flat.with_overrides(width=None)  # None is a value like any other: refused here
 
 
 def test_registry_options_reach_the_typed_configs() -> None:

@@ -8,14 +8,8 @@ from kgcore.exceptions import InvalidQuestionError
 from kgcore.llm import ScriptedLLM, run_steps
 from kgcore.llm.parsing import parse_answer
 from kgcore.llm.protocol import UsageMeter
-from kgcore.methods.baselines import (
-    UNKNOWN,
-    PromptBaseline,
-    ask_parsed,
-    cot_sc_steps,
-    io_request,
-    majority_answer,
-)
+from kgcore.methods.baselines import PromptBaseline
+from kgcore.methods.kernel import UNKNOWN, ask_parsed, cot_sc_steps, io_request, majority_answer
 
 
 def test_cot_sc_makes_n_sampled_calls_and_votes_on_normalised_answers() -> None:
@@ -85,11 +79,16 @@ def test_ask_parsed_retries_once_with_a_reminder_then_gives_up() -> None:
 
 
 def test_each_sample_gets_its_own_seed_and_topic_answers_are_refused() -> None:
-    from kgcore.llm import ScriptedLLM, run_steps
-    from kgcore.methods.baselines import cot_sc_steps
-
     llm = ScriptedLLM(["{Giant}", "{Giant}", "{Shane}", "{Giant}", "{Shane}"])
     result = run_steps(cot_sc_steps("who directed [Giant]", n=5, seed=3), llm)
     assert [r.seed for r in llm.requests] == [3, 4, 5, 6, 7]
     assert result.answer == "Shane"  # three "Giant" replies name the topic entity
     assert len(result.extra["steps"]) == 5
+
+
+def test_the_baselines_module_exports_only_its_own_names() -> None:
+    import kgcore.methods.baselines as baselines
+
+    assert sorted(baselines.__all__) == ["CoTSCConfig", "PromptBaseline"]
+    for kernel_name in ("UNKNOWN", "ask_parsed", "io_request", "majority_answer", "step_record"):
+        assert not hasattr(baselines, kernel_name)  # import it from kgcore.methods.kernel

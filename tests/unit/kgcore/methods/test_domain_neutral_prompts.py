@@ -20,7 +20,7 @@ from kgcore.llm import LLMRequest, ScriptedLLM
 from kgcore.methods.cgpe import CGPEConfig
 from kgcore.methods.fasttog import FastToGConfig
 from kgcore.methods.tog import ToGConfig
-from tests.support.gretriever_fakes import TableEmbedder
+from tests.support.fake_embedder import FakeEmbedder
 
 #: MetaQA's relations, as stored and as the verbaliser writes them, and the words of its domain.
 METAQA_WORDS = (
@@ -105,7 +105,7 @@ def _sloppy_then_plausible(request: LLMRequest) -> str:
 def test_no_default_prompt_speaks_of_movies(method: str, options: dict[str, object]) -> None:
     store = InMemoryGraphStore.from_triples(GRAPH)
     if method == "gretriever":
-        options = {"embedder": TableEmbedder()}
+        options = {"embedder": FakeEmbedder()}
     for question, topics in QUESTIONS:
         _sloppy_then_plausible.seen = set()  # type: ignore[attr-defined]
         llm = ScriptedLLM(_sloppy_then_plausible)

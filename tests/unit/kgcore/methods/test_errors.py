@@ -12,7 +12,7 @@ from kgcore.exceptions import InvalidSettingError, KGRetrieverError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM, run_steps
 from kgcore.methods.baselines import PromptBaseline
-from kgcore.methods.gretriever_qa import GRetrieverQA
+from kgcore.methods.gretriever.qa import GRetrieverQA
 from kgcore.methods.kernel import cot_sc_steps
 
 ROOT = Path(__file__).resolve().parents[4]

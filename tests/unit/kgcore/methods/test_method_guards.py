@@ -9,9 +9,10 @@ import pytest
 from kgcore.exceptions import InvalidQuestionError, InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest, ScriptedLLM
-from kgcore.methods.baselines import PromptBaseline, cot_sc_steps
+from kgcore.methods.baselines import PromptBaseline
 from kgcore.methods.cgpe import CGPE
 from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.methods.kernel import cot_sc_steps
 from kgcore.methods.tog import ToG
 from kgcore.validation import MAX_QUESTION_CHARS, MAX_TOPIC_ENTITIES
 

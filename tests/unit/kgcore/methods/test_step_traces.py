@@ -9,7 +9,7 @@ from kgcore.llm import ScriptedLLM
 from kgcore.methods.cgpe import CGPE
 from kgcore.methods.tog import ToG
 from tests.unit.kgcore.methods.test_cgpe import TRIPLES as CGPE_TRIPLES
-from tests.unit.kgcore.methods.test_tog import TRIPLES as TOG_TRIPLES
+from tests.unit.kgcore.methods.tog.test_engine import TRIPLES as TOG_TRIPLES
 
 
 def test_tog_records_each_reply_with_the_options_offered() -> None:

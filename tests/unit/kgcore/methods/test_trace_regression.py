@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -192,10 +193,66 @@ def test_scripted_runs_give_the_recorded_answers(store: InMemoryGraphStore) -> N
             assert got == recorded[method][row["id"]], (method, row["id"])
 
 
-def test_scripted_reply_is_deterministic() -> None:
-    request = LLMRequest.from_prompt("Question: who directed [Cleopatra]", purpose="io")
-    assert scripted_reply(request) == scripted_reply(request)
-    assert scripted_reply(request).endswith("}")
+_FACTS = "Facts: Cleopatra was directed by Joseph L. Mankiewicz. Giant starred Elizabeth Taylor."
+_TRIPLES = "(Cleopatra, directed_by, Joseph L. Mankiewicz)\n(Cleopatra, release_year, 1963)"
+_RELATIONS = "A. directed_by\nB. starred_actors\nC. release_year"
+#: :func:`scripted_reply` to one request of each kind (purpose, prompt, sampling seed), as
+#: recorded with the helper that made ``trace_regression.json``: a change of the helper (or a
+#: reply that depends on the process, as ``hash()`` would) fails here, not only as changed
+#: answers of the scripted runs.
+RECORDED_REPLIES = [
+    ("io", "Question: who directed [Cleopatra]", None, "Thinking briefly. {Joseph L. Mankiewicz}"),
+    ("cot", "Question: who directed [Cleopatra]", 1, "Thinking briefly. {Paris}"),
+    ("cot", "Question: who directed [Cleopatra]", 4, "Thinking briefly. {Joseph L. Mankiewicz}"),
+    (
+        "extract_entities",
+        "Question: what films did [Tom Hanks] and [Meg Ryan] star in",
+        None,
+        '["Tom Hanks", "Meg Ryan"]',
+    ),
+    (
+        "cgpe_clues",
+        "Question: which movies share the director of [Cleopatra]",
+        None,
+        '["Cleopatra", "movies", "director"]',
+    ),
+    (
+        "tog_relations",
+        f"Question: who directed [Cleopatra]\n{_RELATIONS}",
+        None,
+        "{A: 0.33, B: 0.33, C: 0.33}",
+    ),
+    ("tog_reason", f"Triples:\n{_TRIPLES}\nQuestion: who directed Cleopatra", None, "{Unknown}"),
+    ("tog_reason", f"Triples:\n{_TRIPLES}\nQuestion: who directed Cleopatra", 1, "{1963}"),
+    ("cgpe_step2", f"Clues left: director, movies\n{_RELATIONS}", None, "{A, B}"),
+    (
+        "cgpe_answer",
+        "Paths:\nCleopatra - directed_by -> Joseph L. Mankiewicz\nCleopatra - release_year -> 1963",
+        None,
+        "{Joseph L. Mankiewicz}",
+    ),
+    (
+        "prune",
+        "1. Cleopatra directed by Joseph L. Mankiewicz\n2. Cleopatra release year 1963\n"
+        "3. Giant starred actors Elizabeth Taylor",
+        None,
+        "{3}",
+    ),
+    ("reason", f"{_FACTS}\nQuestion: who directed Cleopatra", None, "{Unknown}"),
+    ("reason", f"{_FACTS}\nQuestion: who directed Cleopatra", 2, "{L}"),
+]
+
+
+@pytest.mark.parametrize(
+    ("purpose", "prompt", "seed", "reply"),
+    RECORDED_REPLIES,
+    ids=[f"{purpose}-seed{seed}" for purpose, _, seed, _ in RECORDED_REPLIES],
+)
+def test_scripted_reply_gives_the_recorded_replies(
+    purpose: str, prompt: str, seed: int | None, reply: str
+) -> None:
+    request = replace(LLMRequest.from_prompt(prompt, purpose=purpose), seed=seed)
+    assert scripted_reply(request) == reply
 
 
 def main() -> None:

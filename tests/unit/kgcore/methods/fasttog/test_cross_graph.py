@@ -13,6 +13,7 @@ from kgcore.graph.compound import is_unnamed_node
 from kgcore.llm import LLMRequest, ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.kernel import node_answer
+from tests.support.fake_embedder import FakeEmbedder
 
 FIXTURES = Path(__file__).resolve().parents[4] / "fixtures" / "data" / "webqsp_cwq"
 
@@ -26,18 +27,6 @@ FILMS = [
     ("Tom Vaughan", "person.nationality", "United Kingdom"),
 ]
 QUESTION = "What movie featuring Miley Cyrus was directed by Tom Vaughan?"
-
-
-class KeywordEmbedder:
-    """A toy sentence embedder: how often each keyword occurs (plus a constant)."""
-
-    def __init__(self, *keywords: str) -> None:
-        self.keywords = keywords
-        self.calls = 0
-
-    def embed(self, texts: list[str], progress: bool = False) -> list[list[float]]:
-        self.calls += 1
-        return [[t.count(k) for k in self.keywords] + [0.1] for t in texts]
 
 
 def test_with_several_topic_entities_only_what_joins_them_starts_a_chain() -> None:
@@ -72,7 +61,7 @@ def test_a_chain_grows_by_similarity_without_an_llm_call() -> None:
         [*chain, ("C", "capital", "Town"), ("D", "river", "Stream"), ("C", "t", "E")]
     )
     config = FastToGConfig(width=1, max_depth=3, max_community_size=1, fallback="none")
-    embedder = KeywordEmbedder("capital", "Town")
+    embedder = FakeEmbedder(keywords=("capital", "town"))
     llm = ScriptedLLM.by_purpose(replies={"reason": ["{Unknown}", "{Unknown}", "{Town}"]})
     engine = FastToG(store, config, embedder=embedder)
     result = engine.run("what is the capital of [A]'s neighbour", llm)

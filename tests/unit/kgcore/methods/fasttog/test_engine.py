@@ -16,6 +16,7 @@ from kgcore.exceptions import (
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
+from kgcore.methods.fasttog.config import LeafSettings
 from kgcore.methods.fasttog.presets import MOVIE_DEMOS
 from kgcore.methods.fasttog.prompts import (
     REASON_DEMOS,
@@ -24,6 +25,7 @@ from kgcore.methods.fasttog.prompts import (
     parse_braced_answer,
     reason_request,
 )
+from tests.support.fake_embedder import FakeEmbedder
 
 QUESTION = "which films share the director of [Cleopatra]"
 #: For control-flow tests whose scripted answers are placeholders the facts do not hold.
@@ -41,7 +43,12 @@ def test_initial_phase_starts_one_chain_per_choice(movie_store: InMemoryGraphSto
     )
     result = FastToG(movie_store, config).run(QUESTION, llm)
     expected = local_community_search(
-        movie_store, ["Cleopatra"], config.lcs_config(), exclude={"Cleopatra"}, seed=0
+        movie_store,
+        ["Cleopatra"],
+        config.lcs,
+        exclude={"Cleopatra"},
+        seed=0,
+        leaf_slots=config.leaves.kept,
     )
     assert [chain[0].nodes for chain in result.chains] == [
         expected.candidates[1].nodes,
@@ -107,7 +114,7 @@ def test_own_demonstrations_or_none(movie_store: InMemoryGraphStore) -> None:
     assert [m.role for m in shown[1]] == ["system", "user", "assistant", "user"]
     assert "what is [Widget Q] made of" in shown[1][1].content
     assert [m.role for m in shown[0]] == ["system", "user"]
-    with pytest.raises(InvalidSettingError, match="reason_demos must hold ReasonDemo"):
+    with pytest.raises(InvalidSettingError, match="reason_demos must be a tuple of ReasonDemo"):
         FastToGConfig(reason_demos=("a demo as text",))  # type: ignore[arg-type]
 
 
@@ -264,7 +271,7 @@ def test_history_is_never_revisited(metaqa_store: InMemoryGraphStore) -> None:
     seen = list(result.start.nodes)
     for community in result.communities():
         assert not set(community.nodes) & set(seen)
-        assert len(community.nodes) <= config.max_community_size
+        assert len(community.nodes) <= config.lcs.max_community_size
         seen += community.nodes
     assert max(len(chain) for chain in result.chains) == 4
 
@@ -430,11 +437,18 @@ LEAF_TRIPLES = [
 
 
 def scripted_leaf_run(
-    triples: list[tuple[str, str, str]], question: str, reason: list[str], **settings: object
+    triples: list[tuple[str, str, str]],
+    question: str,
+    reason: list[str],
+    leaves: dict[str, bool] | None = None,
+    **settings: object,
 ) -> tuple[FastToGResult, ScriptedLLM]:
     """One run on ``triples`` with width 1 and communities of 2: the first option is picked,
-    reasoning replies ``reason`` in turn, CoT says ``Unknown``."""
-    config = FastToGConfig(width=1, max_community_size=2).with_overrides(**settings)
+    reasoning replies ``reason`` in turn, CoT says ``Unknown``; ``leaves`` set
+    :class:`LeafSettings`."""
+    config = FastToGConfig(
+        width=1, max_community_size=2, leaves=LeafSettings(**(leaves or {}))
+    ).with_overrides(**settings)
     llm = ScriptedLLM.by_purpose(
         repeat_last=True, replies=dict(prune=["{1}"], reason=reason, cot=["{Unknown}"])
     )
@@ -442,19 +456,21 @@ def scripted_leaf_run(
     return result, llm
 
 
-def leaf_run(start_leaves: bool, **settings: object) -> tuple[FastToGResult, ScriptedLLM]:
+def leaf_run(
+    with_topic: bool, start_chains: bool = False, **settings: object
+) -> tuple[FastToGResult, ScriptedLLM]:
     return scripted_leaf_run(
         LEAF_TRIPLES,
         "when was [Cleopatra] released",
         ["{1963}"],
+        leaves={"with_topic": with_topic, "start_chains": start_chains},
         max_depth=1,
-        start_leaves=start_leaves,
         **settings,
     )
 
 
 def test_start_community_shows_the_topics_one_node_neighbours() -> None:
-    result, llm = leaf_run(start_leaves=True)
+    result, llm = leaf_run(with_topic=True)
     assert result.start is not None
     assert result.start.text == "Cleopatra release year 1963."
     assert result.start.nodes == ("Cleopatra",)
@@ -472,7 +488,7 @@ def test_start_community_shows_the_topics_one_node_neighbours() -> None:
 
 
 def test_start_leaf_chains_offers_the_one_node_candidates_too() -> None:
-    result, llm = leaf_run(start_leaves=True, start_leaf_chains=True)
+    result, llm = leaf_run(with_topic=True, start_chains=True)
     assert "3. Cleopatra release year 1963." in llm.requests[0].messages[-1].content
     assert result.answer == "1963"
 
@@ -480,7 +496,7 @@ def test_start_leaf_chains_offers_the_one_node_candidates_too() -> None:
 def test_first_choice_is_forced_when_w_or_fewer_groups_remain() -> None:
     """W = 3 and two groups of two nodes besides the year: both start chains, no prune call."""
     for leaf_chains, chains in ((False, 2), (True, 3)):
-        result, llm = leaf_run(start_leaves=True, width=3, start_leaf_chains=leaf_chains)
+        result, llm = leaf_run(with_topic=True, width=3, start_chains=leaf_chains)
         assert [r.purpose for r in llm.requests] == ["reason"]
         assert len(result.chains) == chains
         first = result.extra["steps"][0]
@@ -503,7 +519,7 @@ def test_one_node_candidates_are_offered_when_no_group_is_larger() -> None:
 
 
 def test_start_leaves_off_keeps_the_paper_start_community() -> None:
-    result, llm = leaf_run(start_leaves=False)
+    result, llm = leaf_run(with_topic=False)
     assert result.start is not None and result.start.text == "Cleopatra."
     # The year is in no fact the model saw: its answer is not grounded, FastToG falls back.
     assert "1. Cleopatra.\n" in llm.requests[1].messages[-1].content
@@ -523,15 +539,16 @@ GENRE_QUESTION = "the films directed by [Giulio Petroni] were in which genres"
 
 
 def chain_leaf_run(
-    chain_leaves: bool, reason: list[str], max_depth: int = 1
+    with_chains: bool, reason: list[str], max_depth: int = 1
 ) -> tuple[FastToGResult, ScriptedLLM]:
+    leaves = {"with_chains": with_chains}
     return scripted_leaf_run(
-        CHAIN_LEAF_TRIPLES, GENRE_QUESTION, reason, max_depth=max_depth, chain_leaves=chain_leaves
+        CHAIN_LEAF_TRIPLES, GENRE_QUESTION, reason, leaves=leaves, max_depth=max_depth
     )
 
 
 def test_a_chain_community_shows_its_one_node_neighbours_as_it_joins() -> None:
-    result, llm = chain_leaf_run(chain_leaves=True, reason=["{Western}"])
+    result, llm = chain_leaf_run(with_chains=True, reason=["{Western}"])
     facts = llm.requests[0].messages[-1].content
     assert (
         "2. Death Rides a Horse directed by Giulio Petroni. Death Rides a Horse starred actors "
@@ -544,14 +561,14 @@ def test_a_chain_community_shows_its_one_node_neighbours_as_it_joins() -> None:
 
 
 def test_chain_leaves_off_shows_only_the_community() -> None:
-    result, llm = chain_leaf_run(chain_leaves=False, reason=["{Western}"])
+    result, llm = chain_leaf_run(with_chains=False, reason=["{Western}"])
     assert "Western" not in llm.requests[0].messages[-1].content
     # The model's "Western" is not in the facts it saw: not an answer; FastToG falls back.
     assert result.fell_back and result.answer == "Unknown" and result.lcs_steps == 1
 
 
 def test_the_chain_grows_from_the_step_run_as_its_community_joined() -> None:
-    result, llm = chain_leaf_run(chain_leaves=True, reason=["{Unknown}"], max_depth=2)
+    result, llm = chain_leaf_run(with_chains=True, reason=["{Unknown}"], max_depth=2)
     config = FastToGConfig(width=1, max_depth=2, max_community_size=2)
     engine = FastToG(InMemoryGraphStore.from_triples(CHAIN_LEAF_TRIPLES), config)
     history = {"Giulio Petroni", "Death Rides a Horse", "Lee Van Cleef"}
@@ -568,8 +585,9 @@ def test_the_chain_grows_from_the_step_run_as_its_community_joined() -> None:
 def test_chain_leaves_do_nothing_in_the_node_level_variant() -> None:
     store = InMemoryGraphStore.from_triples(CHAIN_LEAF_TRIPLES)
     prompts = []
-    for chain_leaves in (True, False):
-        config = FastToGConfig.node_level().with_overrides(max_depth=2, chain_leaves=chain_leaves)
+    for with_chains in (True, False):
+        leaves = LeafSettings(with_chains=with_chains)
+        config = FastToGConfig.node_level().with_overrides(max_depth=2, leaves=leaves)
         llm = ScriptedLLM.by_purpose(
             repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}"], cot=["{x}"])
         )
@@ -578,23 +596,11 @@ def test_chain_leaves_do_nothing_in_the_node_level_variant() -> None:
     assert prompts[0] == prompts[1] and len(prompts[0]) > 2
 
 
-class KeywordEmbedder:
-    """A toy sentence embedder: how often each keyword occurs (plus a constant)."""
-
-    def __init__(self, *keywords: str) -> None:
-        self.keywords = keywords
-        self.calls = 0
-
-    def embed(self, texts: list[str], progress: bool = False) -> list[list[float]]:
-        self.calls += 1
-        return [[t.count(k) for k in self.keywords] + [0.1] for t in texts]
-
-
 def test_first_choice_by_similarity_takes_the_closest_w_without_a_call(
     movie_store: InMemoryGraphStore,
 ) -> None:
     config = FastToGConfig(width=1, max_depth=1, max_community_size=2, first_choice="similarity")
-    embedder = KeywordEmbedder("director", "directed")
+    embedder = FakeEmbedder(keywords=("director", "directed"))
     llm = ScriptedLLM.by_purpose(replies={"reason": ["{All About Eve}"]})
     result = FastToG(movie_store, config, embedder=embedder).run(
         "which films were directed by the director of [Cleopatra]", llm
@@ -620,7 +626,7 @@ def test_auto_first_choice_ranks_by_similarity_only_with_an_embedder(
     movie_store: InMemoryGraphStore, first_choice: str, with_embedder: bool, resolved: str
 ) -> None:
     config = FastToGConfig(width=1, max_depth=1, max_community_size=2, first_choice=first_choice)
-    embedder = KeywordEmbedder("director", "directed")
+    embedder = FakeEmbedder(keywords=("director", "directed"))
     llm = ScriptedLLM.by_purpose(
         replies={"prune": ["{3}"], "reason": ["{All About Eve}"], "cot": ["{Unknown}"]}
     )
@@ -641,7 +647,7 @@ def test_first_choice_by_similarity_embeds_nothing_when_the_choice_is_forced(
     movie_store: InMemoryGraphStore,
 ) -> None:
     config = FastToGConfig(width=3, max_depth=1, max_community_size=2, first_choice="similarity")
-    embedder = KeywordEmbedder("directed")
+    embedder = FakeEmbedder(keywords=("directed",))
     llm = ScriptedLLM.by_purpose(replies={"reason": ["{All About Eve}"]})
     result = FastToG(movie_store, config, embedder=embedder).run(QUESTION, llm)
     assert embedder.calls == 0 and result.extra["steps"][0]["forced"]

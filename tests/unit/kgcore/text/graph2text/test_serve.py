@@ -85,7 +85,8 @@ def test_sigterm_stops_the_server_and_its_workers(tiny_model):
         mains = [
             p
             for p in psutil.process_iter(["cmdline"])
-            if "serve" in (p.info["cmdline"] or []) and str(port) in (p.info["cmdline"] or [])
+            if "kgcore.text.graph2text.serve" in (p.info["cmdline"] or [])
+            and str(port) in (p.info["cmdline"] or [])
         ]
         pids = {p.pid for p in mains}
         roots = [p for p in mains if p.ppid() not in pids]  # forked API servers share argv

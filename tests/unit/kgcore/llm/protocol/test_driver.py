@@ -1,3 +1,5 @@
+"""The sync and async drivers feed a step generator its replies in order."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,7 +9,6 @@ from kgcore.llm import (
     LLMReply,
     LLMRequest,
     ScriptedLLM,
-    UsageMeter,
     arun_steps,
     run_steps,
 )
@@ -33,19 +34,3 @@ def test_async_driver_with_async_and_sync_models() -> None:
 
     assert asyncio.run(arun_steps(two_questions(), AsyncEcho())) == "ONETWO"
     assert asyncio.run(arun_steps(two_questions(), ScriptedLLM(["p", "q"]))) == "pq"
-
-
-def test_reminder_continues_the_conversation() -> None:
-    request = LLMRequest.from_prompt("pick", purpose="prune")
-    again = request.with_reminder("hmm", "Reply with {1}")
-    assert [m.role for m in again.messages] == ["user", "assistant", "user"]
-    assert again.purpose == "prune"
-
-
-def test_usage_meter_counts_tokens_only_when_reported() -> None:
-    meter = UsageMeter()
-    meter.add(LLMReply("a", seconds=0.5))
-    assert meter.calls == 1 and not meter.tokens_reported
-    meter.add(LLMReply("b", prompt_tokens=10, completion_tokens=2, seconds=0.25))
-    assert (meter.calls, meter.prompt_tokens, meter.completion_tokens) == (2, 10, 2)
-    assert meter.tokens_reported and meter.llm_seconds == 0.75

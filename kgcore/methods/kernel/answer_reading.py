@@ -1,29 +1,52 @@
-"""What counts as an answer, the same for every method: never a topic entity of the question,
-never a sentence about it (its named part is taken, see :func:`drop_topic_answer`), never the
-prompt's ``{answer}`` placeholder.
+"""One way from a model's reply to a method's answer, the same for every method and fallback.
+
+:func:`read_answer` is the entry point: it parses a reply (braces by default,
+:func:`parse_graph_answer`) and passes the parsed answer to :func:`check_answer`, which
+
+1. drops the question's topic entities and takes the named part of a sentence about one
+   (:func:`drop_topic_answer`, :func:`sentence_answer`);
+2. when the method showed the model facts and asks for answers *from* them, keeps only the
+   names the facts hold (:func:`grounded_answer`);
+3. when it knows the nodes behind those facts, writes each name as the node it names
+   (:func:`node_answer`), so a graph method's answer is a node of the graph.
+
+``None`` means "no answer in this reply": a method reads on, retries or falls back. Whatever
+answer a method ends with then passes :func:`final_answer` (applied to every method's result by
+:class:`kgcore.methods.base.StepMethod`): a short printable phrase without unnamed graph nodes,
+else ``Unknown``.
 
 Example
 -------
 >>> topic_names("who directed [Giant]", ["Shane"])
 ['Shane', 'Giant']
->>> drop_topic_answer("the Giant", ["Giant"]) is None
+>>> read_answer("So the answer is {Giant}", ["Giant"]) is None
 True
+>>> read_answer("{oxford}", [], facts="Tolkien studied at Oxford", nodes=["Oxford"])
+'Oxford'
+>>> final_answer("m.0w4dx1v; Jennifer Lawrence"), final_answer(None)
+('Jennifer Lawrence', 'Unknown')
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from kgcore.graph.compound import is_unnamed_node
 from kgcore.linking import bracketed_entities
-from kgcore.llm.answers import contains_answer, normalize_answer
 from kgcore.llm.parsing import parse_answer
+from kgcore.text.answer_forms import contains_answer, normalize_answer
+from kgcore.validation import UNKNOWN, answer_phrase
 
 __all__ = [
+    "check_answer",
     "drop_topic_answer",
+    "final_answer",
     "grounded_answer",
     "node_answer",
+    "named_answer",
     "parse_graph_answer",
+    "read_answer",
     "sentence_answer",
     "topic_names",
 ]
@@ -67,7 +90,7 @@ def topic_names(question: str, topic_entities: Sequence[str] | None = None) -> l
 def drop_topic_answer(answer: str | None, topics: Sequence[str]) -> str | None:
     """``None`` when ``answer`` is one of the question's topic entities (not an answer).
 
-    Compared after :func:`~kgcore.llm.answers.normalize_answer`; every method applies
+    Compared after :func:`~kgcore.text.answer_forms.normalize_answer`; every method applies
     it, so "The Tale of Despereaux" is no answer to a question about [The Tale of Despereaux].
     A sentence about a topic entity (:data:`SENTENCE_WORDS` words or more that name one, as
     small models write when no braces are found) is no answer either: its named part is
@@ -144,7 +167,7 @@ def _answer_names(answer: str) -> list[str]:
 def grounded_answer(answer: str | None, facts: str, topics: Sequence[str] = ()) -> str | None:
     """The names of ``answer`` that the facts shown to the model contain, or ``None``.
 
-    A name counts when its :func:`~kgcore.llm.answers.normalize_answer` form occurs in the
+    A name counts when its :func:`~kgcore.text.answer_forms.normalize_answer` form occurs in the
     facts on word boundaries. A ``;``-separated part that is not in the facts is tried again
     split on commas (models list names with commas too), so a title with a comma stays whole
     when the facts hold it. Topic entities are dropped; duplicates are kept once, in order.
@@ -185,7 +208,7 @@ def node_answer(answer: str | None, nodes: Sequence[str]) -> str | None:
     first node whose name holds it (``Oxford`` -> ``University of Oxford``), else as it is.
 
     ``nodes`` are the nodes whose facts the model was shown, in the order it saw them; names are
-    compared after :func:`~kgcore.llm.answers.normalize_answer`, containment on word
+    compared after :func:`~kgcore.text.answer_forms.normalize_answer`, containment on word
     boundaries. A graph method's answer is then a node of the graph (the model shortens
     names), and a name it wrote twice is kept once.
 
@@ -221,3 +244,85 @@ def parse_graph_answer(text: str) -> str | None:
     """
     answer = parse_answer(text)
     return None if answer is None or answer.strip().lower() == "answer" else answer
+
+
+def read_answer(
+    text: str | None,
+    topics: Sequence[str],
+    *,
+    parse: Callable[[str], str | None] = parse_graph_answer,
+    facts: str | None = None,
+    nodes: Sequence[str] = (),
+) -> str | None:
+    """The answer a reply gives: ``parse(text)`` checked by :func:`check_answer`, or ``None``.
+
+    ``parse`` reads the reply (:func:`parse_graph_answer`: the answer in braces; a method
+    passes its own, as FastToG does to refuse a copied demonstration). Total: any reply gives
+    a value or ``None``.
+
+    Example
+    -------
+    >>> read_answer("Answer: {Shane}", ["Giant"]), read_answer("{Unknown}", [])
+    ('Shane', None)
+    """
+    return check_answer(parse(str(text or "")), topics, facts=facts, nodes=nodes)
+
+
+def check_answer(
+    answer: str | None,
+    topics: Sequence[str],
+    *,
+    facts: str | None = None,
+    nodes: Sequence[str] = (),
+) -> str | None:
+    """A parsed answer without topic entities, grounded in ``facts`` and written as ``nodes``.
+
+    ``facts`` (the text the model was shown) keeps only the names it holds
+    (:func:`grounded_answer`); ``nodes`` then writes each name as the node it names
+    (:func:`node_answer`). Topic entities are dropped first and last (a name snapped to a node
+    can be a topic entity).
+
+    Example
+    -------
+    >>> check_answer("The director of Giant is George Stevens.", ["Giant"])
+    'George Stevens'
+    >>> check_answer("Oxford; Paris", ["Tolkien"], facts="studied at University of Oxford")
+    'Oxford'
+    >>> check_answer("Oxford", ["Tolkien"], facts="Oxford", nodes=["University of Oxford"])
+    'University of Oxford'
+    """
+    answer = drop_topic_answer(answer, topics)
+    if facts is not None:
+        answer = grounded_answer(answer, facts, topics)
+    if nodes:
+        answer = drop_topic_answer(node_answer(answer, nodes), topics)
+    return answer
+
+
+def named_answer(answer: str) -> str:
+    """``answer`` without the names that are unnamed graph nodes (``m.0w4dx1v``: see
+    :mod:`kgcore.graph.compound`), ``Unknown`` when nothing else is left.
+
+    >>> named_answer("m.0w4dx1v; Jennifer Lawrence"), named_answer("m.0w4dx1v")
+    ('Jennifer Lawrence', 'Unknown')
+    """
+    parts = [part.strip() for part in answer.split(";")]
+    kept = [part for part in parts if not is_unnamed_node(part)]
+    if len(kept) == len(parts):
+        return answer
+    return "; ".join(part for part in kept if part) or UNKNOWN
+
+
+def final_answer(answer: str | None) -> str:
+    """The answer a method ends with: ``answer`` if it is a short printable phrase (see
+    :func:`kgcore.validation.answer_phrase`), less its unnamed graph nodes
+    (:func:`named_answer`); else ``Unknown``.
+
+    Example
+    -------
+    >>> final_answer("Paris"), final_answer(None), final_answer("x" * 5000)
+    ('Paris', 'Unknown', 'Unknown')
+    """
+    if not isinstance(answer, str) or answer == UNKNOWN or answer_phrase(answer) is None:
+        return UNKNOWN
+    return named_answer(answer)

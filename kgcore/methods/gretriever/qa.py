@@ -18,9 +18,10 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgcore.exceptions import ConfigurationError, InvalidSettingError
+from kgcore.exceptions import ConfigurationError
 from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
 from kgcore.llm.protocol import LLMRequest, Steps
@@ -29,13 +30,15 @@ from kgcore.methods.kernel import (
     ANSWER_SYSTEM,
     UNKNOWN,
     ask_parsed,
+    check_answer,
     check_verbalizer,
-    drop_topic_answer,
     parse_graph_answer,
     topic_names,
 )
 from kgcore.methods.result import MethodResult
+from kgcore.settings import Settings, checked_settings
 from kgcore.text.relations import Verbalizer, verbalize_relation
+from kgcore.validation import MAX_TOKENS
 
 if TYPE_CHECKING:  # kgcore.gretriever is imported when an engine is built, not before
     from kgcore.gretriever.result import GRetrieverResult
@@ -54,6 +57,29 @@ def _all_triples(store: GraphStore) -> list[tuple[str, str, str]] | None:
     if edges is None:
         return None
     return [(h, str(r), t) for h, t, r in edges(keys=True)]
+
+
+@checked_settings(
+    "G-Retriever",
+    limits={"max_tokens": (1, MAX_TOKENS), "max_graph_tokens": (1, 1_000_000),
+            "chars_per_token": (0.1, 100.0)},
+    choices={"text_format": ("triples", "paper")},
+)  # fmt: skip
+@dataclass(frozen=True)
+class GRetrieverQAConfig(Settings):
+    """The answering settings of :class:`GRetrieverQA` (its retrieval settings are
+    ``PCSTSettings`` and ``RegionSettings``).
+
+    >>> GRetrieverQAConfig(max_graph_tokens=0)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: G-Retriever setting max_graph_tokens=0 is out of ...
+    """
+
+    text_format: str = "triples"
+    max_tokens: int = 96
+    max_graph_tokens: int | None = 2048
+    chars_per_token: float = 3.0
 
 
 class GRetrieverQA(StepMethod[MethodResult]):
@@ -100,14 +126,14 @@ class GRetrieverQA(StepMethod[MethodResult]):
         verbalizer: Verbalizer | str = verbalize_relation,
         **settings: Any,
     ) -> None:
-        if max_graph_tokens is not None and max_graph_tokens < 1:
-            raise InvalidSettingError(
-                f"max_graph_tokens must be at least 1, got {max_graph_tokens}"
-            )
-        if chars_per_token <= 0:
-            raise InvalidSettingError(f"chars_per_token must be positive, got {chars_per_token}")
+        self.config = GRetrieverQAConfig(
+            text_format=text_format,
+            max_tokens=max_tokens,
+            max_graph_tokens=max_graph_tokens,
+            chars_per_token=chars_per_token,
+        )
+        from kgcore.embeddings import SentenceTransformerEmbedder
         from kgcore.gretriever import GRetriever, PCSTSettings, RegionSettings
-        from kgcore.gretriever.embedding import SentenceTransformerEmbedder
         from kgcore.gretriever.textualize import check_text_format
 
         pcst_keys = {"k_nodes", "k_edges", "edge_cost", "num_clusters"}
@@ -123,10 +149,10 @@ class GRetrieverQA(StepMethod[MethodResult]):
             )
         else:
             self.retriever = GRetriever(store=store, embedder=embedder, pcst=pcst, region=region)
-        self.text_format: TextFormat = check_text_format(text_format)
-        self.max_tokens = max_tokens
-        self.max_graph_tokens = max_graph_tokens
-        self.chars_per_token = chars_per_token
+        self.text_format: TextFormat = check_text_format(self.config.text_format)
+        self.max_tokens = self.config.max_tokens
+        self.max_graph_tokens = self.config.max_graph_tokens
+        self.chars_per_token = self.config.chars_per_token
 
     def fit_context(self, retrieved: GRetrieverResult) -> tuple[str, int]:
         """The subgraph text within ``max_graph_tokens``, and how many edges it keeps.
@@ -170,7 +196,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
             request, parse_graph_answer, "Reply only with the answer in braces.", meter.usage
         )
         # A topic entity, or a sentence about one, is not an answer (as for every method).
-        answer = drop_topic_answer(answer, topic_names(question, topic_entities))
+        answer = check_answer(answer, topic_names(question, topic_entities))
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

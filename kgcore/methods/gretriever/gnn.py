@@ -83,7 +83,7 @@ class GRetrieverGNNQA(StepMethod[MethodResult]):
             raise ConfigurationError(
                 "gretriever-gnn needs a trained model: --set checkpoint=PATH/best.safetensors"
             )
-        from kgcore.methods.gretriever_qa import GRetrieverQA
+        from kgcore.methods.gretriever.qa import GRetrieverQA
 
         # Reuse the text-prompted engine's retriever set-up (whole small graphs, regions of
         # large ones); its text format is the paper's, as the model was trained on.
@@ -91,15 +91,15 @@ class GRetrieverGNNQA(StepMethod[MethodResult]):
             store, embedder=embedder, text_format="paper", max_graph_tokens=None, **settings
         )
         self.retriever = self._text_engine.retriever
-        from kgcore.gretriever.gnn.answers import EXPLAGRAPHS_LABELS
+        from kgcore.gretriever.gnn.labels import EXPLAGRAPHS_LABELS
 
         self.labels = tuple(EXPLAGRAPHS_LABELS if labels is None else labels)
         self.model = model if model is not None else shared_model(checkpoint, llm)  # type: ignore[arg-type]
 
     def answer(self, question: str, topic_entities: Sequence[str] | None = None) -> MethodResult:
         """Retrieve and answer ``question`` (no chat model involved)."""
-        from kgcore.gretriever.gnn.answers import UNPARSEABLE, parse_label
         from kgcore.gretriever.gnn.graph_data import result_to_data
+        from kgcore.gretriever.gnn.labels import UNPARSEABLE, parse_label
         from kgcore.gretriever.gnn.model import GraphPrompt
 
         question = check_question(question)

@@ -1,20 +1,18 @@
-"""G-Retriever in the harness: PCST retrieval, then one answer call (fake embedder)."""
+"""G-Retriever in the harness: PCST retrieval, then one answer call (a bag-of-words fake
+embedder: the question is close to the facts that share its words)."""
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
-
-import numpy as np
 import pytest
 
 from kgcore.evaluation import evaluate
 from kgcore.evaluation.datasets import Dataset, EvalExample
-from kgcore.evaluation.gretriever_qa import GRetrieverQA
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
+from kgcore.methods.gretriever.qa import GRetrieverQA
 from kgcore.types import Triple
+from tests.support.fake_embedder import FakeEmbedder
 
 TRIPLES = [
     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
@@ -23,23 +21,9 @@ TRIPLES = [
 ]
 
 
-class WordEmbedder:
-    """Bag-of-words hashing: texts sharing words are similar."""
-
-    model_id = "test-words"
-
-    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
-        out = np.zeros((len(texts), 64), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in text.lower().replace("_", " ").split():
-                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % 64] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
-
-
 def test_gretriever_retrieves_a_subgraph_and_answers_in_one_call() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
-    engine = GRetrieverQA(store, embedder=WordEmbedder())
+    engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64))
     llm = ScriptedLLM(["{Joseph L. Mankiewicz}"])
     result = engine.run("who directed Cleopatra", llm, topic_entities=["Cleopatra"])
     assert result.answer == "Joseph L. Mankiewicz"
@@ -60,7 +44,7 @@ def test_gretriever_runs_in_the_harness_with_per_question_graphs() -> None:
         "gretriever",
         Dataset("toy-graphs", [example]),
         ScriptedLLM(["{support}"]),
-        options={"embedder": WordEmbedder()},
+        options={"embedder": FakeEmbedder(dim=64)},
         progress=False,
     )
     assert run.accuracy == 1.0
@@ -71,9 +55,9 @@ def test_a_subgraph_over_the_token_budget_is_cut_to_its_most_relevant_edges() ->
     triples = [(f"Film {i:02d}", "starred_actors", "Star") for i in range(40)]
     store = InMemoryGraphStore.from_triples(triples)
     question = "which film starred Star"
-    full = GRetrieverQA(store, embedder=WordEmbedder(), max_graph_tokens=None)
+    full = GRetrieverQA(store, embedder=FakeEmbedder(dim=64), max_graph_tokens=None)
     whole = full.run(question, ScriptedLLM(["{Film 01}"]), topic_entities=["Star"])
-    engine = GRetrieverQA(store, embedder=WordEmbedder(), max_graph_tokens=20)
+    engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64), max_graph_tokens=20)
     llm = ScriptedLLM(["{Film 01}"])
     result = engine.run(question, llm, topic_entities=["Star"])
     assert len(result.context) <= 20 * 3 < len(whole.context)
@@ -94,18 +78,18 @@ def test_budget_settings_are_checked() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
     for bad in ({"max_graph_tokens": 0}, {"chars_per_token": 0.0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            GRetrieverQA(store, embedder=WordEmbedder(), **bad)
+            GRetrieverQA(store, embedder=FakeEmbedder(dim=64), **bad)
 
 
 def test_an_unknown_text_format_is_refused_when_the_engine_is_built() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
     with pytest.raises(ConfigurationError, match="json"):
-        GRetrieverQA(store, embedder=WordEmbedder(), text_format="json")
+        GRetrieverQA(store, embedder=FakeEmbedder(dim=64), text_format="json")
 
 
 def test_the_topic_entity_is_no_gretriever_answer() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
-    engine = GRetrieverQA(store, embedder=WordEmbedder())
+    engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64))
     result = engine.run("who directed [Cleopatra]", ScriptedLLM(["{Cleopatra}"]))
     assert result.answer == "Unknown"
     result = engine.run(

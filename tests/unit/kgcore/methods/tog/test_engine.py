@@ -1,4 +1,4 @@
-"""ToG: control flow and exact LLM call counts with scripted models."""
+"""ToG's engine: control flow and exact LLM call counts with scripted models."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
-from kgcore.methods.tog import ToG, parse_scores, parse_sufficiency
+from kgcore.methods.tog import ToG
 
 TRIPLES = [
     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
@@ -145,44 +145,7 @@ def test_bad_settings_are_refused(store: InMemoryGraphStore) -> None:
         ToG(store, entity_sample_size=30, entity_sample_threshold=20)
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("{A: 0.6, C: 0.4}", {0: 0.6, 2: 0.4}),
-        ("A (Score: 0.7)\nB (Score: 0.3)", {0: 0.7, 1: 0.3}),
-        ("{B}", {1: 1.0}),
-        ("{none}", {}),
-        ("{A: 0.2, B: 0.3, C: 0.5}", {2: 0.5, 1: 0.3}),
-        ("I do not know what\nto pick here.", None),
-    ],
-)
-def test_parse_scores(text: str, expected: dict[int, float] | None) -> None:
-    assert parse_scores(text, n_options=3, max_choices=2) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("Yes {Cobra}", (True, "Cobra")),
-        ("{Yes}. The answer is {Cobra}.", (True, "Cobra")),
-        ("No, more is needed.", (False, None)),
-        ("{No}", (False, None)),
-        ("{Red Sonja, Cobra}", (True, "Red Sonja, Cobra")),
-        ("{Cobra}", (True, "Cobra")),
-        ("{Unknown}", (False, None)),
-        ("Yes", None),
-        ("It depends", None),
-    ],
-)
-def test_parse_sufficiency(text: str, expected: tuple[bool, str | None] | None) -> None:
-    assert parse_sufficiency(text) == expected
-
-
 def test_topic_entity_is_not_an_answer() -> None:
-    from kgcore.graph import InMemoryGraphStore
-    from kgcore.llm import ScriptedLLM
-    from kgcore.methods.tog import ToG
-
     store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
     llm = ScriptedLLM.by_purpose(
         repeat_last=True, replies={"tog_reason": ["{Cleopatra}"], "cot": ["{Cleopatra}"]}
@@ -192,10 +155,6 @@ def test_topic_entity_is_not_an_answer() -> None:
 
 
 def test_a_sentence_verdict_about_the_topic_answers_with_its_named_part() -> None:
-    from kgcore.graph import InMemoryGraphStore
-    from kgcore.llm import ScriptedLLM
-    from kgcore.methods.tog import ToG
-
     store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
     llm = ScriptedLLM.by_purpose(
         repeat_last=True,

@@ -1,6 +1,6 @@
 """Read a label out of a model's reply: the first known label word, else ``"unparseable"``.
 
-A reply is untrusted: only its first :data:`MAX_REPLY_CHARS` characters are read, and any
+A reply is untrusted: only its first :data:`MAX_LABEL_REPLY_CHARS` characters are read, and any
 input (even a non-string) gives a label or :data:`UNPARSEABLE`, never an exception.
 
 Example
@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 UNPARSEABLE = "unparseable"
-MAX_REPLY_CHARS = 400
+MAX_LABEL_REPLY_CHARS = 400
 EXPLAGRAPHS_LABELS: tuple[str, ...] = ("support", "counter")
 _WORD = re.compile(r"[a-z]+")
 
@@ -35,7 +35,7 @@ def parse_label(reply: object, labels: Sequence[str] = EXPLAGRAPHS_LABELS) -> st
     if not isinstance(reply, str):
         return UNPARSEABLE
     wanted = {label.lower(): label for label in labels}
-    for word in _WORD.findall(reply[:MAX_REPLY_CHARS].lower()):
+    for word in _WORD.findall(reply[:MAX_LABEL_REPLY_CHARS].lower()):
         if word in wanted:
             return wanted[word]
         # "supports", "countering": a label followed by an inflection still counts.

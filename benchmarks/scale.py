@@ -1,0 +1,319 @@
+"""How the costs grow with the graph: MetaQA and disjoint renamed copies of it, in a Bolt server.
+
+Graphs of about 10^5, 10^6 and 10^7 triples are MetaQA's knowledge base (133,582 triples) and
+``N - 1`` copies of it whose every entity name carries the copy's number (``"Heat #7"``), so the
+degree distribution stays MetaQA's. They are loaded copy by copy into one ArcadeDB server (its
+Bolt plugin; ``arcadedb-embedded``) with the batched loader, and the search indexes are created
+(a full-text index on the names, a vector index on G-Retriever's node vectors). At each size the
+first ``--questions`` MetaQA dev 2-hop questions (about the original copy, whose node texts have
+vectors; the other copies are distractors the server holds) are timed on the Bolt store:
+
+- entity linking of a misspelt topic name (the fuzzy path: the full-text index, then the
+  in-memory rule);
+- one FastToG Local Community Search step from the topic entity;
+- one ToG expansion step (the topic's neighbours, grouped by relation);
+- one G-Retriever retrieval (the region read by Cypher with its stored vectors, PCST here);
+
+with the round trips each one sends, the client's and the server's memory, and the load rate.
+In-memory figures (linking, LCS) are taken in a child process for the sizes up to
+``--memory-max-copies`` copies.
+
+Loading 10^7 triples takes long on two cores: the server's database is kept in ``--out`` and a
+later run resumes with the copies not yet loaded. A new copy is written with the loader's
+``mode="create"`` (its names merged, its relationships created); a copy cut short is written
+again with ``MERGE``, which adds nothing twice.
+
+One line of figures per size, then (and written to ``--results``)::
+
+    scale max_triples=N link_ratio=R lcs_ratio=R gretriever_ratio=R client_mem_ratio=R load_tps=T
+
+the ratios of the p50 latencies and the client memory at the largest size reached to those at
+the smallest.
+
+Example
+-------
+``.venv/bin/python benchmarks/scale.py --copies 1,8,75``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import arcadedb  # noqa: E402  (the launcher beside this script)
+
+from kgcore.community.lcs import LCSConfig, local_community_search  # noqa: E402
+from kgcore.evaluation.datasets import default_data_dir  # noqa: E402
+from kgcore.graph.loaders import read_triples  # noqa: E402
+from kgcore.graph.memory import InMemoryGraphStore  # noqa: E402
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j  # noqa: E402
+from kgcore.graph.neo4j_store import DEFAULT_MAPPING, Neo4jGraphStore  # noqa: E402
+from kgcore.gretriever.retriever import GRetriever  # noqa: E402
+from kgcore.gretriever.store_vectors import write_embeddings  # noqa: E402
+from kgcore.linking import link_entity_details  # noqa: E402
+from kgcore.types import Triple  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = default_data_dir() / "metaqa"
+LABEL = "Entity"
+MAPPING = replace(
+    DEFAULT_MAPPING,
+    node_label=LABEL,
+    search_property="search",
+    fulltext_index=f"{LABEL}[search]",
+    vector_index=f"{LABEL}[embedding]",
+)
+
+
+def copy_of(triples: Sequence[Triple], number: int) -> Iterator[tuple[str, str, str]]:
+    """Copy ``number`` of the graph: copy 0 is the graph, copy k renames every entity."""
+    if number == 0:
+        yield from ((h, r, t) for h, r, t in triples)
+        return
+    suffix = f" #{number}"
+    yield from ((h + suffix, r, t + suffix) for h, r, t in triples)
+
+
+def misspelt(name: str, rng: random.Random) -> str:
+    """``name`` with two neighbouring letters swapped (the fuzzy path of linking)."""
+    letters = [i for i in range(1, len(name) - 2) if name[i].isalpha() and name[i + 1].isalpha()]
+    if not letters:
+        return name.lower()
+    i = rng.choice(letters)
+    return name[:i] + name[i + 1] + name[i] + name[i + 2 :]
+
+
+def questions(count: int) -> list[tuple[str, str]]:
+    """(question, topic entity) of the first ``count`` MetaQA dev 2-hop questions."""
+    found = []
+    for line in (DATA / "dev_2hop.txt").read_text(encoding="utf-8").splitlines():
+        question = line.split("\t", 1)[0]
+        if "[" in question and "]" in question:
+            found.append((question, question[question.index("[") + 1 : question.index("]")]))
+        if len(found) == count:
+            break
+    return found
+
+
+def timed(fn: Callable[[], Any], store: Any = None) -> tuple[float, int]:
+    """Milliseconds ``fn`` took, and the round trips it sent (``store`` counts them)."""
+    if store is not None:
+        store.reset_round_trips()
+    started = time.perf_counter()
+    fn()
+    elapsed = (time.perf_counter() - started) * 1000
+    return elapsed, (store.round_trips if store is not None else 0)
+
+
+def p50_p95(values: Sequence[float]) -> tuple[float, float]:
+    return statistics.median(values), float(np.percentile(values, 95))
+
+
+def rss_mb(pid: int | None = None) -> float:
+    return psutil.Process(pid or os.getpid()).memory_info().rss / 2**20
+
+
+def tog_step(store: Any, entity: str) -> dict[tuple[str, bool], int]:
+    """ToG's expansion of one entity: its neighbours, grouped by (relation, direction)."""
+    groups: dict[tuple[str, bool], int] = {}
+    for triple in store.neighbors_batch([entity]).get(entity, ()):
+        key = (triple.relation, triple.head == entity)
+        groups[key] = groups.get(key, 0) + 1
+    return groups
+
+
+def measure_bolt(
+    store: Neo4jGraphStore, asked: list[tuple[str, str]], embedder: Any
+) -> dict[str, float]:
+    """Latencies (p50/p95 ms) and round trips of the four steps on the Bolt store."""
+    rng = random.Random(0)
+    retriever = GRetriever(store=store, embedder=embedder)
+    figures: dict[str, list[float]] = {k: [] for k in ("link", "lcs", "tog", "gretriever")}
+    trips: dict[str, list[int]] = {k: [] for k in figures}
+    # Warm up: the server's caches and JIT, the model.
+    local_community_search(store, [asked[0][1]], LCSConfig(), seed=0)
+    retriever.retrieve(asked[0][0], topic_entities=[asked[0][1]])
+    for question, entity in asked:
+        name = misspelt(entity, rng)
+        for key, fn in (
+            ("link", lambda n=name: link_entity_details(store, n)),
+            ("lcs", lambda e=entity: local_community_search(store, [e], LCSConfig(), seed=0)),
+            ("tog", lambda e=entity: tog_step(store, e)),
+            (
+                "gretriever",
+                lambda q=question, e=entity: retriever.retrieve(q, topic_entities=[e]),
+            ),
+        ):
+            try:
+                ms, rt = timed(fn, store)
+            except Exception as err:  # noqa: BLE001 - a refused misspelling is a result too
+                if key != "link":
+                    raise
+                ms, rt = 0.0, store.round_trips
+                print(f"  (linking {name!r}: {type(err).__name__})", file=sys.stderr)
+            figures[key].append(ms)
+            trips[key].append(rt)
+    out: dict[str, float] = {}
+    for key, values in figures.items():
+        out[f"{key}_p50_ms"], out[f"{key}_p95_ms"] = p50_p95(values)
+        out[f"{key}_round_trips"] = statistics.mean(trips[key])
+    return out
+
+
+def _memory_child(copies: int, asked: list[tuple[str, str]], queue: Any) -> None:
+    base = [Triple(*t) for t in read_triples(DATA / "kb.txt", progress=False)]
+    started = time.perf_counter()
+    store = InMemoryGraphStore()
+    for number in range(copies):
+        store.add_triples(copy_of(base, number))
+    load = time.perf_counter() - started
+    rng = random.Random(0)
+    link, lcs = [], []
+    for _, entity in asked:
+        name = misspelt(entity, rng)
+        try:
+            link.append(timed(lambda n=name: link_entity_details(store, n))[0])
+        except Exception:  # noqa: BLE001 - a refused misspelling
+            link.append(0.0)
+        lcs.append(timed(lambda e=entity: local_community_search(store, [e], LCSConfig()))[0])
+    queue.put(
+        {
+            "memory_load_s": load,
+            "memory_mb": rss_mb(),
+            "memory_link_p50_ms": p50_p95(link)[0],
+            "memory_lcs_p50_ms": p50_p95(lcs)[0],
+        }
+    )
+
+
+def measure_memory(copies: int, asked: list[tuple[str, str]]) -> dict[str, float]:
+    """The in-memory store's figures for ``copies`` copies, from a child process."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    child = context.Process(target=_memory_child, args=(copies, asked, queue))
+    child.start()
+    result: dict[str, float] = queue.get()
+    child.join()
+    return result
+
+
+def create_indexes(server: arcadedb.Server, dimensions: int) -> None:
+    """ArcadeDB's SQL for the full-text and vector indexes (Neo4j: ``kgqa load
+    --create-indexes``)."""
+    for command in (
+        f"CREATE PROPERTY {LABEL}.search IF NOT EXISTS STRING",
+        f"CREATE INDEX IF NOT EXISTS ON {LABEL} (search) FULL_TEXT",
+        f"CREATE PROPERTY {LABEL}.embedding IF NOT EXISTS ARRAY_OF_FLOATS",
+        f"CREATE INDEX IF NOT EXISTS ON {LABEL} (embedding) LSM_VECTOR METADATA "
+        f'{{"dimensions": {dimensions}, "similarity": "COSINE"}}',
+    ):
+        arcadedb.sql(server, command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--copies", default="1,8,75", help="sizes, in copies of MetaQA")
+    parser.add_argument("--questions", type=int, default=50)
+    parser.add_argument("--batch-size", type=int, default=10_000)
+    parser.add_argument("--heap", default="8g", help="the server's Java heap")
+    parser.add_argument("--memory-max-copies", type=int, default=8)
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "scale")
+    parser.add_argument(
+        "--results", type=Path, default=ROOT / "benchmarks" / "results" / "scale.txt"
+    )
+    args = parser.parse_args(argv)
+    sizes = sorted({int(c) for c in args.copies.split(",")})
+
+    from kgcore.embeddings import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    base = [Triple(*t) for t in read_triples(DATA / "kb.txt", progress=False)]
+    asked = questions(args.questions)
+    server = arcadedb.start(args.out / "arcadedb", heap=args.heap)
+    print(f"ArcadeDB at {server.uri}, started in {server.start_seconds:.1f} s", flush=True)
+    lines: list[str] = []
+    rows: list[dict[str, float]] = []
+    loaded_now, load_seconds = 0, 0.0
+    indexed = False
+    try:
+        store = Neo4jGraphStore(**server.conn, mapping=MAPPING, name_search="fulltext")
+        present = store.num_triples()
+        done, partial = divmod(present, len(base))
+        print(f"resuming: {done} copies loaded" + (" and part of one" if partial else ""))
+        for target in sizes:
+            while done < target:
+                started = time.perf_counter()
+                # A copy cut short is written again with MERGE; a new one is created.
+                mode = "merge" if partial else "create"
+                partial = 0
+                summary = write_triples_to_neo4j(
+                    store,
+                    copy_of(base, done),
+                    batch_size=args.batch_size,
+                    progress=False,
+                    validate=False,
+                    mode=mode,
+                )
+                load_seconds += time.perf_counter() - started
+                loaded_now += summary.triples_read
+                print(f"copy {done}: {summary}", flush=True)
+                done += 1
+            if not indexed:
+                # The original copy's texts get vectors (the questions are about it); the
+                # other copies are distractors. Both steps are idempotent: a resumed run
+                # finishes what an interrupted one began.
+                names = sorted({n for t in base for n in (t.head, t.tail)})
+                print(write_embeddings(store, embedder, names=names, progress=False), flush=True)
+                create_indexes(server, int(embedder.embed(["x"]).shape[1]))
+                store.refresh_names()
+                indexed = True
+            gc.collect()
+            figures = measure_bolt(store, asked, embedder)
+            figures["triples"] = float(store.num_triples())
+            figures["client_mb"] = rss_mb()
+            figures["server_mb"] = rss_mb(server.process.pid)
+            if target <= args.memory_max_copies:
+                figures.update(measure_memory(target, asked))
+            rows.append(figures)
+            line = "scale " + " ".join(
+                f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
+                for k, v in sorted(figures.items())
+            )
+            print(line, flush=True)
+            lines.append(line)
+        store.close()
+    finally:
+        server.stop()
+    first, last = rows[0], rows[-1]
+    tps = loaded_now / load_seconds if load_seconds else float("nan")
+    summary_line = (
+        f"scale max_triples={int(last['triples'])} "
+        f"link_ratio={last['link_p50_ms'] / first['link_p50_ms']:.2f} "
+        f"lcs_ratio={last['lcs_p50_ms'] / first['lcs_p50_ms']:.2f} "
+        f"gretriever_ratio={last['gretriever_p50_ms'] / first['gretriever_p50_ms']:.2f} "
+        f"client_mem_ratio={last['client_mb'] / first['client_mb']:.2f} "
+        f"load_tps={tps:.0f}"
+    )
+    print(summary_line)
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text("\n".join([*lines, summary_line]) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,193 @@
+"""Retrying failing model calls: which errors may heal, the policy, and one run's bookkeeping.
+
+Transient errors (connection, timeout, rate limit, HTTP 408/429/5xx) are retried with
+exponential backoff and seeded jitter, as a :class:`RetryPolicy` says; errors that cannot heal
+(authentication, bad request) are not. When the budget is spent the drivers
+(:mod:`kgcore.llm.protocol.driver`) raise :class:`~kgcore.exceptions.LLMResponseError` naming
+the step and the cause, or, with ``on_failure="fallback"``, answer the step with an empty reply
+so the method takes its documented path for an unusable reply (its fallback, else ``Unknown``).
+
+Example
+-------
+>>> is_transient(ConnectionResetError())
+True
+>>> RetryPolicy(attempts=1).delays()
+[]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from kgcore.exceptions import InvalidSettingError, KGRetrieverError, LLMResponseError
+from kgcore.llm.protocol.types import LLMReply, LLMRequest
+
+__all__ = ["DEFAULT_RETRY", "FAILURE_MODES", "TRANSIENT_STATUS", "RetryPolicy", "is_transient"]
+
+#: HTTP statuses worth another try (timeout, conflict, too early, rate limit, server errors).
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+# kgcore imports no provider SDK (openai, anthropic, httpx, ...), so their errors are told
+# apart by class name along the MRO and by HTTP status.
+_PERMANENT_NAMES = (
+    "authentication",
+    "permissiondenied",
+    "unauthorized",
+    "forbidden",
+    "badrequest",
+    "invalidrequest",
+    "notfound",
+    "unprocessable",
+)
+_TRANSIENT_NAMES = (
+    "ratelimit",
+    "timeout",
+    "timedout",
+    "apiconnection",
+    "serviceunavailable",
+    "internalserver",
+    "overloaded",
+    "temporar",
+    "remoteprotocol",
+)
+FAILURE_MODES = ("raise", "fallback")
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether another try may succeed: connection, timeout, rate limit or a 5xx status.
+
+    Authentication, permission and bad-request errors (HTTP 4xx) never heal, nor do this
+    project's own errors.
+
+    >>> is_transient(ConnectionResetError()), is_transient(TimeoutError())
+    (True, True)
+    >>> class AuthenticationError(Exception): status_code = 401
+    >>> is_transient(AuthenticationError()), is_transient(ValueError("bad"))
+    (False, False)
+    """
+    if isinstance(error, KGRetrieverError):
+        return False
+    status = getattr(error, "status_code", None)
+    if status is None:
+        status = getattr(getattr(error, "response", None), "status_code", None)
+    if isinstance(status, int) and not isinstance(status, bool):
+        return status in TRANSIENT_STATUS or status >= 500
+    names = [cls.__name__.lower() for cls in type(error).__mro__]
+    if any(word in name for name in names for word in _PERMANENT_NAMES):
+        return False
+    if isinstance(error, (ConnectionError, TimeoutError)):  # asyncio.TimeoutError included
+        return True
+    return any(word in name for name in names for word in _TRANSIENT_NAMES)
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How the drivers retry a failing model call.
+
+    Parameters
+    ----------
+    attempts : int
+        Calls per request at most (1 to 10; 1 = no retry).
+    base_delay, max_delay : float
+        Before retry ``k`` (1, 2, ...) the driver waits ``min(max_delay, base_delay * 2**(k-1))``
+        times a seeded jitter factor in [0.5, 1) (``max_delay`` at most 60 s).
+    timeout : float or None
+        Seconds one call may take (at most 600). Asynchronous models are cancelled after it;
+        synchronous ones receive it as :attr:`LLMRequest.timeout` and honour it if they can.
+    on_failure : {"raise", "fallback"}
+        After the budget: raise :class:`~kgcore.exceptions.LLMResponseError`, or answer the
+        step with an empty reply so the method falls back (later calls of the same run then
+        get one attempt each, without waiting).
+    seed : int
+        Seeds the jitter, so a run waits the same way every time.
+    sleep : callable
+        How to wait (replaced in tests).
+
+    Example
+    -------
+    >>> policy = RetryPolicy(attempts=3, base_delay=0.5)
+    >>> [round(d, 2) for d in policy.delays()]
+    [0.46, 0.88]
+    """
+
+    attempts: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    timeout: float | None = None
+    on_failure: str = "raise"
+    seed: int = 0
+    sleep: Callable[[float], None] = field(default=_sleep, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.attempts <= 10:
+            raise InvalidSettingError(f"attempts must be between 1 and 10, got {self.attempts}")
+        if not 0 <= self.base_delay <= self.max_delay <= 60:
+            raise InvalidSettingError("need 0 <= base_delay <= max_delay <= 60 seconds")
+        if self.timeout is not None and not 0 < self.timeout <= 600:
+            raise InvalidSettingError(f"timeout must be in (0, 600] seconds, got {self.timeout}")
+        if self.on_failure not in FAILURE_MODES:
+            raise InvalidSettingError(
+                f"on_failure must be one of {', '.join(FAILURE_MODES)}, got {self.on_failure!r}"
+            )
+
+    def delay(self, retry: int, rng: random.Random) -> float:
+        """The wait before retry number ``retry`` (1, 2, ...), jittered by ``rng``."""
+        return min(self.max_delay, self.base_delay * 2 ** (retry - 1)) * (0.5 + rng.random() / 2)
+
+    def delays(self) -> list[float]:
+        """The waits before each retry (``attempts - 1`` of them) of a run's first call."""
+        rng = random.Random(self.seed)
+        return [self.delay(k, rng) for k in range(1, self.attempts)]
+
+
+#: The policy used when a driver is given none: 3 attempts, 0.5 s then about 1 s of backoff.
+DEFAULT_RETRY = RetryPolicy()
+
+
+class CallGuard:
+    """The retry bookkeeping of one driven run (one question), used by the drivers."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self.policy = policy
+        self.rng = random.Random(policy.seed)
+        self.failed = False  # a call already failed in fallback mode: no more waiting
+
+    def prepare(self, request: LLMRequest) -> LLMRequest:
+        if self.policy.timeout is not None and request.timeout is None:
+            return replace(request, timeout=self.policy.timeout)
+        return request
+
+    def attempts(self) -> int:
+        return 1 if self.failed else self.policy.attempts
+
+    def give_up(self, request: LLMRequest, error: BaseException, tries: int) -> LLMReply:
+        if self.policy.on_failure == "fallback":
+            self.failed = True
+            return LLMReply(text="")
+        raise LLMResponseError(
+            f"LLM call for step {request.purpose!r} failed after {tries} attempt"
+            f"{'s' if tries != 1 else ''}: {type(error).__name__}: {error}",
+            step=request.purpose,
+        ) from error
+
+    def delay(self, attempt: int) -> float:
+        return self.policy.delay(attempt, self.rng)
+
+    def wait(self, attempt: int) -> None:
+        """Wait before retry number ``attempt`` (the synchronous driver)."""
+        self.policy.sleep(self.delay(attempt))
+
+    async def await_wait(self, attempt: int) -> None:
+        """Wait before retry number ``attempt`` without blocking the event loop, unless the
+        policy waits its own way (tests)."""
+        if self.policy.sleep is _sleep:
+            await asyncio.sleep(self.delay(attempt))
+        else:
+            self.policy.sleep(self.delay(attempt))

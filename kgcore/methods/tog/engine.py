@@ -1,0 +1,595 @@
+"""Think-on-Graph (ToG, Sun et al. 2024), the node-level n-d 1-w baseline.
+
+At every depth ToG widens ``W`` kept paths by one hop, with the LLM as the judge:
+
+1. *Relation search and pruning*: the relations around each frontier entity are listed and the
+   LLM keeps up to ``W`` of them with scores that sum to one (an entity with one relation keeps
+   it without a call).
+2. *Entity search and scoring*: the entities behind each kept relation are listed (a
+   neighbourhood of ``entity_sample_threshold`` or more is cut to ``entity_sample_size`` by a
+   seeded draw) and the LLM scores them; a lone candidate needs no call. A candidate's score is
+   its relation's score times its own.
+3. The ``W`` best candidates over the whole frontier become the new paths.
+4. *Reasoning*: the LLM reads every kept triple and says whether they suffice, by answering
+   from them or replying ``{Unknown}`` (``{No}`` and the paper's ``Yes {answer}``/``No`` are
+   read too); an answer is final, otherwise ToG goes one hop deeper, up to ``max_depth``.
+
+When exploration dies out or ``max_depth`` passes without a sufficient set, ToG answers by CoT.
+An unparseable reply is asked again once with a format reminder; a relation list that still
+cannot be read is dropped (as in ToG's code), entity scores fall back to uniform and an unread
+sufficiency check counts as "no".
+
+:meth:`ToG.steps` is this algorithm, one method per phase: entity linking
+(:meth:`ToG._link`), relation search and pruning (:meth:`ToG._search_relations`,
+:meth:`ToG._prune_relations`), entity search and scoring (:meth:`ToG._score_entities`), path
+selection (:meth:`ToG._select_paths`), reasoning (:meth:`ToG._reason`) and the CoT fallback
+(:meth:`ToG._fallback`).
+
+Example
+-------
+>>> from kgcore.graph import InMemoryGraphStore
+>>> from kgcore.llm import ScriptedLLM
+>>> store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
+>>> tog = ToG(store)
+>>> llm = ScriptedLLM(["Yes {Joseph L. Mankiewicz}"])
+>>> result = tog.run("who directed [Cleopatra]", llm)
+>>> result.answer, result.llm_calls, result.depth
+('Joseph L. Mankiewicz', 1, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from kgcore.exceptions import InvalidSettingError
+from kgcore.graph.compound import compound_view
+from kgcore.graph.store import GraphStore
+from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.methods.base import StepMethod
+from kgcore.methods.kernel import (
+    MAX_RECORDED_PRUNED,
+    UNKNOWN,
+    Linked,
+    RunMeter,
+    StepTrace,
+    answer_steps,
+    ask_parsed,
+    check_answer,
+    link_steps,
+    options_text,
+    topic_names,
+    triple_text,
+)
+from kgcore.methods.result import MethodResult
+from kgcore.methods.tog.config import ToGConfig
+from kgcore.methods.tog.parsing import parse_scores, parse_sufficiency
+from kgcore.methods.tog.prompts import (
+    ENTITY_REMINDER,
+    REASON_REMINDER,
+    REASON_SYSTEM,
+    RELATION_REMINDER,
+    SCORE_REMINDER,
+    SYSTEM,
+)
+from kgcore.text.relations import distinct_phrases
+from kgcore.types import Triple
+
+#: A relation around an entity: ``(relation, outgoing)``, ``outgoing`` when the entity is the
+#: head of its triples.
+Relation = tuple[str, bool]
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A triple that would extend a path to ``entity``, with its path score."""
+
+    triple: Triple
+    entity: str
+    score: float
+
+
+@dataclass
+class _Search:
+    """What one ToG run carries from phase to phase.
+
+    Attributes
+    ----------
+    question : str
+        The question.
+    meter : RunMeter
+        The run's accounting (LLM usage, graph time).
+    rng : numpy.random.Generator
+        The seeded draw of entity sampling, shared by every depth in order.
+    trace : StepTrace
+        Every LLM step: what was offered, the raw reply, what was read.
+    start : list of str
+        The linked topic entities (the first frontier).
+    topics : list of str
+        Names that are no answer: the mentions and the linked topic entities.
+    visited : set of str
+        Entities already on a path; their triples are not offered again.
+    depth : int
+        Hops explored so far.
+    kept : list of Triple
+        Every triple kept on a path, in the order kept.
+    explored : list of dict
+        What each depth kept and dropped, for pictures.
+    stats : dict of str to int
+        The pruning, scoring and reasoning calls made.
+    """
+
+    question: str
+    meter: RunMeter
+    rng: np.random.Generator
+    trace: StepTrace = field(default_factory=StepTrace)
+    start: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
+    visited: set[str] = field(default_factory=set)
+    depth: int = 0
+    kept: list[Triple] = field(default_factory=list)
+    explored: list[dict[str, object]] = field(default_factory=list)
+    stats: dict[str, int] = field(
+        default_factory=lambda: {"relation_calls": 0, "entity_calls": 0, "reason_calls": 0}
+    )
+
+    @property
+    def usage(self) -> UsageMeter:
+        """The run's LLM usage."""
+        return self.meter.usage
+
+
+class ToG(StepMethod[MethodResult]):
+    """The ToG engine (n-d 1-w), written once as a step generator.
+
+    Parameters
+    ----------
+    store : GraphStore
+        The knowledge graph, seen through a
+        :class:`~kgcore.graph.compound.CompoundNodeView`: unnamed compound nodes
+        (``m.0w4dx1v``) are stepped through, never shown (give a view of your own for
+        another pattern, or ``CompoundNodeView(store, unnamed=None)`` for none).
+    config : ToGConfig, optional
+        Every setting (:class:`~kgcore.methods.tog.config.ToGConfig`'s defaults when left
+        out).
+    **overrides :
+        :class:`~kgcore.methods.tog.config.ToGConfig` fields that override ``config``'s
+        (``ToG(store, width=2)``).
+
+    Example
+    -------
+    >>> from kgcore.graph import InMemoryGraphStore
+    >>> store = InMemoryGraphStore.from_triples([("a", "r", "b")])
+    >>> ToG(store).width, ToG(store, ToGConfig(width=2), max_depth=1).config.max_depth
+    (3, 1)
+    """
+
+    name = "tog"
+
+    def __init__(self, store: GraphStore, config: ToGConfig | None = None, **overrides: Any):
+        self.store = compound_view(store)
+        if config is not None and not isinstance(config, ToGConfig):
+            raise InvalidSettingError(f"config must be a ToGConfig, got {type(config).__name__}")
+        self.config = (config or ToGConfig()).with_overrides(**overrides)
+
+    @property
+    def width(self) -> int:
+        """``W``: relations kept per entity and paths kept per depth."""
+        return self.config.width
+
+    @property
+    def max_depth(self) -> int:
+        """``D_max``: hops explored before the CoT fallback."""
+        return self.config.max_depth
+
+    # -- prompts -----------------------------------------------------------------------
+    def _relation_labels(self, relations: Sequence[Relation]) -> list[str]:
+        """The options of a relation choice: each ``(relation, outgoing)`` verbalised, two
+        relations that read the same told apart (:func:`distinct_phrases`).
+
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> ToG(InMemoryGraphStore())._relation_labels(
+        ...     [("film.film.country", True), ("location.location.country", False)])
+        ['film country', 'location country (reverse)']
+        """
+        names = list(dict.fromkeys(r for r, _ in relations))
+        texts = dict(zip(names, distinct_phrases(names, self.config.verbalizer), strict=True))
+        return [texts[r] if out else f"{texts[r]} (reverse)" for r, out in relations]
+
+    def _relation_request(self, question: str, entity: str, relations: list[str]) -> LLMRequest:
+        prompt = self.config.relation_prompt.format(
+            question=question, entity=entity, options=options_text(relations), width=self.width
+        )
+        return LLMRequest.from_prompt(
+            prompt, purpose="tog_relations", system=SYSTEM, max_tokens=self.config.max_tokens
+        )
+
+    def _entity_request(
+        self, question: str, entity: str, relation: str, names: list[str]
+    ) -> LLMRequest:
+        prompt = self.config.entity_prompt.format(
+            question=question, entity=entity, relation=relation, options=options_text(names)
+        )
+        return LLMRequest.from_prompt(
+            prompt,
+            purpose="tog_entities",
+            system=SYSTEM,
+            max_tokens=self.config.max_tokens + 4 * len(names),
+        )
+
+    def _reason_request(self, question: str, triples: list[Triple]) -> LLMRequest:
+        lines = "\n".join(triple_text(t, self.config.verbalizer) for t in triples)
+        return LLMRequest.from_prompt(
+            self.config.reason_prompt.format(triples=lines, question=question),
+            purpose="tog_reason",
+            system=REASON_SYSTEM,
+            max_tokens=self.config.max_tokens,
+        )
+
+    # -- the method ----------------------------------------------------------------------
+    def steps(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> Steps[MethodResult]:
+        """ToG as a step generator (see :mod:`kgcore.llm.protocol`).
+
+        ``topic_entities`` are linked to graph nodes; without them the question's bracketed
+        names are used, and without those the LLM extracts the entities (one call).
+        Raises :class:`~kgcore.exceptions.EntityNotFoundError` when none can be linked.
+        """
+        search = _Search(question, self.meter(), np.random.default_rng(self.config.seed))
+        frontier = yield from self._link(search, topic_entities)
+        answer: str | None = None
+        while frontier and search.depth < self.max_depth:
+            search.depth += 1
+            candidates = yield from self._expand(search, frontier)
+            chosen = self._select_paths(search, candidates)
+            if not chosen:
+                break
+            frontier = self._extend_paths(search, chosen)
+            answer = yield from self._reason(search)
+            if answer:
+                break
+        fell_back = answer is None
+        if answer is None:
+            answer = yield from self._fallback(search)
+        return self._result(search, answer, fell_back)
+
+    # -- the phases ----------------------------------------------------------------------
+    def _link(self, search: _Search, topic_entities: Sequence[str] | None) -> Steps[list[str]]:
+        """Entity linking: the topic entities, the first frontier.
+
+        Parameters
+        ----------
+        search : _Search
+            The run; its ``start``, ``topics`` and ``visited`` are set here.
+        topic_entities : sequence of str, optional
+            The caller's topic entities (else the bracketed names, else the LLM's).
+
+        Returns
+        -------
+        list of str
+            The graph nodes linked, in order.
+        """
+        linked: Linked = yield from search.meter.graph_steps(
+            link_steps(
+                self.store, search.question, topic_entities, search.usage, reminder=ENTITY_REMINDER
+            )
+        )
+        search.start = list(linked.nodes)
+        # A topic entity is not an answer: explore on (ToG named its topic entity).
+        search.topics = topic_names(search.question, [*linked.names, *search.start])
+        search.visited = set(search.start)
+        return list(search.start)
+
+    def _expand(self, search: _Search, frontier: list[str]) -> Steps[list[_Candidate]]:
+        """One hop around the whole frontier: relations pruned, then entities scored.
+
+        Parameters
+        ----------
+        search : _Search
+            The run.
+        frontier : list of str
+            The entities the kept paths end on.
+
+        Returns
+        -------
+        list of _Candidate
+            Every scored candidate, in discovery order (frontier entity, relation, entity).
+        """
+        with search.meter.graph():
+            batch = self.store.neighbors_batch(frontier)
+        candidates: list[_Candidate] = []
+        for entity in frontier:
+            found = yield from self._expand_entity(search, entity, batch.get(entity, ()))
+            candidates.extend(found)
+        return candidates
+
+    def _expand_entity(
+        self, search: _Search, entity: str, triples: Iterable[Triple]
+    ) -> Steps[list[_Candidate]]:
+        """The candidates one frontier entity offers: its relations searched and pruned, then
+        the entities behind each kept relation scored.
+
+        Parameters
+        ----------
+        search : _Search
+            The run.
+        entity : str
+            A frontier entity.
+        triples : iterable of Triple
+            The entity's triples.
+
+        Returns
+        -------
+        list of _Candidate
+            The entity's candidates; none when it has no new relation or its relation choice
+            cannot be read.
+        """
+        by_relation = self._search_relations(entity, triples, search.visited)
+        relations = sorted(by_relation)[: min(self.config.max_relations, 26)]
+        if not relations:
+            return []
+        labels = self._relation_labels(relations)
+        rel_scores = yield from self._prune_relations(search, entity, labels)
+        if rel_scores is None:
+            return []  # an unreadable relation choice drops the entity
+        candidates: list[_Candidate] = []
+        for index, rel_score in rel_scores.items():
+            scored = yield from self._score_entities(
+                search, entity, labels[index], by_relation[relations[index]], rel_score
+            )
+            candidates.extend(scored)
+        return candidates
+
+    @staticmethod
+    def _search_relations(
+        entity: str, triples: Iterable[Triple], visited: set[str]
+    ) -> dict[Relation, list[Triple]]:
+        """Relation search: the entity's triples to unvisited entities, by relation.
+
+        Parameters
+        ----------
+        entity : str
+            A frontier entity.
+        triples : iterable of Triple
+            The entity's triples.
+        visited : set of str
+            Entities already on a path (not offered again).
+
+        Returns
+        -------
+        dict
+            ``(relation, outgoing) -> triples``, in the graph's order.
+        """
+        by_relation: dict[Relation, list[Triple]] = {}
+        for triple in triples:
+            if triple.other(entity) in visited:
+                continue
+            key = (triple.relation, triple.head == entity)
+            by_relation.setdefault(key, []).append(triple)
+        return by_relation
+
+    def _prune_relations(
+        self, search: _Search, entity: str, labels: list[str]
+    ) -> Steps[dict[int, float] | None]:
+        """Relation pruning: the LLM keeps up to ``W`` relations, with scores.
+
+        Parameters
+        ----------
+        search : _Search
+            The run.
+        entity : str
+            The frontier entity.
+        labels : list of str
+            Its relations, as shown.
+
+        Returns
+        -------
+        dict of int to float or None
+            Relation index -> score; a lone relation is kept without a call; ``None`` when
+            the reply and its retry cannot be read.
+        """
+        if len(labels) == 1:
+            return {0: 1.0}
+        search.stats["relation_calls"] += 1
+        return (
+            yield from ask_parsed(
+                self._relation_request(search.question, entity, labels),
+                partial(parse_scores, n_options=len(labels), max_choices=self.width),
+                RELATION_REMINDER,
+                search.usage,
+                record=search.trace.recorder(depth=search.depth, entity=entity, offered=labels),
+            )
+        )
+
+    def _score_entities(
+        self,
+        search: _Search,
+        entity: str,
+        relation: str,
+        triples: list[Triple],
+        rel_score: float,
+    ) -> Steps[list[_Candidate]]:
+        """Entity search and scoring: the entities behind a kept relation, scored by the LLM.
+
+        A neighbourhood of ``entity_sample_threshold`` or more is cut to
+        ``entity_sample_size`` by the run's seeded draw; a lone entity needs no call, and
+        scores that cannot be read are uniform.
+
+        Parameters
+        ----------
+        search : _Search
+            The run.
+        entity : str
+            The frontier entity.
+        relation : str
+            The kept relation, as shown.
+        triples : list of Triple
+            The relation's triples from ``entity``.
+        rel_score : float
+            The relation's score.
+
+        Returns
+        -------
+        list of _Candidate
+            One candidate per scored entity, scored by relation score times entity score.
+        """
+        if len(triples) >= self.config.entity_sample_threshold:
+            chosen = search.rng.choice(len(triples), self.config.entity_sample_size, replace=False)
+            triples = [triples[i] for i in sorted(chosen)]
+        others = [t.other(entity) for t in triples]
+        if len(triples) == 1:
+            ent_scores: dict[int, float] = {0: 1.0}
+        else:
+            search.stats["entity_calls"] += 1
+            parsed = yield from ask_parsed(
+                self._entity_request(search.question, entity, relation, others),
+                partial(parse_scores, n_options=len(others), max_choices=len(others)),
+                SCORE_REMINDER,
+                search.usage,
+                record=search.trace.recorder(depth=search.depth, relation=relation, offered=others),
+            )
+            if parsed is None:  # unreadable scores: uniform
+                parsed = {i: 1.0 / len(others) for i in range(len(others))}
+            ent_scores = parsed
+        return [
+            _Candidate(triples[i], others[i], rel_score * ent_score)
+            for i, ent_score in ent_scores.items()
+        ]
+
+    def _select_paths(self, search: _Search, candidates: list[_Candidate]) -> list[_Candidate]:
+        """Path selection: the ``W`` best candidates over the whole frontier.
+
+        What was kept and dropped is recorded in ``search.explored``.
+
+        Parameters
+        ----------
+        search : _Search
+            The run.
+        candidates : list of _Candidate
+            This depth's candidates, in discovery order.
+
+        Returns
+        -------
+        list of _Candidate
+            At most ``W`` candidates with a positive score, best first.
+        """
+        # Stable sort: equal scores keep discovery order, so runs repeat exactly.
+        best = sorted(candidates, key=lambda c: -c.score)
+        chosen = [c for c in best if c.score > 0][: self.width]
+        kept_ids = {id(c) for c in chosen}
+        search.explored.append(
+            {
+                "depth": search.depth,
+                "kept": [list(c.triple) for c in chosen],
+                "pruned": [list(c.triple) for c in best if id(c) not in kept_ids][
+                    :MAX_RECORDED_PRUNED
+                ],
+            }
+        )
+        return chosen
+
+    @staticmethod
+    def _extend_paths(search: _Search, chosen: list[_Candidate]) -> list[str]:
+        """Extend the paths by the chosen triples.
+
+        Parameters
+        ----------
+        search : _Search
+            The run; the chosen triples join ``kept``, their entities ``visited``.
+        chosen : list of _Candidate
+            The selected candidates.
+
+        Returns
+        -------
+        list of str
+            The new frontier: the chosen entities, once each, in order.
+        """
+        search.kept.extend(c.triple for c in chosen)
+        frontier = list(dict.fromkeys(c.entity for c in chosen))
+        search.visited.update(frontier)
+        return frontier
+
+    def _reason(self, search: _Search) -> Steps[str | None]:
+        """Reasoning: the LLM reads every kept triple and answers, or says they do not suffice.
+
+        Parameters
+        ----------
+        search : _Search
+            The run.
+
+        Returns
+        -------
+        str or None
+            The answer; ``None`` when the triples do not suffice, the reply cannot be read,
+            or it names a topic entity.
+        """
+        search.stats["reason_calls"] += 1
+        verdict = yield from ask_parsed(
+            self._reason_request(search.question, search.kept),
+            parse_sufficiency,
+            REASON_REMINDER,
+            search.usage,
+            record=search.trace.recorder(depth=search.depth, facts=len(search.kept)),
+        )
+        named = check_answer(verdict[1], search.topics) if verdict and verdict[0] else None
+        return named or None
+
+    def _fallback(self, search: _Search) -> Steps[str]:
+        """The CoT fallback, when exploration dies out or ``max_depth`` passes unanswered.
+
+        Parameters
+        ----------
+        search : _Search
+            The run.
+
+        Returns
+        -------
+        str
+            The CoT answer (``Unknown`` when it gives none).
+        """
+        return (
+            yield from answer_steps(
+                search.question,
+                search.usage,
+                self.config.answer_max_tokens,
+                record=search.trace.recorder(),
+                topics=search.topics,
+            )
+        )
+
+    def _result(self, search: _Search, answer: str, fell_back: bool) -> MethodResult:
+        """The run's result: the answer, the kept triples as context, the run's accounting.
+
+        Parameters
+        ----------
+        search : _Search
+            The run.
+        answer : str
+            The final answer.
+        fell_back : bool
+            Whether the CoT fallback gave it.
+
+        Returns
+        -------
+        MethodResult
+            With the call counts, topic entities, what each depth explored and every LLM step
+            in ``extra``.
+        """
+        result = MethodResult(
+            question=search.question,
+            answer=answer or UNKNOWN,
+            method=self.name,
+            depth=search.depth,
+            fell_back=fell_back,
+            context="\n".join(triple_text(t, self.config.verbalizer) for t in search.kept),
+        )
+        result.extra.update(search.stats)
+        result.extra.update(
+            topic_entities=list(search.start), explored=search.explored, steps=search.trace.steps
+        )
+        return search.meter.finish(result)

@@ -1,0 +1,86 @@
+"""What the ``kgqa`` subcommands share: the graph and model options, and the missing-extra
+message.
+
+Example
+-------
+>>> missing_extra_message(ModuleNotFoundError("x", name="neo4j"))
+"this command needs 'neo4j': pip install 'kg-retrievers[neo4j]'"
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from kgcore.exceptions import ConfigurationError
+from kgcore.graph.store import GraphStore
+
+
+def open_graph(spec: str | None, progress: bool = True) -> GraphStore:
+    """A graph store for a triple file path (or, once available, a ``neo4j://`` URI)."""
+    spec = spec or os.environ.get("KGQA_KG")
+    if not spec:
+        raise ConfigurationError("no knowledge graph: pass --kg PATH or set KGQA_KG")
+    try:
+        from kgcore.graph.open import open_store  # Neo4j URIs and triple files
+    except ImportError:
+        from kgcore.graph.memory import InMemoryGraphStore
+
+        return InMemoryGraphStore.from_file(spec, progress=progress)
+    return open_store(spec, progress=progress)
+
+
+#: Optional modules and the extra that installs each.
+EXTRA_OF_MODULE = {
+    "langchain": "langchain",
+    "langchain_core": "langchain",
+    "langchain_community": "local",
+    "llama_index": "llamaindex",
+    "llama_cpp": "local",
+    "sentence_transformers": "embeddings",
+    "torch": "embeddings",
+    "neo4j": "neo4j",
+    "matplotlib": "eval",
+}
+
+
+def missing_extra_message(err: ImportError) -> str:
+    """What to install for a missing optional module.
+
+    Example
+    -------
+    >>> missing_extra_message(ModuleNotFoundError("x", name="langchain_core.messages"))
+    "this command needs 'langchain_core.messages': pip install 'kg-retrievers[langchain]'"
+    """
+    name = getattr(err, "name", None) or ""
+    extra = EXTRA_OF_MODULE.get(name.split(".")[0])
+    if extra is None:
+        return f"a module is missing: {err}"
+    return f"this command needs {name!r}: pip install 'kg-retrievers[{extra}]'"
+
+
+def llm_for(spec: str, sampling: str, run_name_prefix: str = "fasttog") -> Any:
+    """The kgcore LLM of ``--llm`` with the ``--sampling`` preset applied."""
+    from langchain_fasttog.llm import LangChainLLM, SamplingPolicy
+    from langchain_fasttog.models import paper_sampling, resolve_chat_model
+
+    policy = paper_sampling(spec) if sampling == "paper" else SamplingPolicy()
+    return LangChainLLM(resolve_chat_model(spec), run_name_prefix=run_name_prefix, sampling=policy)
+
+
+def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--llm`` and ``--sampling``, shared by the subcommands that run a model."""
+    parser.add_argument(
+        "--llm",
+        default="local",
+        help="local (Qwen2.5-Coder-1.5B) | local-small (SmolLM2-135M) | provider:model "
+        "(LangChain's init_chat_model, e.g. openai:gpt-4o-mini) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--sampling",
+        choices=("paper", "model"),
+        default="paper",
+        help="paper: each step at the method's temperature (and, for local models, its token "
+        "cap); model: the model's own settings (default: %(default)s)",
+    )
