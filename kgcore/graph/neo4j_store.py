@@ -867,8 +867,9 @@ def fulltext_query(text: str) -> str:
     """A full-text (Lucene) query for a name: each word, fuzzy when long enough to misspell.
 
     Words of four letters or more match within two edits (a swapped pair of letters is two
-    edits for some servers), three-letter ones within one, shorter ones exactly. Only word characters are kept, lower-cased: no Lucene operator or field of
-    the text reaches the query.
+    edits for some servers), three-letter ones within one, shorter ones exactly. Only word
+    characters are kept, lower-cased: no Lucene operator or field of the text reaches the
+    query.
 
     >>> fulltext_query("Cleopatre (1963)")
     'cleopatre~ 1963~'
