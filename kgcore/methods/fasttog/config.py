@@ -132,9 +132,19 @@ class FastToGConfig(Settings):
         single choice (an LLM call per chain and depth, ``{none}`` stops the chain), or
         ``"similarity"``, the candidate closest to the question (no LLM call); ``"auto"`` as
         for ``first_choice``.
+    joint_limit : int
+        With several topic entities, the start community opens with the nodes linked to every
+        one of them ("Linked to each of A and B: C."), and their linking triples, when there
+        are between 1 and ``joint_limit`` of them; ``0`` never. What joins the topic entities
+        is where a question about all of them is answered (a deviation from the paper,
+        ``docs/fasttog.md``). A question with one topic entity is not affected.
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper).
+    neighbour_answers : bool
+        With ``grounded_answers``, an answer name the facts do not hold is still kept when
+        it names a neighbour of a topic entity in the graph (the model knew a fact the
+        graph confirms; :meth:`~kgcore.methods.fasttog.engine.FastToG.neighbour_answer`).
     prune_prompt, reason_prompt : str
         ``str.format`` templates (:data:`~kgcore.methods.fasttog.prompts.PRUNE_PROMPT`,
         :data:`~kgcore.methods.fasttog.prompts.REASON_PROMPT`); a template must keep its fields.
@@ -161,7 +171,9 @@ class FastToGConfig(Settings):
     max_option_triples: int = 8
     first_choice: str = "auto"
     chain_choice: str = "auto"
+    joint_limit: int = 5
     grounded_answers: bool = True
+    neighbour_answers: bool = True
     prune_max_tokens: int = 64
     reason_max_tokens: int = 256
     prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)

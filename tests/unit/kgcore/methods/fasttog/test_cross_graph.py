@@ -110,3 +110,40 @@ def test_on_the_webqsp_and_cwq_fixtures_no_unnamed_node_is_shown_or_answered() -
             )
             assert not any(is_unnamed_node(w.strip(".,;")) for t in shown for w in t.split())
             assert result.answer == "Unknown"
+
+
+def test_the_start_community_opens_with_what_joins_several_topic_entities() -> None:
+    store = InMemoryGraphStore.from_triples(FILMS)
+    config = FastToGConfig(width=1, max_depth=1, fallback="none", first_choice="llm")
+    llm = ScriptedLLM.by_purpose(replies={"prune": ["{1}"], "reason": ["{Film 4}"]})
+    result = FastToG(store, config).run(QUESTION, llm, ["Miley Cyrus", "Tom Vaughan"])
+    assert result.start is not None
+    # Film 4 is reached from Miley Cyrus through a compound node, from Tom Vaughan directly.
+    assert result.start.text.startswith("Linked to each of Miley Cyrus and Tom Vaughan: Film 4.")
+    assert "Film 4" in {name for t in result.start.triples for name in (t.head, t.tail)}
+    reason = [r for r in llm.requests if r.purpose == "reason"][0]
+    opening = "1. Linked to each of Miley Cyrus and Tom Vaughan: Film 4."
+    assert opening in reason.messages[-1].content
+    # One topic entity: no such fact; joint_limit=0: none either.
+    alone = FastToG(store, config).run(QUESTION, ScriptedLLM(["{1}", "{x}"]), ["Miley Cyrus"])
+    assert alone.start is not None and "Linked to each" not in alone.start.text
+    off = FastToG(store, config.with_overrides(joint_limit=0))
+    assert off.joint_neighbours(["Miley Cyrus", "Tom Vaughan"]) == ([], [])
+
+
+def test_too_many_joining_nodes_give_no_joint_fact() -> None:
+    triples = [(f"City {i}", "in", "Region") for i in range(4)]
+    triples += [(f"City {i}", "speaks", "Language") for i in range(4)]
+    engine = FastToG(InMemoryGraphStore.from_triples(triples), FastToGConfig(joint_limit=3))
+    assert engine.joint_neighbours(["Region", "Language"]) == ([], [])
+    wider = FastToG(engine.store, FastToGConfig(joint_limit=4))
+    nodes, links = wider.joint_neighbours(["Region", "Language"])
+    assert nodes == [f"City {i}" for i in range(4)] and len(links) == 8
+
+
+@pytest.mark.parametrize("bad", [-1, 65, 2.5, "3", True])
+def test_joint_limit_is_checked_when_made(bad: object) -> None:
+    from kgcore.exceptions import InvalidSettingError
+
+    with pytest.raises(InvalidSettingError, match="joint_limit"):
+        FastToGConfig(joint_limit=bad)  # type: ignore[arg-type]

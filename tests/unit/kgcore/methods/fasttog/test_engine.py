@@ -519,11 +519,15 @@ def test_one_node_candidates_are_offered_when_no_group_is_larger() -> None:
 
 
 def test_start_leaves_off_keeps_the_paper_start_community() -> None:
-    result, llm = leaf_run(with_topic=False)
+    result, llm = leaf_run(with_topic=False, neighbour_answers=False)
     assert result.start is not None and result.start.text == "Cleopatra."
     # The year is in no fact the model saw: its answer is not grounded, FastToG falls back.
     assert "1. Cleopatra.\n" in llm.requests[1].messages[-1].content
     assert result.fell_back and result.answer == "Unknown"
+    # With neighbour_answers (the default) the graph confirms the year, a neighbour of the
+    # topic: it is the answer, with no fallback.
+    result, _ = leaf_run(with_topic=False)
+    assert not result.fell_back and result.answer == "1963"
 
 
 #: Giulio Petroni's film is a community with its star; the film's genre, a one-node community
