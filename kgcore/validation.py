@@ -270,6 +270,11 @@ def safe_answer(text: Any) -> str:
     return answer_phrase(text) or UNKNOWN
 
 
+def _bound(value: float) -> str:
+    """A range bound as written: whole numbers in full (``4294967295``, not ``4.29497e+09``)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 def check_range(owner: str, name: str, value: Any, low: float, high: float) -> None:
     """Refuse ``value`` unless it is a number in ``[low, high]``.
 
@@ -283,7 +288,7 @@ def check_range(owner: str, name: str, value: Any, low: float, high: float) -> N
     if not low <= value <= high:
         raise InvalidSettingError(
             f"{owner} setting {name}={value!r} is out of range: it must be between "
-            f"{low:g} and {high:g}"
+            f"{_bound(low)} and {_bound(high)}"
         )
 
 
