@@ -34,9 +34,8 @@ from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.names import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.llm.protocol import LLMRequest
-from kgcore.validation import MAX_TOPIC_ENTITIES, cap_names
+from kgcore.validation import BRACKETED, MAX_TOPIC_ENTITIES, cap_names
 
-_BRACKETED = re.compile(r"\[([^\[\]]+)\]")
 _PUNCTUATION = re.compile(r"[^\w\s]")
 #: Fuzzy links need at least this rapidfuzz ``ratio`` (0-100) between normalised names.
 FUZZY_THRESHOLD = 90.0
@@ -73,7 +72,7 @@ def _loose(name: str) -> str:
 
 def bracketed_entities(question: str) -> list[str]:
     """Names written in square brackets in the question (at most ``MAX_TOPIC_ENTITIES``)."""
-    return cap_names((m.strip() for m in _BRACKETED.findall(question)), MAX_TOPIC_ENTITIES)
+    return cap_names((m.strip() for m in BRACKETED.findall(question)), MAX_TOPIC_ENTITIES)
 
 
 def link_entity_details(

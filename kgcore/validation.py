@@ -3,8 +3,9 @@
 Every limit a user or a model can push against is a named constant here, so the limits table
 of ``docs/reliability.md`` and the code agree:
 
-* a question is at most :data:`MAX_QUESTION_CHARS` characters and comes with at most
-  :data:`MAX_TOPIC_ENTITIES` topic entities of at most :data:`MAX_NAME_CHARS` characters;
+* a question is at most :data:`MAX_QUESTION_CHARS` characters and comes with (or brackets) at
+  most :data:`MAX_TOPIC_ENTITIES` topic entities of at most :data:`MAX_NAME_CHARS` characters,
+  none holding a control character (:func:`name_problem`);
 * at most :data:`MAX_REPLY_NAMES` names are taken from one model reply (longer names dropped);
 * an answer is a short printable phrase (:func:`answer_phrase`), otherwise it is ``Unknown``;
 * every setting whose cost grows with its value has a documented range
@@ -58,6 +59,12 @@ _SPECIAL_TOKEN = re.compile(
 # Control, format (bidi overrides, zero-width), surrogate, private-use and unassigned code
 # points, and the line/paragraph separators: none belongs in a printable one-line answer.
 _BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: What no entity or node name may hold: the C0 and C1 controls (NUL, BEL, TAB, ESC, U+0085 NEL,
+#: ...), the line and paragraph separators and lone surrogates (which no UTF-8 file can hold).
+#: Format characters (zero-width joiners, soft hyphens) are left: real names use them.
+NAME_BAD_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: A name written in square brackets in a question (MetaQA style: ``who directed [Heat]``).
+BRACKETED = re.compile(r"\[([^\[\]]+)\]")
 
 #: The seed of every sampling step: a non-negative integer numpy accepts.
 SEED_RANGE = (0, 2**32 - 1)
@@ -108,16 +115,52 @@ COT_SC_LIMITS: dict[str, tuple[float, float]] = {
 }
 
 
+def name_problem(name: Any, max_chars: int | None = MAX_NAME_CHARS) -> str | None:
+    """Why ``name`` cannot be an entity or node name, or ``None`` when it can.
+
+    A name is a string with a non-blank character, at most ``max_chars`` long (``None``: no
+    limit, as for the nodes of a graph file), without control characters (C0 and C1: NUL, BEL,
+    TAB, ESC, U+0085), line or paragraph separators (U+2028, U+2029) or lone surrogates.
+
+    >>> name_problem("Amélie"), name_problem("a\\x1bb"), name_problem(" ")
+    (None, 'holds the control character U+001B', 'is empty')
+    """
+    if not isinstance(name, str):
+        return f"must be a string, got {type(name).__name__}"
+    if not name.strip():
+        return "is empty"
+    if max_chars is not None and len(name) > max_chars:
+        return f"is {len(name)} characters long; at most {max_chars} are accepted"
+    bad = NAME_BAD_CHARS.search(name)
+    if bad is not None:
+        code = ord(bad.group())
+        kind = (
+            "line separator"
+            if code in (0x2028, 0x2029)
+            else "lone surrogate"
+            if 0xD800 <= code <= 0xDFFF
+            else "control character"
+        )
+        return f"holds the {kind} U+{code:04X}"
+    return None
+
+
 def check_question(question: Any) -> str:
     """The question stripped of surrounding space.
 
-    Empty or non-string input, or a question over :data:`MAX_QUESTION_CHARS`, is refused
-    with :class:`~kgcore.exceptions.InvalidQuestionError`.
+    Empty or non-string input, a question over :data:`MAX_QUESTION_CHARS`, or one whose
+    bracketed names break the topic-entity limits (more than :data:`MAX_TOPIC_ENTITIES`
+    distinct names, a name over :data:`MAX_NAME_CHARS` or holding a control character, see
+    :func:`name_problem`) is refused with :class:`~kgcore.exceptions.InvalidQuestionError`.
 
     >>> check_question("x" * 3000)
     Traceback (most recent call last):
     ...
     kgcore.exceptions.InvalidQuestionError: question is 3000 characters long; at most 2000 ...
+    >>> check_question(" ".join(f"[e{i}]" for i in range(17)))
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidQuestionError: the question brackets 17 entities; at most 16 ...
     """
     if isinstance(question, dict):
         question = question.get("question", question.get("input"))
@@ -131,6 +174,16 @@ def check_question(question: Any) -> str:
             f"question is {len(stripped)} characters long; at most {MAX_QUESTION_CHARS} "
             "are accepted"
         )
+    bracketed = list(dict.fromkeys(m.strip() for m in BRACKETED.findall(stripped) if m.strip()))
+    if len(bracketed) > MAX_TOPIC_ENTITIES:
+        raise InvalidQuestionError(
+            f"the question brackets {len(bracketed)} entities; at most {MAX_TOPIC_ENTITIES} "
+            "are accepted"
+        )
+    for name in bracketed:
+        problem = name_problem(name)
+        if problem is not None:
+            raise InvalidQuestionError(f"bracketed entity {name[:40]!r} {problem}")
     return stripped
 
 
@@ -160,11 +213,9 @@ def check_topic_entities(names: Sequence[str] | None) -> list[str] | None:
     for name in names:
         if not isinstance(name, str) or not name.strip():
             raise InvalidQuestionError(f"a topic entity must be a non-empty string, got {name!r}")
-        if len(name) > MAX_NAME_CHARS:
-            raise InvalidQuestionError(
-                f"topic entity {name[:40]!r}... is {len(name)} characters long; at most "
-                f"{MAX_NAME_CHARS} are accepted"
-            )
+        problem = name_problem(name)
+        if problem is not None:
+            raise InvalidQuestionError(f"topic entity {name[:40]!r} {problem}")
     return names
 
 
@@ -220,6 +271,11 @@ def safe_answer(text: Any) -> str:
     return answer_phrase(text) or UNKNOWN
 
 
+def _bound(value: float) -> str:
+    """A range bound as written: whole numbers in full (``4294967295``, not ``4.29497e+09``)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 def check_range(owner: str, name: str, value: Any, low: float, high: float) -> None:
     """Refuse ``value`` unless it is a number in ``[low, high]``.
 
@@ -233,7 +289,7 @@ def check_range(owner: str, name: str, value: Any, low: float, high: float) -> N
     if not low <= value <= high:
         raise InvalidSettingError(
             f"{owner} setting {name}={value!r} is out of range: it must be between "
-            f"{low:g} and {high:g}"
+            f"{_bound(low)} and {_bound(high)}"
         )
 
 

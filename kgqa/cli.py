@@ -24,6 +24,7 @@ from kgcore.exceptions import KGRetrieverError
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES, LCS_FIELDS
 from kgcore.methods.fasttog.engine import offline_embedder
+from kgcore.validation import check_question, check_topic_entities
 from kgqa.common import add_llm_arguments, llm_for, missing_extra_message, open_graph
 from kgqa.eval import add_eval_subcommand
 from kgqa.g2t import add_subcommand as add_g2t_subcommand
@@ -117,6 +118,8 @@ def _ask(args: argparse.Namespace) -> int:
 
         check_image_path(args.draw)  # a wrong file name fails before the slow part
     config = _config_from(args)  # bad settings fail before the graph is loaded
+    check_question(args.question)  # and so do a bad question and bad topic entities
+    check_topic_entities(args.entity)
     started = time.perf_counter()
     store = open_graph(args.kg, progress=not args.quiet)
     loaded = time.perf_counter() - started

@@ -57,6 +57,21 @@ def parse_option(text: str) -> tuple[str, Any]:
     return key.strip().replace("-", "_"), value
 
 
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: a whole number >= 1 (``--workers 0`` is a usage error, exit 2).
+
+    >>> positive_int("2")
+    2
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
 def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``eval`` to a ``kgqa`` subparsers object and return its parser."""
     from kgcore.evaluation.datasets import SPEC_FORMS
@@ -96,7 +111,9 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
 
     add_llm_arguments(parser)
     parser.add_argument("--kg", help="triple file or Neo4j URI (default: the dataset's graph)")
-    parser.add_argument("--workers", type=int, default=1, help="questions answered at once (1)")
+    parser.add_argument(
+        "--workers", type=positive_int, default=1, help="questions answered at once (1)"
+    )
     parser.add_argument("--out", required=True, help="folder for traces, table and plots")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="method option"

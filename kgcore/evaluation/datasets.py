@@ -43,12 +43,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgcore.exceptions import ConfigurationError
+from kgcore.exceptions import ConfigurationError, GraphLoadError
+from kgcore.graph.names import check_triples
 from kgcore.linking import bracketed_entities
 from kgcore.local_models import repo_root
 from kgcore.types import Triple
@@ -123,6 +124,36 @@ def _need_file(path: Path, what: str) -> Path:
     return path
 
 
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of a UTF-8 dataset file (a byte-order mark is skipped), lines
+    split at ``\\n`` only; a binary file (NUL bytes) or a line that is not UTF-8 is a
+    :class:`ConfigurationError` naming ``path:line``, not a ``UnicodeDecodeError``.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qa.jsonl"
+    >>> _ = path.write_bytes(bytes([0x89, 0x50, 0x4E, 0x47]))
+    >>> try:
+    ...     list(text_lines(path))
+    ... except ConfigurationError as err:
+    ...     print(str(err).split("qa.jsonl:")[1])
+    1: not UTF-8 text (byte 0x89 at column 1); save the file as UTF-8
+    """
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if b"\x00" in raw:
+                raise ConfigurationError(
+                    f"{path}:{number}: binary data (a NUL byte); expected a UTF-8 text file"
+                )
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as err:
+                raise ConfigurationError(
+                    f"{path}:{number}: not UTF-8 text (byte 0x{raw[err.start]:02x} at column "
+                    f"{err.start + 1}); save the file as UTF-8"
+                ) from None
+            yield number, text
+
+
 def _limit(examples: list[EvalExample], limit: int | None) -> list[EvalExample]:
     if limit is not None and limit < 0:
         raise ConfigurationError("a dataset limit must be >= 0")
@@ -138,23 +169,22 @@ def load_metaqa(
     root = _folder(data_dir, "metaqa")
     path = _need_file(root / f"dev_{hop}.txt", "MetaQA questions")
     examples: list[EvalExample] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) < 2:
-                raise ConfigurationError(f"{path}:{number}: expected question<TAB>answers")
-            question, answers = fields[0].strip(), [a for a in fields[1].split("|") if a]
-            examples.append(
-                EvalExample(
-                    id=f"metaqa-{hop}-{number}",
-                    question=question,
-                    answers=tuple(answers),
-                    topic_entities=tuple(bracketed_entities(question)),
-                    meta={"hop": hop, "type": fields[2] if len(fields) > 2 else ""},
-                )
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        fields = line.rstrip("\r\n").split("\t")
+        if len(fields) < 2:
+            raise ConfigurationError(f"{path}:{number}: expected question<TAB>answers")
+        question, answers = fields[0].strip(), [a for a in fields[1].split("|") if a]
+        examples.append(
+            EvalExample(
+                id=f"metaqa-{hop}-{number}",
+                question=question,
+                answers=tuple(answers),
+                topic_entities=tuple(bracketed_entities(question)),
+                meta={"hop": hop, "type": fields[2] if len(fields) > 2 else ""},
             )
+        )
     return Dataset(f"metaqa-{hop}", _limit(examples, limit), root / "kb.txt")
 
 
@@ -170,11 +200,10 @@ def load_explagraphs(
     rows_path = _need_file(root / "explagraphs_gretriever_format.jsonl", "ExplaGraphs rows")
     split_path = _need_file(root / "split" / f"{split}_indices.txt", "ExplaGraphs split")
     rows: dict[int, dict[str, Any]] = {}
-    with rows_path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                row = json.loads(line)
-                rows[int(row["id"])] = row
+    for number, line in text_lines(rows_path):
+        if line.strip():
+            row = _json_row(line, rows_path, number)
+            rows[int(row["id"])] = row
     ids = [int(x) for x in split_path.read_text().split()]
     examples = []
     for row_id in ids[:limit] if limit is not None else ids:
@@ -211,40 +240,48 @@ def _json_row(line: str, path: Path, number: int) -> Any:
         raise ConfigurationError(f"{path}:{number}: not JSON: {err}") from err
 
 
+def _row_triples(value: Any, where: str) -> tuple[Triple, ...]:
+    """A row's ``triples``: a list of ``[head, relation, tail]`` lists of names (strings, or
+    integers as their text), checked as a graph file's are (:func:`check_triples`)."""
+    if not isinstance(value, list) or not all(isinstance(t, list) for t in value):
+        raise ConfigurationError(f"{where}: 'triples' must be [[head, relation, tail], ...]")
+    rows = [
+        [str(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in t] for t in value
+    ]
+    try:
+        return tuple(check_triples(rows))
+    except GraphLoadError as err:
+        raise ConfigurationError(f"{where}: 'triples': {err}") from None
+
+
 def load_jsonl(
     path: str | Path, limit: int | None = None, graph_path: str | Path | None = None
 ) -> Dataset:
     """A user's own questions (see the module docstring for the fields)."""
     path = _need_file(Path(path), "JSONL dataset")
     examples: list[EvalExample] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            row = _json_row(line, path, number)
-            if not isinstance(row, dict) or not isinstance(row.get("question"), str):
-                raise ConfigurationError(f"{path}:{number}: expected an object with 'question'")
-            answers = _as_list(row.get("answers", row.get("answer")))
-            if not answers:
-                raise ConfigurationError(f"{path}:{number}: no 'answers'")
-            triples = None
-            if row.get("triples") is not None:
-                try:
-                    triples = tuple(Triple(*(str(x) for x in t)) for t in row["triples"])
-                except TypeError as err:
-                    raise ConfigurationError(
-                        f"{path}:{number}: 'triples' must be [[head, relation, tail], ...]"
-                    ) from err
-            topics = _as_list(row.get("topic_entities")) or bracketed_entities(row["question"])
-            examples.append(
-                EvalExample(
-                    id=str(row.get("id", f"{path.stem}-{number}")),
-                    question=row["question"],
-                    answers=tuple(answers),
-                    topic_entities=tuple(topics),
-                    triples=triples,
-                )
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        row = _json_row(line, path, number)
+        if not isinstance(row, dict) or not isinstance(row.get("question"), str):
+            raise ConfigurationError(f"{path}:{number}: expected an object with 'question'")
+        answers = _as_list(row.get("answers", row.get("answer")))
+        if not answers:
+            raise ConfigurationError(f"{path}:{number}: no 'answers'")
+        triples = None
+        if row.get("triples") is not None:
+            triples = _row_triples(row["triples"], f"{path}:{number}")
+        topics = _as_list(row.get("topic_entities")) or bracketed_entities(row["question"])
+        examples.append(
+            EvalExample(
+                id=str(row.get("id", f"{path.stem}-{number}")),
+                question=row["question"],
+                answers=tuple(answers),
+                topic_entities=tuple(topics),
+                triples=triples,
             )
+        )
     return Dataset(path.stem, _limit(examples, limit), Path(graph_path) if graph_path else None)
 
 
@@ -303,17 +340,16 @@ def read_benchmark_rows(path: str | Path) -> list[EvalExample]:
     path = _need_file(Path(path), "benchmark questions")
     examples: list[EvalExample] = []
     first_line: dict[str, int] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            example = _benchmark_example(_json_row(line, path, number), f"{path}:{number}")
-            if example.id in first_line:
-                raise ConfigurationError(
-                    f"{path}:{number}: id {example.id!r} repeats line {first_line[example.id]}"
-                )
-            first_line[example.id] = number
-            examples.append(example)
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        example = _benchmark_example(_json_row(line, path, number), f"{path}:{number}")
+        if example.id in first_line:
+            raise ConfigurationError(
+                f"{path}:{number}: id {example.id!r} repeats line {first_line[example.id]}"
+            )
+        first_line[example.id] = number
+        examples.append(example)
     return examples
 
 
@@ -439,6 +475,12 @@ class _Spec:
 #: Kinds whose only field is the limit (``webqsp:N``), and kinds with a name first.
 _LIMIT_ONLY = ("webqsp", "cwq", "all")
 _NAMED = ("metaqa", "pathquestion", "explagraphs")
+_NAMED_PART = {"metaqa": "split", "pathquestion": "set", "explagraphs": "split"}
+_NAMED_FORMS = {
+    "metaqa": "|".join((*METAQA_HOPS, "all")),
+    "pathquestion": "|".join((*PATHQUESTION_SETS, "all")),
+    "explagraphs": "|".join(EXPLAGRAPHS_SPLITS),
+}
 
 
 def _unknown_spec(spec: str) -> ConfigurationError:
@@ -482,6 +524,11 @@ def _parse_spec(spec: str) -> _Spec:
         return _Spec(spec, kind, "", _parse_limit(fields[0], spec) if fields else None)
     if kind in _NAMED and len(fields) <= 2:
         name = fields[0].strip() if fields else ""
+        if re.fullmatch(r"[-+]?[0-9]+", name):  # metaqa:-1, metaqa:5: a limit without a split
+            raise ConfigurationError(
+                f"dataset spec {spec!r} gives {name!r} where the {_NAMED_PART[kind]} goes; "
+                f"write {kind}:{_NAMED_FORMS[kind]}:N (N, the number of questions kept, >= 0)"
+            )
         return _Spec(spec, kind, name, _parse_limit(fields[1], spec) if len(fields) == 2 else None)
     raise _unknown_spec(spec)
 

@@ -29,7 +29,12 @@ from kgcore.evaluation.lock import locks_output_folder
 from kgcore.evaluation.metrics import answer_recall, hit_at_1
 from kgcore.evaluation.registry import get_method, make_method
 from kgcore.evaluation.report import summarize, write_report
-from kgcore.evaluation.traces import append_trace, read_traces, trace_file_name
+from kgcore.evaluation.traces import (
+    append_trace,
+    read_traces,
+    trace_file_name,
+    write_dataset_ids,
+)
 from kgcore.exceptions import ConfigurationError, KGRetrieverError
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
@@ -271,7 +276,9 @@ def evaluate(
     fail_fast : int
         When the first ``fail_fast`` questions of the run all fail with the same error, raise
         :class:`~kgcore.exceptions.ConfigurationError` naming it, and write none of their
-        traces (a rerun after the fix starts afresh). 0 disables the check.
+        traces (a rerun after the fix starts afresh). Only failed records wait for the check:
+        an answered question is written at once, so a killed run keeps every answer. 0
+        disables the check.
 
     Raises
     ------
@@ -292,10 +299,11 @@ def evaluate(
     trace_path = Path(out_dir) / trace_file_name(label, dataset.name) if out_dir else None
     done: dict[str, dict[str, Any]] = {}
     if trace_path is not None and resume:
-        for record in read_traces(trace_path):
-            if retry_errors and record.get("error"):
-                continue
-            done[str(record["id"])] = record
+        ids = {e.id for e in dataset.examples}
+        for record in read_traces(trace_path):  # bad records are skipped, so run again
+            if record["id"] not in ids or (retry_errors and record.get("error")):
+                continue  # only the dataset's questions count
+            done[record["id"]] = record
     todo = [e for e in dataset.examples if e.id not in done]
 
     shared_engine = None
@@ -331,9 +339,12 @@ def evaluate(
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):
         futures = [pool.submit(task, example) for example in todo]
-        # The first records wait until they show the run is not failing on every question.
+        # The first failed records wait until they show the run is not failing on every
+        # question; an answered one is written at once (a kill loses no answer) and ends the
+        # wait, since the run is then not failing on every question.
         first_n = min(fail_fast, len(todo)) if fail_fast > 0 and len(todo) > 1 else 0
         held: list[dict[str, Any]] = []
+        checking = first_n > 0
 
         def accept(record: dict[str, Any]) -> None:
             nonlocal hits, count
@@ -348,20 +359,25 @@ def evaluate(
         try:
             for future in as_completed(futures):
                 record = future.result()
-                if len(held) < first_n:
+                if checking and record.get("error"):
                     held.append(record)
                     if len(held) < first_n:
                         continue
                     check_not_all_failing(held, label)
+                if checking:
+                    checking = False
                     for kept in held:
                         accept(kept)
-                    continue
+                    if record.get("error"):
+                        continue  # it was the last one held, accepted above
                 accept(record)
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
 
+    if trace_path is not None:
+        write_dataset_ids(trace_path, dataset.name, (e.id for e in dataset.examples))
     records = [done[e.id] for e in dataset.examples if e.id in done]
     run = EvalRun(
         method=method,

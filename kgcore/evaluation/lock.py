@@ -3,7 +3,9 @@
 Two ``kgqa eval`` processes writing the same traces would interleave records; the second one
 is refused with :class:`~kgcore.exceptions.RunLockedError` instead. The lock is ``filelock``'s
 (``flock`` on POSIX, ``msvcrt`` on Windows), so a killed process leaves no stale lock behind.
-The same process may take it again once released (runs one after another).
+The same process may take it again once released (runs one after another). A run that made
+the folder and wrote nothing in it (refused: a bad option, every first question failing, ...)
+takes the folder away again, so no folder holding only the lock file is left behind.
 
 Example
 -------
@@ -15,6 +17,7 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Iterator
@@ -53,6 +56,9 @@ def check_output_folder(path: str | Path) -> Path:
 def output_folder_lock(path: str | Path) -> Iterator[Path]:
     """Hold the folder's lock (creating the folder) for the duration of the block.
 
+    A folder this call created is removed on the way out when nothing but the lock file is
+    in it (the lock file is unlinked while still held, so no other process can take it).
+
     Raises
     ------
     RunLockedError
@@ -61,6 +67,7 @@ def output_folder_lock(path: str | Path) -> Iterator[Path]:
         When ``path`` is a file.
     """
     folder = check_output_folder(path)
+    created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     lock = FileLock(folder / LOCK_NAME, timeout=0)
     try:
@@ -73,7 +80,14 @@ def output_folder_lock(path: str | Path) -> Iterator[Path]:
     try:
         yield folder
     finally:
+        empty = created and [p.name for p in folder.iterdir()] == [LOCK_NAME]
+        if empty:
+            with contextlib.suppress(OSError):  # Windows cannot unlink an open file
+                (folder / LOCK_NAME).unlink()
         lock.release()
+        if empty:
+            with contextlib.suppress(OSError):  # something was written in the meantime
+                folder.rmdir()
 
 
 def locks_output_folder(function: F) -> F:

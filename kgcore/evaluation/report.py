@@ -24,7 +24,7 @@ from kgcore.evaluation.metrics import (
     strict_hit,
     wilson_interval,
 )
-from kgcore.evaluation.traces import read_traces
+from kgcore.evaluation.traces import read_dataset_ids, read_traces
 
 COLUMNS = (
     ("run", "method"),
@@ -165,10 +165,18 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
 
 
 def load_runs(folder: str | Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """Records of every trace file (``<run>__<dataset>.jsonl``) in ``folder``, by (run, dataset)."""
+    """Records of every trace file (``<run>__<dataset>.jsonl``) in ``folder``, by (run, dataset).
+
+    Records are read through the schema (:func:`~kgcore.evaluation.traces.read_traces`: a bad
+    one is skipped with a warning), and where the trace's dataset ids are known
+    (:func:`~kgcore.evaluation.traces.read_dataset_ids`) only the records of those ids count.
+    """
     runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for path in sorted(Path(folder).glob("*__*.jsonl")):
+        ids = read_dataset_ids(path)
         for record in read_traces(path):
+            if ids is not None and record["id"] not in ids:
+                continue
             key = (
                 str(record.get("run", record.get("method", path.stem))),
                 str(record.get("dataset", "")),

@@ -6,7 +6,10 @@ skipped); lines end at ``\n`` (a ``\r`` before it is dropped). A first row is a 
 it is exactly one of :data:`HEADER_ROWS` (``head, relation, tail``, ...): a row such as
 ``Headhunters<TAB>directed_by<TAB>...`` is data. A malformed line, a line that is not UTF-8, a
 binary file (NUL bytes) or a directory raises :class:`~kgcore.exceptions.GraphLoadError` naming
-the file and the line.
+the file and the line, and so does a name that is blank or holds a control character
+(:func:`~kgcore.graph.names.check_triple`), or in JSONL a name that is neither a string nor an
+integer (``null``, an object, a list). A file without a triple (empty, blank or a header only)
+is refused too: it is not a graph.
 
 Example
 -------
@@ -29,6 +32,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from kgcore.exceptions import GraphLoadError
+from kgcore.graph.names import check_triple
 from kgcore.types import Triple
 
 FORMATS = ("pipe", "tsv", "csv", "jsonl")
@@ -64,9 +68,15 @@ def detect_format(path: Path) -> str:
     return fmt
 
 
+def _json_name(value: Any) -> Any:
+    """A JSON name: a string, or an integer as its decimal text; anything else (``null``, an
+    object, a list, a float, a boolean) is left for :func:`check_triple` to refuse."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 def _triple_from_json(obj: Any) -> Triple:
     if isinstance(obj, list) and len(obj) == 3:
-        return Triple(str(obj[0]), str(obj[1]), str(obj[2]))
+        return check_triple([_json_name(v) for v in obj])
     if isinstance(obj, dict):
         for keys in (
             ("head", "relation", "tail"),
@@ -74,7 +84,7 @@ def _triple_from_json(obj: Any) -> Triple:
             ("subject", "predicate", "object"),
         ):
             if all(k in obj for k in keys):
-                return Triple(*(str(obj[k]) for k in keys))
+                return check_triple([_json_name(obj[k]) for k in keys])
     raise GraphLoadError("expected [head, relation, tail] or an object with head/relation/tail")
 
 
@@ -116,7 +126,7 @@ def _parse_line(line: str, fmt: str) -> Triple | None:
     head, relation, tail = (f.strip() for f in fields)
     if not head or not relation or not tail:
         raise GraphLoadError("empty head, relation or tail")
-    return Triple(head, relation, tail)
+    return check_triple((head, relation, tail))
 
 
 def _decoded_lines(path: Path) -> Iterator[tuple[int, str, int]]:
@@ -144,7 +154,15 @@ def _decoded_lines(path: Path) -> Iterator[tuple[int, str, int]]:
 def read_triples(
     path: str | Path, fmt: str | None = None, progress: bool = True
 ) -> Iterator[Triple]:
-    """Yield the triples of a file, with a progress bar over its bytes."""
+    """Yield the triples of a file, with a progress bar over its bytes.
+
+    Raises
+    ------
+    GraphLoadError
+        For a missing file, a directory, an unknown format, a malformed line or name (naming
+        ``file:line``), or a file that holds no triple (empty, blank, a header only), once it
+        has been read.
+    """
     path = Path(path)
     if path.is_dir():
         raise GraphLoadError(f"{path} is a directory, not a triple file")
@@ -160,6 +178,7 @@ def read_triples(
         desc=f"loading {path.name}",
         disable=not progress,
     ) as bar:
+        found = False
         for number, line, size in _decoded_lines(path):
             bar.update(size)
             if number == 1 and is_header(line, fmt):
@@ -169,4 +188,7 @@ def read_triples(
             except (GraphLoadError, ValueError, csv.Error) as err:  # ValueError: bad JSON
                 raise GraphLoadError(f"{path}:{number}: malformed {fmt} triple: {err}") from err
             if triple is not None:
+                found = True
                 yield triple
+    if not found:
+        raise GraphLoadError(f"{path} holds no triples (it is empty or blank): not a graph")

@@ -22,7 +22,7 @@ from pathlib import Path
 import networkx as nx
 
 from kgcore.graph.loaders import read_triples
-from kgcore.graph.names import normalize_name, rank_names
+from kgcore.graph.names import check_triples, normalize_name, rank_names
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
 
@@ -59,9 +59,15 @@ class InMemoryGraphStore:
     # -- construction -------------------------------------------------------------------
     @classmethod
     def from_triples(cls, triples: Iterable[Sequence[str]]) -> InMemoryGraphStore:
-        """Build a store from ``(head, relation, tail)`` sequences."""
+        """Build a store from ``(head, relation, tail)`` sequences.
+
+        Each triple must be three names (:func:`~kgcore.graph.names.check_triple`): a string
+        or a mapping is not unpacked into bogus triples, and ``None``, a number, a blank name
+        or one holding a control character is refused, with a
+        :class:`~kgcore.exceptions.GraphLoadError` naming the triple's position.
+        """
         store = cls()
-        store.add_triples(triples)
+        store.add_triples(list(check_triples(triples)))
         return store
 
     @classmethod

@@ -1,17 +1,25 @@
-"""Node-name matching shared by every graph store: normalisation and ranking.
+"""Node names shared by every graph store: the check of a triple's names, normalisation and
+ranking.
 
 Example
 -------
 >>> normalize_name("The  Matrix ")
 'the matrix'
+>>> check_triple(("Heat", "directed_by", "Michael Mann"))
+Triple(head='Heat', relation='directed_by', tail='Michael Mann')
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from rapidfuzz import fuzz, process
+
+from kgcore.exceptions import GraphLoadError
+from kgcore.types import Triple
+from kgcore.validation import NAME_BAD_CHARS, name_problem
 
 _SPACES = re.compile(r"\s+")
 #: Characters of a query used for fuzzy ranking: WRatio's cost grows with the query's length,
@@ -19,6 +27,75 @@ _SPACES = re.compile(r"\s+")
 FUZZY_QUERY_CHARS = 96
 #: Names kept by each cheap prefilter before ``WRatio`` ranks them (see :func:`rank_names`).
 PREFILTER = 100
+
+
+_FIELDS = ("head", "relation", "tail")
+
+
+def check_triple(item: Any) -> Triple:
+    """``item`` as a :class:`~kgcore.types.Triple` of three names, or a
+    :class:`~kgcore.exceptions.GraphLoadError` saying what is wrong.
+
+    ``item`` is a sequence of exactly three strings (a tuple, a list, a ``Triple``); a string
+    (``"abc"``) or a mapping is not unpacked. Each name has a non-blank character and no
+    control character, line separator or lone surrogate (:func:`kgcore.validation.name_problem`;
+    node names have no length limit).
+
+    >>> check_triple(["Heat", "year", None])
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.GraphLoadError: the tail must be a string, got NoneType
+    >>> check_triple("abc")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.GraphLoadError: a triple must be a (head, relation, tail) sequence, got str
+    """
+    if type(item) in (Triple, tuple, list) and len(item) == 3:  # the common case, checked fast
+        head, relation, tail = item
+        if (
+            type(head) is str
+            and type(relation) is str
+            and type(tail) is str
+            and head.strip()
+            and relation.strip()
+            and tail.strip()
+            and NAME_BAD_CHARS.search(head + relation + tail) is None
+        ):
+            return item if type(item) is Triple else Triple(head, relation, tail)
+    if isinstance(item, (str, bytes, bytearray, Mapping)) or not isinstance(item, Iterable):
+        raise GraphLoadError(
+            f"a triple must be a (head, relation, tail) sequence, got {type(item).__name__}"
+        )
+    fields = tuple(item)
+    if len(fields) != 3:
+        raise GraphLoadError(f"a triple has 3 fields (head, relation, tail), got {len(fields)}")
+    for role, name in zip(_FIELDS, fields, strict=True):
+        problem = name_problem(name, max_chars=None)
+        if problem is not None:
+            shown = f" {name[:40]!r}" if isinstance(name, str) and name.strip() else ""
+            raise GraphLoadError(f"the {role}{shown} {problem}")
+    return item if type(item) is Triple else Triple(*fields)
+
+
+def check_triples(triples: Any) -> Iterator[Triple]:
+    """:func:`check_triple` over ``triples``, an iterable of triples (not a string or a
+    mapping, which would unpack into bogus triples); an error names the triple's position.
+
+    >>> list(check_triples({"head": "Heat"}))
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.GraphLoadError: triples must be an iterable of (head, relation, tail) ...
+    """
+    if isinstance(triples, (str, bytes, bytearray, Mapping)) or not isinstance(triples, Iterable):
+        raise GraphLoadError(
+            "triples must be an iterable of (head, relation, tail) sequences, got "
+            f"{type(triples).__name__}"
+        )
+    for number, item in enumerate(triples, start=1):
+        try:
+            yield check_triple(item)
+        except GraphLoadError as err:
+            raise GraphLoadError(f"triple {number}: {err}") from None
 
 
 def normalize_name(name: str) -> str:

@@ -8,6 +8,10 @@ with the other methods.
 
 Small graphs (ExplaGraphs' per-question graphs, up to ``whole_graph_max_nodes``) are indexed
 whole; on a large graph such as MetaQA's the candidate region grows from the topic entities.
+The topic entities are linked as every method links them (the kernel's ``link_steps``): the
+caller's, else the names the question writes in brackets, so a bracketed question needs no
+``topic_entities`` on a graph of any size. A question without either is searched by its
+embedding alone (no model call for entity extraction).
 
 Example
 -------
@@ -24,14 +28,17 @@ from typing import TYPE_CHECKING, Any
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
+from kgcore.linking import bracketed_entities
 from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.base import StepMethod
 from kgcore.methods.kernel import (
     ANSWER_SYSTEM,
     UNKNOWN,
+    Linked,
     ask_parsed,
     check_answer,
     check_verbalizer,
+    link_steps,
     parse_graph_answer,
     topic_names,
 )
@@ -141,6 +148,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
         region = RegionSettings(**{k: v for k, v in settings.items() if k not in pcst_keys})
         self.verbalizer = check_verbalizer("G-Retriever", verbalizer)
         store = compound_view(store)
+        self.store = store
         embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
         triples = _all_triples(store) if store.num_nodes() <= region.whole_graph_max_nodes else None
         if triples:
@@ -180,10 +188,22 @@ class GRetrieverQA(StepMethod[MethodResult]):
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
-        """Retrieval (graph time), then one answer call over the retrieved subgraph."""
+        """Entity linking and retrieval (graph time), then one answer call over the retrieved
+        subgraph.
+
+        The caller's topic entities, else the question's bracketed names, are linked to nodes
+        as by every method (``link_steps``, strict: a name not in the graph raises
+        :class:`~kgcore.exceptions.EntityNotFoundError`) and seed the retrieval's region.
+        """
         meter = self.meter()
+        seeds: list[str] = []
+        if topic_entities or bracketed_entities(question):  # no extraction call otherwise
+            linked: Linked = yield from meter.graph_steps(
+                link_steps(self.store, question, topic_entities, meter.usage, strict=True)
+            )
+            seeds = linked.nodes
         with meter.graph():
-            retrieved = self.retriever.retrieve(question, topic_entities=topic_entities or None)
+            retrieved = self.retriever.retrieve(question, topic_entities=seeds or None)
         context, kept_edges = self.fit_context(retrieved)
         request = LLMRequest.from_prompt(
             f"Question: {question}\nKnowledge graph:\n{context}\n"
@@ -196,7 +216,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
             request, parse_graph_answer, "Reply only with the answer in braces.", meter.usage
         )
         # A topic entity, or a sentence about one, is not an answer (as for every method).
-        answer = check_answer(answer, topic_names(question, topic_entities))
+        answer = check_answer(answer, topic_names(question, [*(topic_entities or ()), *seeds]))
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

@@ -7,7 +7,7 @@ import pytest
 
 from kgcore.evaluation import evaluate
 from kgcore.evaluation.datasets import Dataset, EvalExample
-from kgcore.exceptions import ConfigurationError
+from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.gretriever.qa import GRetrieverQA
@@ -97,3 +97,36 @@ def test_the_topic_entity_is_no_gretriever_answer() -> None:
         ScriptedLLM(["{The director of Cleopatra is Joseph L. Mankiewicz}"]),
     )
     assert result.answer == "Joseph L. Mankiewicz"
+
+
+@pytest.mark.parametrize(
+    ("question", "topics"),
+    [
+        ("who directed [Cleopatra]", None),
+        ("who directed [cleopatra ]", None),  # linked as every method links: case, spacing
+        ("who directed Cleopatra", ["cleopatra"]),
+    ],
+)
+def test_bracketed_or_given_entities_seed_the_region_on_a_large_graph(
+    question: str, topics: list[str] | None
+) -> None:
+    """A graph over ``whole_graph_max_nodes`` is embedded lazily, around the topic entities:
+    the bracketed ones are linked as by every method, no ``topic_entities`` needed (issue 37)."""
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64), whole_graph_max_nodes=2)
+    llm = ScriptedLLM(["{Joseph L. Mankiewicz}"])
+    result = engine.run(question, llm, topic_entities=topics)
+    assert result.answer == "Joseph L. Mankiewicz" and result.llm_calls == 1
+    assert "(Cleopatra, directed by, Joseph L. Mankiewicz)" in result.context
+    assert "Cobra" not in result.context  # the region of the linked topic only
+
+
+def test_a_bracketed_name_not_in_the_graph_is_an_entity_error_as_for_fasttog() -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64), whole_graph_max_nodes=2)
+    llm = ScriptedLLM(["{x}"])
+    with pytest.raises(EntityNotFoundError, match="Cleopatrix Rex"):
+        engine.run("who directed [Cleopatrix Rex]", llm)
+    assert llm.requests == []
+    with pytest.raises(ConfigurationError, match="needs topic entities"):
+        engine.run("who directed Cleopatra", llm)  # no name at all: no region to grow

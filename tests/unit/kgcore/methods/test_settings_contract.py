@@ -33,6 +33,14 @@ BAD_SETTINGS: list[tuple[type, dict[str, Any]]] = [
     (FastToGConfig, {"hub_degree": -1}),
     (FastToGConfig, {"neighbors_per_hop": (20, 0)}),
     (FastToGConfig, {"prune_temperature": math.nan}),
+    (FastToGConfig, {"prune_temperature": math.inf}),
+    (FastToGConfig, {"seed": True}),
+    (FastToGConfig, {"seed": 2**32}),
+    (FastToGConfig, {"seed": 1.0}),
+    (FastToGConfig, {"width": math.inf}),
+    (FastToGConfig, {"hub_degree": True}),
+    (FastToGConfig, {"decay": math.nan}),
+    (FastToGConfig, {"max_option_triples": "8"}),
     (FastToGConfig, {"reason_temperature": -0.1}),
     (FastToGConfig, {"fallback": "guess"}),
     (FastToGConfig, {"wdth": 3}),
@@ -49,6 +57,8 @@ BAD_SETTINGS: list[tuple[type, dict[str, Any]]] = [
     (CGPEConfig, {"match_threshold": 0}),
     (CGPEConfig, {"max_dept": 1}),
     (CoTSCConfig, {"n": 2.5}),
+    (CoTSCConfig, {"n": True}),
+    (CoTSCConfig, {"seed": -1}),
     (CoTSCConfig, {"n": 0}),
     (CoTSCConfig, {"temperature": -1.0}),
     (PCSTSettings, {"k_nodes": 1.5}),
@@ -70,6 +80,30 @@ def test_a_bad_setting_is_refused_when_the_config_is_made(
         config(**bad)
     assert isinstance(info.value, ConfigurationError) and isinstance(info.value, ValueError)
     assert next(iter(bad)) in str(info.value)  # the message names the setting
+
+
+@pytest.mark.parametrize(
+    ("method", "options"),
+    [("fasttog", {"width": 2.5}), ("fasttog", {"seed": "x"}), ("tog", {"width": 1.5}),
+     ("cot-sc", {"n": 2.5}), ("fasttog", {"prune_temperature": math.nan}),
+     ("gretriever", {"k_nodes": True})],
+)  # fmt: skip
+def test_evaluate_refuses_a_bad_option_before_the_first_question(
+    method: str, options: dict[str, Any], tmp_path: Path
+) -> None:
+    """Not after three failed questions (issue 37): no model call, no trace."""
+    from kgcore.evaluation import evaluate
+    from kgcore.evaluation.datasets import Dataset, EvalExample
+    from kgcore.graph import InMemoryGraphStore
+    from kgcore.llm import ScriptedLLM
+
+    data = Dataset("toy", [EvalExample(f"q{i}", "who directed [Heat]", ("M",)) for i in range(4)])
+    store = InMemoryGraphStore.from_triples([("Heat", "directed_by", "M")])
+    llm = ScriptedLLM(lambda request: "{M}")
+    with pytest.raises(InvalidSettingError):
+        evaluate(method, data, llm, store=store, options=options, out_dir=tmp_path / "o",
+                 progress=False)  # fmt: skip
+    assert llm.requests == [] and not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize(
