@@ -97,12 +97,18 @@ class _Queries:
 
 
 def _run(store: Neo4jGraphStore, query: str, write: bool = False, **params: Any) -> list[Any]:
-    """One query in a managed transaction; errors as :class:`GraphStoreError`."""
+    """One query in a managed transaction; errors as :class:`GraphStoreError` (a write within
+    the store's ``write_timeout``)."""
+    if write:
+        return store.write(
+            lambda tx: [r.values() for r in tx.run(query, params)], what="write of vectors"
+        )
     neo4j = store._neo4j
     try:
-        with store.session(write=write) as session:
-            run = session.execute_write if write else session.execute_read
-            return list(run(lambda tx: [r.values() for r in tx.run(query, params)]))
+        with store.session() as session:
+            return list(
+                session.execute_read(lambda tx: [r.values() for r in tx.run(query, params)])
+            )
     except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as err:
         raise GraphStoreError(f"writing vectors into {store.uri} failed: {err}") from err
 
