@@ -293,10 +293,8 @@ def validate_source(
 def _resume_hint(summary: LoadSummary, mode: str = "merge") -> str:
     if not summary.triples_read:
         return "No triples were written; run the same load again once the server answers"
-    written = (
-        f"{summary.triples_read:,} triples ({summary.batches:,} batches) were written before "
-        "the failure"
-    )
+    batches = f"{summary.batches:,} batch{'' if summary.batches == 1 else 'es'}"
+    written = f"{summary.triples_read:,} triples ({batches}) were written before the failure"
     if mode == "create":
         return (
             f"{written}; mode='create' does not skip them, so resume with mode='merge' (which does)"

@@ -15,8 +15,14 @@ the data is deleted afterwards (which matters on a real server).
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import threading
+import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -38,7 +44,10 @@ __all__ = [
     "arcadedb_sql",
     "create_search_indexes",
     "delete_label",
+    "ServerPause",
     "fresh_mapping",
+    "join_abandoned_writes",
+    "pausable",
     "search_mapping",
     "start_arcadedb",
     "stop",
@@ -102,6 +111,47 @@ def start_arcadedb(
 def stop(process: subprocess.Popen[bytes]) -> None:
     """Stop the server's process (continued first if a test left it paused)."""
     stop_process(process, timeout=20)
+
+
+@dataclass
+class ServerPause:
+    """Pause (SIGSTOP) and continue (SIGCONT) the fixture's server process."""
+
+    pid: int
+    paused_at: float | None = None  # time.perf_counter() of the last pause
+
+    def pause(self) -> None:
+        """Stop the server: connections stay open, nothing is answered."""
+        os.kill(self.pid, signal.SIGSTOP)
+        self.paused_at = time.perf_counter()
+
+    def resume(self) -> None:
+        """Continue the server, whoever paused it (harmless when it runs)."""
+        os.kill(self.pid, signal.SIGCONT)
+
+
+@contextmanager
+def pausable(server: BoltServer) -> Iterator[ServerPause]:
+    """A :class:`ServerPause` for the fixture's server, always continued on leaving.
+
+    Skips the test on a server the fixture did not start (``NEO4J_URI``).
+    """
+    if server.pid is None:
+        pytest.skip("pausing needs the server process the fixture started (not NEO4J_URI)")
+    pause = ServerPause(server.pid)
+    try:
+        yield pause
+    finally:
+        pause.resume()
+
+
+def join_abandoned_writes(timeout: float = 30.0) -> None:
+    """Wait for the writes a store abandoned at its deadline to end (after the server is
+    continued), so they cannot race with the next write of the test."""
+    deadline = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread.name.startswith("kg-neo4j-write"):
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def fresh_mapping(base: GraphMapping = DEFAULT_MAPPING) -> GraphMapping:
