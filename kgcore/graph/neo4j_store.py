@@ -535,9 +535,28 @@ class Neo4jGraphStore:
         >>> store.write(lambda tx: tx.run("CREATE (:Note {text: $t})", t="x").consume(),
         ...             what="note")  # doctest: +SKIP
         """
+        return self._transaction(work, args, what, write=True)
+
+    def read(self, work: Callable[..., _T], *args: Any, what: str = "read") -> _T:
+        """Run ``work(tx, *args)`` in one managed READ transaction, within ``query_timeout``:
+        for reads that are not one of the store's named queries (those of
+        :mod:`kgcore.gretriever.store_vectors`); the same contract as :meth:`write`.
+
+        Example
+        -------
+        >>> store.read(lambda tx: tx.run("RETURN 1").single()[0])  # doctest: +SKIP
+        1
+        """
+        return self._transaction(work, args, what, write=False)
+
+    def _transaction(
+        self, work: Callable[..., _T], args: tuple[Any, ...], what: str, *, write: bool
+    ) -> _T:
+        """One managed transaction on a daemon thread; the caller waits until the deadline."""
         neo4j = self._neo4j
         driver = self._driver
-        timeout = self.write_timeout
+        timeout = self.write_timeout if write else self.query_timeout
+        setting = "write_timeout" if write else "query_timeout"
 
         @neo4j.unit_of_work(timeout=timeout)
         def unit(tx: Any, *unit_args: Any) -> _T:
@@ -546,18 +565,19 @@ class Neo4jGraphStore:
         def run() -> _T:
             with driver.session(
                 database=self.database,
-                default_access_mode=neo4j.WRITE_ACCESS,
+                default_access_mode=neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS,
                 bookmark_manager=self.bookmark_manager,
             ) as session:
-                result: _T = session.execute_write(unit, *args)
+                execute = session.execute_write if write else session.execute_read
+                result: _T = execute(unit, *args)
                 return result
 
         where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
-        future = _in_daemon_thread(run, name="kg-neo4j-write")
+        future = _in_daemon_thread(run, name=f"kg-neo4j-{'write' if write else 'read'}")
         if not wait_futures([future], timeout=timeout).done:
             self._replace_driver(driver)
             raise GraphStoreError(
-                f"Neo4j {what} on {where} got no answer within {timeout:g} s (write_timeout): "
+                f"Neo4j {what} on {where} got no answer within {timeout:g} s ({setting}): "
                 "the server is stalled or gone"
             )
         exceptions = neo4j.exceptions

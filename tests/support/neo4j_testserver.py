@@ -150,7 +150,7 @@ def join_abandoned_writes(timeout: float = 30.0) -> None:
     continued), so they cannot race with the next write of the test."""
     deadline = time.monotonic() + timeout
     for thread in threading.enumerate():
-        if thread.name.startswith("kg-neo4j-write"):
+        if thread.name.startswith(("kg-neo4j-write", "kg-neo4j-read")):
             thread.join(max(0.0, deadline - time.monotonic()))
 
 

@@ -16,8 +16,11 @@ from kgcore.exceptions import GraphStoreError
 from kgcore.graph.neo4j_indexes import create_indexes
 from kgcore.graph.neo4j_loader import ensure_schema, write_triples_to_neo4j
 from kgcore.graph.neo4j_store import Neo4jGraphStore
+from kgcore.gretriever.store_vectors import write_embeddings
+from tests.support.fake_embedder import FakeEmbedder
 from tests.support.neo4j_testserver import (
     BoltServer,
+    ServerPause,
     fresh_mapping,
     join_abandoned_writes,
     pausable,
@@ -100,6 +103,40 @@ def test_every_write_path_ends_in_graph_store_error_on_a_paused_server(
         waited = time.perf_counter() - (pause.paused_at or 0.0)
     join_abandoned_writes()
     assert waited < WRITE_TIMEOUT + SLACK, name
+
+
+class PausingEmbedder(FakeEmbedder):
+    """Pauses the server as its ``pause_at``-th embedding starts."""
+
+    def __init__(self, pause: ServerPause, pause_at: int) -> None:
+        super().__init__(dim=8)
+        self.pause, self.pause_at = pause, pause_at
+
+    def embed(self, texts: object, progress: bool = False) -> object:
+        if self.calls + 1 == self.pause_at:
+            self.pause.pause()
+        return super().embed(texts, progress=progress)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("pause_at", "expected"),
+    [
+        (1, r"read of vectors .* no answer within 2 s \(query_timeout\)"),  # before any read
+        (2, r"write of vectors .* no answer within 2 s \(write_timeout\)"),  # before the write
+    ],
+    ids=["read", "write"],
+)
+def test_kgqa_load_embed_ends_in_graph_store_error_on_a_paused_server(
+    bolt_server: BoltServer, make_store: MakeStore, pause_at: int, expected: str
+) -> None:
+    store = make_store(write_timeout=WRITE_TIMEOUT, query_timeout=WRITE_TIMEOUT)
+    write_triples_to_neo4j(store, TRIPLES[:5], progress=False)
+    with pausable(bolt_server) as pause:
+        with pytest.raises(GraphStoreError, match=expected):
+            write_embeddings(store, PausingEmbedder(pause, pause_at), progress=False)
+        waited = time.perf_counter() - (pause.paused_at or 0.0)
+    join_abandoned_writes()
+    assert waited < WRITE_TIMEOUT + SLACK
 
 
 @pytest.mark.parametrize("create_schema", [True, False])
