@@ -7,14 +7,42 @@ Example
     $ export NEO4J_URI=neo4j://localhost:7687 NEO4J_USERNAME=neo4j NEO4J_PASSWORD=secret
     $ kgqa load ../shared/data/metaqa/kb.txt --create-indexes --embed
     $ kgqa load --embed              # after adding triples: embeds only the new texts
+    $ kgqa load kb.txt --write-timeout 300   # a slow server: allow 5 minutes per batch
+
+Each write (a batch, the schema or an index statement) has a deadline, ``--write-timeout``
+(the store's ``write_timeout``, 60 s by default): a server that stalls or dies ends the load
+with exit status 2 and a message saying how many triples were written and that running the
+same command again resumes.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError
+
+
+def write_timeout(text: str) -> float:
+    """``--write-timeout``: seconds in (0, 3600] (the store's ``write_timeout`` range).
+
+    >>> write_timeout("2.5")
+    2.5
+    >>> write_timeout("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be in (0, 3600] seconds, got '0'
+    """
+    from kgcore.graph.neo4j_store import MAX_TIMEOUT_S
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_TIMEOUT_S:
+        raise argparse.ArgumentTypeError(f"must be in (0, {MAX_TIMEOUT_S:g}] seconds, got {text!r}")
+    return seconds
 
 
 def _load(args: argparse.Namespace) -> int:
@@ -24,14 +52,19 @@ def _load(args: argparse.Namespace) -> int:
         )
     from kgcore.graph.open import open_neo4j, write_file_to_neo4j
 
+    timeouts = {} if args.write_timeout is None else {"write_timeout": args.write_timeout}
     if args.path:
         summary = write_file_to_neo4j(
-            args.kg or "neo4j", args.path, batch_size=args.batch_size, progress=not args.quiet
+            args.kg or "neo4j",
+            args.path,
+            batch_size=args.batch_size,
+            progress=not args.quiet,
+            **timeouts,
         )
         print(summary)
     if not (args.create_indexes or args.embed):
         return 0
-    store = open_neo4j(args.kg or "neo4j")
+    store = open_neo4j(args.kg or "neo4j", **timeouts)
     try:
         embedder = None
         dimensions = None
@@ -74,6 +107,13 @@ def add_subcommand(commands: Any) -> None:
     )
     load.add_argument("--kg", help="bolt:// or neo4j:// URI (default: NEO4J_URI and friends)")
     load.add_argument("--batch-size", type=int, default=5000)
+    load.add_argument(
+        "--write-timeout",
+        type=write_timeout,
+        metavar="SECONDS",
+        help="deadline of each write (a batch, the schema, an index): a server that stalls "
+        "or dies ends the load within it, saying how to resume (default: 60)",
+    )
     load.add_argument(
         "--create-indexes",
         action="store_true",

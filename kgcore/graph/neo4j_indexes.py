@@ -36,6 +36,7 @@ from kgcore.graph.neo4j_store import (
     GraphMapping,
     Neo4jGraphStore,
     cypher_identifier,
+    server_refusal,
 )
 
 __all__ = ["IndexStatus", "create_indexes", "fulltext_ddl", "index_status", "vector_ddl"]
@@ -120,9 +121,9 @@ def create_indexes(
     ------
     GraphStoreError
         When the server refuses the statement (it has no such index type, or creates indexes
-        another way: the message says how ArcadeDB does).
+        another way: the message says how ArcadeDB does), fails, or gives no answer within the
+        store's ``write_timeout``.
     """
-    neo4j = store._neo4j
     mapping = store.mapping
     wanted: list[tuple[str, str]] = []
     if fulltext:
@@ -137,9 +138,10 @@ def create_indexes(
     done: list[str] = []
     for what, statement in wanted:
         try:
-            with store.session(write=True) as session:
-                session.execute_write(lambda tx, q=statement: tx.run(q).consume())
-        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as err:
+            store.write(lambda tx, q=statement: tx.run(q).consume(), what=f"creation of {what}")
+        except GraphStoreError as err:
+            if server_refusal(err) is None:
+                raise  # the server failed or stalled: the message says so
             raise GraphStoreError(
                 f"{store.uri} did not create the {what}: {err}. Neo4j 5 creates it with: "
                 f"{statement}. ArcadeDB creates indexes with its SQL only (see "

@@ -1,11 +1,13 @@
 """Load triple files into Neo4j: batched, parameterised, idempotent.
 
 Triples are sent in batches as one parameter (``UNWIND $rows AS row``), each batch in one managed
-write transaction (``session.execute_write``, retried on transient errors), and written with
-``MERGE``, so loading the same file twice adds nothing the second time. The whole source is
-validated before anything is written (a malformed line 12,001 leaves the database untouched);
-if the server fails part-way, the error says how many triples were written and that running
-the same load again resumes (``MERGE`` skips what is there). A uniqueness constraint
+write transaction (:meth:`~kgcore.graph.neo4j_store.Neo4jGraphStore.write`: retried on transient
+errors, with the store's deadline ``write_timeout``), and written with ``MERGE``, so loading
+the same file twice adds nothing the second time. The whole source is validated before anything
+is written (a malformed line 12,001 leaves the database untouched); if the server fails, stalls
+(no answer within ``write_timeout``) or dies part-way, :class:`~kgcore.exceptions.GraphStoreError`
+says how many triples were written and that running the same load again resumes (``MERGE``
+skips what is there). A uniqueness constraint
 on the node name (or, where the server refuses it, an index) is created first so each ``MERGE``
 is an index look-up. The summary reports what the server says it created.
 
@@ -42,7 +44,12 @@ from kgcore.exceptions import (
     InvalidSettingError,
 )
 from kgcore.graph.loaders import read_triples
-from kgcore.graph.neo4j_store import GraphMapping, Neo4jGraphStore, cypher_identifier
+from kgcore.graph.neo4j_store import (
+    GraphMapping,
+    Neo4jGraphStore,
+    cypher_identifier,
+    server_refusal,
+)
 from kgcore.types import Triple
 
 __all__ = [
@@ -200,12 +207,17 @@ def ensure_schema(store: Neo4jGraphStore) -> list[str]:
     Both statements use ``IF NOT EXISTS``, so this is safe to repeat. Returns what was asked
     for and how it went.
 
+    Raises
+    ------
+    GraphStoreError
+        The server failed or gave no answer within the store's ``write_timeout`` (a statement
+        the server refuses is not an error: the index is tried next).
+
     Example
     -------
     >>> ensure_schema(store)  # doctest: +SKIP
     ['constraint kg_Entity_name_unique']
     """
-    neo4j = store._neo4j
     m = store.mapping
     base = f"kg_{m.node_label}_{m.name_property}"
     constraint = (
@@ -218,13 +230,16 @@ def ensure_schema(store: Neo4jGraphStore) -> list[str]:
     )
     done: list[str] = []
     for kind, statement in (("constraint", constraint), ("index", index)):
+        name = f"{base}_{'unique' if kind == 'constraint' else 'index'}"
         try:
-            with store.session(write=True) as session:
-                session.execute_write(lambda tx, q=statement: tx.run(q).consume())
-            done.append(f"{kind} {base}_{'unique' if kind == 'constraint' else 'index'}")
+            store.write(lambda tx, q=statement: tx.run(q).consume(), what=f"{kind} {name}")
+            done.append(f"{kind} {name}")
             return done
-        except neo4j.exceptions.Neo4jError as err:
-            done.append(f"{kind} refused ({err.code})")
+        except GraphStoreError as err:
+            code = server_refusal(err)
+            if code is None:
+                raise  # the server failed or stalled: not a refusal
+            done.append(f"{kind} refused ({code})")
     warnings.warn(
         f"could not create a constraint or index on {m.node_label}.{m.name_property} at "
         f"{store.uri}; MERGE will scan all nodes and loading will be slow",
@@ -275,13 +290,16 @@ def validate_source(
     return count
 
 
-def _resume_hint(summary: LoadSummary) -> str:
+def _resume_hint(summary: LoadSummary, mode: str = "merge") -> str:
     if not summary.triples_read:
-        return "Nothing was written."
-    return (
-        f"{summary.triples_read:,} triples ({summary.batches:,} batches) were written before "
-        "the failure; loading is idempotent (MERGE), so run the same load again to resume"
-    )
+        return "No triples were written; run the same load again once the server answers"
+    batches = f"{summary.batches:,} batch{'' if summary.batches == 1 else 'es'}"
+    written = f"{summary.triples_read:,} triples ({batches}) were written before the failure"
+    if mode == "create":
+        return (
+            f"{written}; mode='create' does not skip them, so resume with mode='merge' (which does)"
+        )
+    return f"{written}; loading is idempotent (MERGE), so run the same load again to resume"
 
 
 def _batches(triples: Iterable[Sequence[str]], size: int) -> Iterator[list[Sequence[str]]]:
@@ -336,7 +354,9 @@ def write_triples_to_neo4j(
     GraphLoadError
         A malformed file, or a relation that cannot be a relationship type in this layout.
     GraphStoreError
-        The server failed (the message names the URI).
+        The server failed, or a write (the schema statement or one batch) got no answer within
+        the store's ``write_timeout``: the message names the URI, how many triples were
+        written and how to resume.
 
     Example
     -------
@@ -347,8 +367,9 @@ def write_triples_to_neo4j(
     """
     if batch_size < 1:
         raise InvalidSettingError("batch_size must be >= 1")
-    neo4j = store._neo4j
     mapping = store.mapping
+    if mode not in LOAD_MODES:
+        raise InvalidSettingError(f"mode must be one of {', '.join(LOAD_MODES)}, got {mode!r}")
     if validate:
         if not isinstance(source, str | Path):
             source = list(source)
@@ -356,15 +377,18 @@ def write_triples_to_neo4j(
     summary = LoadSummary(uri=store.uri, database=store.database)
     start = time.perf_counter()
     if create_schema:
-        summary.schema = ensure_schema(store)
+        try:
+            summary.schema = ensure_schema(store)
+        except GraphStoreError as err:
+            raise GraphStoreError(
+                f"loading into Neo4j at {store.uri} failed: {err}. {_resume_hint(summary)}"
+            ) from err
     if isinstance(source, str | Path):
         triples: Iterable[Sequence[str]] = read_triples(source, fmt=fmt, progress=progress)
         bar = None
     else:
         triples = source
         bar = tqdm(desc="writing triples", unit=" triples", disable=not progress)
-    if mode not in LOAD_MODES:
-        raise InvalidSettingError(f"mode must be one of {', '.join(LOAD_MODES)}, got {mode!r}")
     fixed_query = None if mapping.relation_from_type else write_queries(mapping)
     fixed_create = None if mapping.relation_from_type else create_queries(mapping)
 
@@ -401,29 +425,29 @@ def write_triples_to_neo4j(
         ]
 
     try:
-        with store.session(write=True) as session:
-            for raw in _batches(triples, batch_size):
-                batch = [[str(h), str(r), str(t)] for h, r, t in (Triple(*x) for x in raw)]
-                if mapping.relation_from_type:
-                    for _, relation, _ in batch:
-                        _check_relation(relation, mapping)
-                for counters in session.execute_write(write, batch):
-                    summary.nodes_created += counters.nodes_created
-                    summary.relationships_created += counters.relationships_created
-                    summary.properties_set += counters.properties_set
-                    summary.labels_added += counters.labels_added
-                summary.triples_read += len(batch)
-                summary.batches += 1
-                if bar is not None:
-                    bar.update(len(batch))
-    except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as err:
+        for number, raw in enumerate(_batches(triples, batch_size), start=1):
+            batch = [[str(h), str(r), str(t)] for h, r, t in (Triple(*x) for x in raw)]
+            if mapping.relation_from_type:
+                for _, relation, _ in batch:
+                    _check_relation(relation, mapping)
+            # Each batch is one write transaction with the store's deadline (write_timeout).
+            for counters in store.write(write, batch, what=f"write of batch {number:,}"):
+                summary.nodes_created += counters.nodes_created
+                summary.relationships_created += counters.relationships_created
+                summary.properties_set += counters.properties_set
+                summary.labels_added += counters.labels_added
+            summary.triples_read += len(batch)
+            summary.batches += 1
+            if bar is not None:
+                bar.update(len(batch))
+    except GraphStoreError as err:
         raise GraphStoreError(
-            f"loading into Neo4j at {store.uri} failed: {err}. {_resume_hint(summary)}"
+            f"loading into Neo4j at {store.uri} failed: {err}. {_resume_hint(summary, mode)}"
         ) from err
     except GraphLoadError as err:
         if not summary.triples_read:
             raise
-        raise GraphLoadError(f"{err}. {_resume_hint(summary)}") from err
+        raise GraphLoadError(f"{err}. {_resume_hint(summary, mode)}") from err
     finally:
         if bar is not None:
             bar.close()

