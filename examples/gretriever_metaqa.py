@@ -2,9 +2,9 @@
 
 The MetaQA knowledge graph (134k triples) is read into memory; the question's topic entity (in
 brackets) seeds a candidate region whose node and relation texts are embedded on demand with the
-offline all-MiniLM-L6-v2 (cached by text under ``.kgcache/``, so the cache grows with each
-question and a second run embeds nothing); PCST picks the subgraph, and the local
-Qwen2.5-Coder-1.5B GGUF answers through llama-index's ``LlamaCPP`` (ChatML template) with the
+offline all-MiniLM-L6-v2 (cached by text in the user cache, ``~/.cache/kg-retrievers/``, so the
+cache grows with each question and a second run embeds nothing); PCST picks the subgraph, and the
+local Qwen2.5-Coder-1.5B GGUF answers through llama-index's ``LlamaCPP`` (ChatML template) with the
 package's graph-QA prompt. It prints the time from start to the first answer. ``--build-index``
 embeds the whole graph first instead (minutes; with an estimate and a progress bar).
 

@@ -93,8 +93,33 @@ def user_models_dir() -> Path:
     """
     if os.environ.get("KGQA_MODELS_DIR"):
         return Path(os.environ["KGQA_MODELS_DIR"])
+    return _user_cache_root() / "models"
+
+
+def user_cache_dir() -> Path:
+    """The user's cache of derived files: ``$KGQA_CACHE_DIR``, else the user cache.
+
+    The user cache is ``$XDG_CACHE_HOME/kg-retrievers``, else ``~/.cache/kg-retrievers``, never
+    the current directory. Converted models (``hf/``), G-Retriever's vectors (``gretriever/``)
+    and the graph-prompt text vectors (``gretriever-gnn/``) live under it.
+
+    Example
+    -------
+    >>> import os
+    >>> os.environ["KGQA_CACHE_DIR"] = "/tmp/kgqa-cache"
+    >>> str(user_cache_dir())
+    '/tmp/kgqa-cache'
+    >>> del os.environ["KGQA_CACHE_DIR"]
+    """
+    if os.environ.get("KGQA_CACHE_DIR"):
+        return Path(os.environ["KGQA_CACHE_DIR"])
+    return _user_cache_root()
+
+
+def _user_cache_root() -> Path:
+    """``$XDG_CACHE_HOME/kg-retrievers``, else ``~/.cache/kg-retrievers``."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "kg-retrievers" / "models"
+    return Path(cache) / "kg-retrievers"
 
 
 def project_models_dir() -> Path | None:

@@ -7,8 +7,9 @@ its metadata (hidden from the LLM and the embedder).
 
 :meth:`GRetrieverRetriever.from_triples` and :meth:`~GRetrieverRetriever.from_graph` embed
 lazily: a question embeds only its candidate region (the topic entities' neighbourhood), cached
-by text under ``.kgcache/``, so the first question on MetaQA answers in seconds and the cache
-grows with use. :meth:`~GRetrieverRetriever.build_index` embeds the whole graph up front.
+by text in the user cache (``~/.cache/kg-retrievers/``), so the first question on MetaQA
+answers in seconds and the cache grows with use. :meth:`~GRetrieverRetriever.build_index`
+embeds the whole graph up front.
 LlamaIndex's names are accepted where they mean the same thing: ``embed_model`` (a
 ``BaseEmbedding``), ``similarity_top_k`` (the ``k`` nodes given prizes by similarity) and
 ``path_depth`` (the region's hops).

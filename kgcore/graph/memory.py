@@ -34,7 +34,8 @@ class InMemoryGraphStore:
     """A :class:`~kgcore.graph.store.GraphStore` held in a ``networkx.MultiDiGraph``.
 
     Edges are keyed by relation, so a triple loaded twice is stored once. Sorted neighbour
-    lists are built on first use and cached.
+    lists, the name index, fuzzy searches and the triple count are built on first use and
+    cached; :meth:`add_triples` updates or drops only what the new triples touch (see there).
 
     The store is safe to share between threads: :meth:`add_triples` may run while other
     threads read (one lock guards the graph and the caches; cached neighbour lists are read
@@ -53,8 +54,11 @@ class InMemoryGraphStore:
         self._names: list[str] | None = None
         self._lock = threading.RLock()
         self._num_triples: int | None = None
-        self._searches: dict[tuple[str, int], list[str]] = {}
-        self._generation = 0  # bumped by every write: a search begun before it is not cached
+        # (text, limit) -> (names found, the normalised text when only names equal to it were
+        # ranked, else None): see _forget_searches for which entries a write keeps.
+        self._searches: dict[tuple[str, int], tuple[list[str], str | None]] = {}
+        self._generation = 0  # bumped by every write adding names: a search begun before it
+        # is not cached
 
     # -- construction -------------------------------------------------------------------
     @classmethod
@@ -78,16 +82,59 @@ class InMemoryGraphStore:
         return cls.from_triples(read_triples(path, fmt=fmt, progress=progress))
 
     def add_triples(self, triples: Iterable[Sequence[str]]) -> None:
-        """Add triples; duplicates are ignored. Safe while other threads read."""
+        """Add triples; duplicates are ignored. Safe while other threads read.
+
+        Only the caches the new triples touch change: the neighbour lists of their heads and
+        tails are dropped, new names are appended to the name index (in the order a store
+        built from all the triples at once would have them), the triple count grows by the
+        new edges, and remembered searches are kept unless a new name could change them (a
+        search answered by names equal to the query after normalisation survives new names
+        that normalise differently; fuzzy searches are dropped when any name is new). Triples
+        between known nodes keep every search.
+        """
         edges = [(h, t, r) for h, r, t in triples]  # read the input outside the lock
         with self._lock:
-            self.graph.add_edges_from(edges)
-            self._neighbors = {}
-            self._by_normal = None
-            self._names = None
-            self._num_triples = None
-            self._searches = {}
-            self._generation += 1
+            graph = self.graph
+            new_nodes = list(
+                dict.fromkeys(n for h, t, _ in edges for n in (h, t) if n not in graph)
+            )
+            if self._num_triples is not None:
+                self._num_triples += len({edge for edge in edges if not graph.has_edge(*edge)})
+            graph.add_edges_from(edges)
+            if self._neighbors:
+                for head, tail, _ in edges:
+                    self._neighbors.pop(head, None)
+                    self._neighbors.pop(tail, None)
+            if new_nodes:
+                self._generation += 1
+                if self._searches or self._by_normal is not None:  # else nothing to update
+                    keyed = [(normalize_name(node), node) for node in new_nodes]
+                    self._index_new_names(keyed)
+                    self._forget_searches({key for key, _ in keyed})
+
+    def _index_new_names(self, keyed: Sequence[tuple[str, str]]) -> None:
+        """Append new ``(normalised name, node)`` pairs to the name index, if built.
+
+        Copy on write: a search running outside the lock keeps the index it started with.
+        """
+        if self._by_normal is None or self._names is None:
+            return
+        by_normal = dict(self._by_normal)
+        names = list(self._names)
+        for key, node in keyed:
+            known = by_normal.get(key)
+            if known is None:
+                names.append(key)
+            by_normal[key] = [*(known or ()), node]
+        self._by_normal, self._names = by_normal, names
+
+    def _forget_searches(self, touched: set[str]) -> None:
+        """Drop the remembered searches that names normalising to ``touched`` could change."""
+        self._searches = {
+            key: entry
+            for key, entry in self._searches.items()
+            if entry[1] is not None and entry[1] not in touched
+        }
 
     # -- protocol ----------------------------------------------------------------------
     def has_node(self, name: str) -> bool:
@@ -117,20 +164,25 @@ class InMemoryGraphStore:
     def search_nodes(self, text: str, limit: int = 5) -> list[str]:
         # Fuzzy ranking over every name costs tens of milliseconds on a large graph, and the
         # same names come back (each step's reply, each question's topic entity): keep the
-        # last SEARCH_CACHE results (cleared when the graph changes).
+        # last SEARCH_CACHE results (a write drops those its new names could change).
+        # Each entry notes whether only names equal to the query after normalisation were
+        # ranked (rank_names stops there once it has ``limit`` of them): such an answer can
+        # change only when a name normalising to the query is added.
         key = (text, limit)
-        found = self._searches.get(key)
-        if found is None:
+        entry = self._searches.get(key)
+        if entry is None:
             generation = self._generation
             by_normal, names = self._name_index()
             found = rank_names(text, by_normal, names, limit)
+            normal = normalize_name(text)
+            entry = (found, normal if len(by_normal.get(normal, ())) >= limit else None)
             with self._lock:
                 if generation != self._generation:
                     return list(found)
                 if len(self._searches) >= SEARCH_CACHE:
                     self._searches = {}
-                self._searches[key] = found
-        return list(found)
+                self._searches[key] = entry
+        return list(entry[0])
 
     def neighbors(self, node: str, limit: int | None = None) -> list[Triple]:
         limit = check_limit(limit)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ import numpy as np
 from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder
 from kgcore.exceptions import EmbeddingError, InvalidQuestionError
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
+from kgcore.local_models import user_cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -37,8 +37,9 @@ CACHE_VERSION = 2
 
 
 def default_cache_dir() -> Path:
-    """``$KGQA_CACHE_DIR`` or ``.kgcache/gretriever`` under the current directory."""
-    return Path(os.environ.get("KGQA_CACHE_DIR", ".kgcache")) / "gretriever"
+    """``gretriever`` in :func:`~kgcore.local_models.user_cache_dir` (``$KGQA_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/kg-retrievers``, else ``~/.cache/kg-retrievers``)."""
+    return user_cache_dir() / "gretriever"
 
 
 @dataclass

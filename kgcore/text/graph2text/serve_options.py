@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 
+from kgcore.text.graph2text.serve_limits import MAX_BODY_BYTES
+
 #: The model served when none is named (the small model trained here).
 DEFAULT_MODEL = "models/graph2text-webnlg-small"
 
@@ -31,3 +33,20 @@ def add_serve_arguments(
     parser.add_argument("--beams", type=int, default=1)
     parser.add_argument("--threads", type=int, help="torch threads per worker")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    parser.add_argument(
+        "--max-body-bytes",
+        type=_positive_int,
+        default=MAX_BODY_BYTES,
+        help=f"largest request body; bigger ones get 413 (default {MAX_BODY_BYTES})",
+    )
+
+
+def _positive_int(text: str) -> int:
+    """An integer of at least 1 (argparse reports anything else as a usage error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value

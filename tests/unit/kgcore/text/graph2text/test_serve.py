@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import signal
+import socket
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
 import psutil
@@ -11,10 +14,12 @@ import pytest
 
 from kgcore.text.graph2text.guard import GuardedTextualizer
 from kgcore.text.graph2text.remote import Graph2TextServerError, RemoteGraph2Text
+from kgcore.text.graph2text.serve_limits import MAX_BODY_BYTES
 from kgcore.text.graph2text.serve_process import serving
 from kgcore.types import Triple
 
 TRIPLE = ["Alan Bean", "occupation", "Test pilot"]
+AUTH = {"Authorization": "Bearer s3cret"}
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +55,83 @@ def test_over_limit_input_is_a_4xx_with_a_message(server):
         assert message in response.text
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (r'{"triples": [["\ud800", "occupation", "Test pilot"]]}', "part 0 holds a lone surrogate"),
+        (r'{"triples": [["Alan Bean", "\udc00", "Test pilot"]]}', "part 1 holds a lone surrogate"),
+        (r'{"triples": [["Alan Bean", "occupation", "x\ud83d"]]}', "part 2 holds a lone surrogate"),
+        (r'{"triples": [["\ud800", "r"]]}', "expected 3"),  # echoing it back was a 500
+        (r'{"triples": [["Alan\u0000Bean", "r", "t"]]}', "a control character (U+0000)"),
+        (r'{"triples": [["\u001b[31mAlan", "r", "t"]]}', "a control character (U+001B)"),
+        (r'{"triples": [["Alan\u0085Bean", "r", "t"]]}', "a control character (U+0085)"),
+        ('{"triples": [["Alan", "r", "t"]', "JSON decode error"),
+        ("[" * 20_000 + "]" * 20_000, "error parsing the body"),
+    ],
+)
+def test_bad_text_is_a_4xx_and_keeps_the_connection(server, body, message):
+    with httpx.Client(headers=AUTH, timeout=60) as client:
+        response = client.post(
+            f"{server}/predict", content=body, headers={"content-type": "application/json"}
+        )
+        assert response.status_code in (400, 422), response.text
+        assert message in response.text
+        again = client.post(f"{server}/predict", json={"triples": [TRIPLE]})  # same connection
+        assert again.status_code == 200
+
+
+def raw_request(url: str, head: str, body: bytes = b"") -> bytes:
+    """Send ``head`` (and ``body``) on a fresh socket; the status line of the answer."""
+    port = int(url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(head.encode() + b"\r\n\r\n" + body)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.split(b"\r\n", 1)[0]
+
+
+def padded(size: int) -> bytes:
+    """A valid request of exactly ``size`` bytes (JSON padded with spaces)."""
+    body = json.dumps({"triples": [TRIPLE]}).encode()
+    return body[:-1] + b" " * (size - len(body)) + b"}"
+
+
+@pytest.mark.parametrize(("size", "status"), [(MAX_BODY_BYTES, 200), (MAX_BODY_BYTES + 1, 413)])
+def test_body_size_limit(server, size, status):
+    response = httpx.post(
+        f"{server}/predict",
+        content=padded(size),
+        headers={**AUTH, "content-type": "application/json"},
+        timeout=60,
+    )
+    assert response.status_code == status
+    if status == 413:
+        assert response.json() == {"detail": f"request body over the {MAX_BODY_BYTES}-byte limit"}
+
+
+POST = "POST /predict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n"
+
+
+@pytest.mark.parametrize(
+    ("head", "body"),
+    [
+        # 100 MB announced and never sent: refused on the header, nothing read
+        (POST + "Content-Type: application/json\r\nContent-Length: 104857600", b""),
+        # streamed in 1 KiB chunks with no length: refused once the count passes the limit
+        (
+            POST + "Content-Type: application/json\r\nTransfer-Encoding: chunked",
+            b"".join(b"400\r\n" + b"a" * 1024 + b"\r\n" for _ in range(70)),
+        ),
+    ],
+)
+def test_big_bodies_are_refused_with_413(server, head, body):
+    assert raw_request(server, head, body) == b"HTTP/1.1 413 Request Entity Too Large"
+
+
 def test_concurrent_requests_are_batched_and_all_answered(server):
     auth = {"Authorization": "Bearer s3cret"}
 
@@ -79,8 +161,11 @@ def test_remote_client_works_behind_the_guard(server):
         bad.generate([[TRIPLE]])
 
 
-def test_sigterm_stops_the_server_and_its_workers(tiny_model):
-    with serving(tiny_model) as url:
+def test_sigterm_stops_the_server_and_its_workers_without_a_traceback(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    with serving(tiny_model, log_path=log) as url:
         port = int(url.rsplit(":", 1)[1])
         mains = [
             p
@@ -97,3 +182,7 @@ def test_sigterm_stops_the_server_and_its_workers(tiny_model):
         parent.send_signal(signal.SIGTERM)
         gone, alive = psutil.wait_procs(family, timeout=30)
         assert alive == []
+        assert [p.returncode for p in gone if p.pid == parent.pid] == [0]
+    text = log.read_text()
+    assert "Shutting down LitServe" in text
+    assert "Traceback" not in text
