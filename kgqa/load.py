@@ -15,6 +15,7 @@ import argparse
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError
+from kgqa.common import kg_argument
 
 
 def _load(args: argparse.Namespace) -> int:
@@ -72,7 +73,11 @@ def add_subcommand(commands: Any) -> None:
         nargs="?",
         help="triple file (h|r|t, .tsv, .csv, .jsonl); optional with --create-indexes or --embed",
     )
-    load.add_argument("--kg", help="bolt:// or neo4j:// URI (default: NEO4J_URI and friends)")
+    load.add_argument(
+        "--kg",
+        type=kg_argument,
+        help="bolt:// or neo4j:// URI (default: NEO4J_URI and friends)",
+    )
     load.add_argument("--batch-size", type=int, default=5000)
     load.add_argument(
         "--create-indexes",

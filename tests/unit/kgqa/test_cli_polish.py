@@ -79,7 +79,9 @@ def test_options_print_one_default(
 
 
 @pytest.mark.parametrize("kg", ["http://localhost:7474", "HTTPS://neo4j.example.org:7473/browser"])
-@pytest.mark.parametrize("command", [["ask", "who directed [Giant]"], ["eval", "--out", "runs"]])
+@pytest.mark.parametrize(
+    "command", [["ask", "who directed [Giant]"], ["eval", "--out", "runs"], ["load", "kb.txt"]]
+)
 def test_a_web_address_as_kg_is_a_usage_error_naming_the_bolt_uri(
     kg: str, command: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
