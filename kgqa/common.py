@@ -16,12 +16,52 @@ from typing import Any
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
 
+#: URL schemes that are not a graph ``--kg`` can read (Neo4j's browser / HTTP API ports).
+WEB_SCHEMES = ("http://", "https://")
+
+
+def check_kg_spec(spec: str) -> str:
+    """``spec`` unchanged, unless it is a web address: Neo4j's HTTP port (7474) is not a graph,
+    and read as a file name it would only fail later as a missing file.
+
+    Example
+    -------
+    >>> check_kg_spec("bolt://localhost:7687")
+    'bolt://localhost:7687'
+    >>> try:
+    ...     check_kg_spec("http://localhost:7474")
+    ... except ConfigurationError as err:
+    ...     print(str(err)[:59])
+    --kg 'http://localhost:7474' is a web address, not a graph:
+    """
+    if spec.strip().lower().startswith(WEB_SCHEMES):
+        raise ConfigurationError(
+            f"--kg {spec!r} is a web address, not a graph: for a Neo4j server give its Bolt "
+            "URI, bolt://HOST:7687 or neo4j://HOST:7687 (neo4j+s:// with TLS), not the "
+            "browser's http(s):// address; otherwise a triple file path"
+        )
+    return spec
+
+
+def kg_argument(text: str) -> str:
+    """The ``--kg`` option's ``argparse`` type: a web address is a usage error (exit 2) before
+    anything loads.
+
+    >>> kg_argument("kb.txt")
+    'kb.txt'
+    """
+    try:
+        return check_kg_spec(text)
+    except ConfigurationError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
 
 def open_graph(spec: str | None, progress: bool = True) -> GraphStore:
-    """A graph store for a triple file path (or, once available, a ``neo4j://`` URI)."""
+    """A graph store for a triple file path or a Neo4j URI (a web address is refused)."""
     spec = spec or os.environ.get("KGQA_KG")
     if not spec:
         raise ConfigurationError("no knowledge graph: pass --kg PATH or set KGQA_KG")
+    check_kg_spec(spec)
     try:
         from kgcore.graph.open import open_store  # Neo4j URIs and triple files
     except ImportError:

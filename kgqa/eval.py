@@ -11,8 +11,11 @@
     $ kgqa eval --method io --data pathquestion:all:5 --data-dir /data/kgqa --out runs/
     $ kgqa eval --report-only --out runs/          # rewrite the table and plots from traces
 
-Datasets are read from ``../shared/data`` beside the project root, or from the folder in the
-``KGQA_DATA`` environment variable; ``--data-dir`` overrides both. Each dataset is answered on
+Datasets are read from ``--data-dir`` when given, else the folder in the ``KGQA_DATA``
+environment variable, else ``../shared/data`` beside a source checkout, else (installed from a
+wheel) the user data folder ``~/.local/share/kg-retrievers/data``; ``kgqa eval --help`` prints
+the folder in use, and a missing file names where to get its benchmark
+(:mod:`kgcore.evaluation.data_sources`). Each dataset is answered on
 its own graph (MetaQA's, each PathQuestion set's, the WebQSP/CWQ evidence graph), each graph
 loaded once; ``--kg`` puts one graph under every dataset instead. Traces go to
 ``DIR/<run>__<dataset>.jsonl`` and a rerun resumes from them; the Markdown table and PNG plots
@@ -74,19 +77,27 @@ def positive_int(text: str) -> int:
 
 def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``eval`` to a ``kgqa`` subparsers object and return its parser."""
+    from kgcore.evaluation.data_sources import BENCHMARKS, data_location
     from kgcore.evaluation.datasets import SPEC_FORMS
     from kgcore.evaluation.registry import method_names
+    from kgqa.help import DefaultsHelpFormatter
 
     names = ", ".join(method_names())
+    sources = "; ".join(
+        f"{name}: {source}"
+        for folder, (name, _, source) in BENCHMARKS.items()
+        if folder != "webnlg"
+    )
     parser = subparsers.add_parser(
         "eval",
         help="evaluate methods on a dataset (hit@1, LLM calls, tokens, time)",
         description=(
             "Run methods over datasets, write JSONL traces, a Markdown table and plots. "
-            "Datasets are read from ../shared/data beside the project root, or from the "
-            "KGQA_DATA environment variable when it is set; --data-dir DIR overrides both."
+            f"Data: {data_location()}. The folder holds metaqa/, pathquestion/, webqsp_cwq/ "
+            f"and explagraphs/; nothing is downloaded. Where to get each benchmark: {sources}. "
+            "A missing file is reported with the files expected."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     parser.add_argument(
         "--method", action="append", default=[], help=f"method(s), comma-separated: {names}"
@@ -105,14 +116,18 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
         "--data-dir",
         metavar="DIR",
         help="data folder holding metaqa/, pathquestion/, webqsp_cwq/, explagraphs/; "
-        "overrides KGQA_DATA and ../shared/data beside the project root",
+        "overrides KGQA_DATA and the default folder (see above)",
     )
-    from kgqa.common import add_llm_arguments
+    from kgqa.common import add_llm_arguments, kg_argument
 
     add_llm_arguments(parser)
-    parser.add_argument("--kg", help="triple file or Neo4j URI (default: the dataset's graph)")
     parser.add_argument(
-        "--workers", type=positive_int, default=1, help="questions answered at once (1)"
+        "--kg",
+        type=kg_argument,
+        help="triple file or Neo4j URI (bolt://, neo4j://) (default: the dataset's graph)",
+    )
+    parser.add_argument(
+        "--workers", type=positive_int, default=1, help="questions answered at once"
     )
     parser.add_argument("--out", required=True, help="folder for traces, table and plots")
     parser.add_argument(

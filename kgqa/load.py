@@ -22,6 +22,7 @@ import math
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError
+from kgqa.common import kg_argument
 
 
 def write_timeout(text: str) -> float:
@@ -105,7 +106,11 @@ def add_subcommand(commands: Any) -> None:
         nargs="?",
         help="triple file (h|r|t, .tsv, .csv, .jsonl); optional with --create-indexes or --embed",
     )
-    load.add_argument("--kg", help="bolt:// or neo4j:// URI (default: NEO4J_URI and friends)")
+    load.add_argument(
+        "--kg",
+        type=kg_argument,
+        help="bolt:// or neo4j:// URI (default: NEO4J_URI and friends)",
+    )
     load.add_argument("--batch-size", type=int, default=5000)
     load.add_argument(
         "--write-timeout",

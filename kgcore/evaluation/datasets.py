@@ -2,8 +2,10 @@
 
 Every loader returns a :class:`Dataset`: examples (question, gold answers, optional topic
 entities, optional per-question triples) and, for datasets with one shared graph, the path of
-its triple file. The data is read from :func:`default_data_dir` (``../shared/data`` beside the
-project root, or ``$KGQA_DATA``) unless ``data_dir`` names another folder.
+its triple file. The data is read from :func:`default_data_dir` (``$KGQA_DATA``, else
+``../shared/data`` beside a source checkout, else the user data folder; see
+:mod:`kgcore.evaluation.data_sources`) unless ``data_dir`` names another folder; a missing file
+is an error that says where data is looked for and how to get the benchmark.
 :func:`load_dataset` reads a compact spec string (``N`` keeps the first N questions):
 
 - ``metaqa:2hop`` or ``metaqa:2hop:10`` or ``metaqa:all:5`` (5 per hop, one dataset) --
@@ -41,17 +43,16 @@ Example
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kgcore.evaluation.data_sources as data_sources
 from kgcore.exceptions import ConfigurationError, GraphLoadError
 from kgcore.graph.names import check_triples
 from kgcore.linking import bracketed_entities
-from kgcore.local_models import repo_root
 from kgcore.types import Triple
 
 METAQA_HOPS = ("1hop", "2hop", "3hop")
@@ -108,9 +109,9 @@ class Dataset:
 
 
 def default_data_dir() -> Path:
-    """``../shared/data`` beside the project root (``KGQA_DATA`` overrides)."""
-    env = os.environ.get("KGQA_DATA")
-    return Path(env) if env else repo_root().parent / "shared" / "data"
+    """``$KGQA_DATA``, else ``../shared/data`` beside a source checkout, else the user data
+    folder (:func:`kgcore.evaluation.data_sources.default_data_dir`)."""
+    return data_sources.default_data_dir()
 
 
 def _folder(data_dir: str | Path | None, name: str) -> Path:
@@ -118,9 +119,12 @@ def _folder(data_dir: str | Path | None, name: str) -> Path:
     return Path(data_dir) if data_dir else default_data_dir() / name
 
 
-def _need_file(path: Path, what: str) -> Path:
+def _need_file(path: Path, what: str, benchmark: str | None = None) -> Path:
+    """``path`` if it is a file; else an error naming it and, for a benchmark's file, where
+    data is looked for and how to get the benchmark."""
     if not path.is_file():
-        raise ConfigurationError(f"{what} not found: {path}")
+        hint = f"; {data_sources.missing_data_hint(benchmark)}" if benchmark else ""
+        raise ConfigurationError(f"{what} not found: {path}{hint}")
     return path
 
 
@@ -167,7 +171,7 @@ def load_metaqa(
     if hop not in METAQA_HOPS:
         raise ConfigurationError(f"unknown MetaQA split {hop!r}; expected one of {METAQA_HOPS}")
     root = _folder(data_dir, "metaqa")
-    path = _need_file(root / f"dev_{hop}.txt", "MetaQA questions")
+    path = _need_file(root / f"dev_{hop}.txt", "MetaQA questions", "metaqa")
     examples: list[EvalExample] = []
     for number, line in text_lines(path):
         if not line.strip():
@@ -197,8 +201,12 @@ def load_explagraphs(
             f"unknown ExplaGraphs split {split!r}; expected {EXPLAGRAPHS_SPLITS}"
         )
     root = _folder(data_dir, "explagraphs")
-    rows_path = _need_file(root / "explagraphs_gretriever_format.jsonl", "ExplaGraphs rows")
-    split_path = _need_file(root / "split" / f"{split}_indices.txt", "ExplaGraphs split")
+    rows_path = _need_file(
+        root / "explagraphs_gretriever_format.jsonl", "ExplaGraphs rows", "explagraphs"
+    )
+    split_path = _need_file(
+        root / "split" / f"{split}_indices.txt", "ExplaGraphs split", "explagraphs"
+    )
     rows: dict[int, dict[str, Any]] = {}
     for number, line in text_lines(rows_path):
         if line.strip():
@@ -394,7 +402,9 @@ def load_pathquestion(
     canonical = _pathquestion_set(name)
     root = _folder(data_dir, "pathquestion")
     examples = read_benchmark_rows(
-        _need_file(root / f"dev_{canonical}.jsonl", f"PathQuestion {canonical} questions")
+        _need_file(
+            root / f"dev_{canonical}.jsonl", f"PathQuestion {canonical} questions", "pathquestion"
+        )
     )
     return Dataset(
         f"pathquestion-{canonical}", _limit(examples, limit), root / f"kb_{canonical}.txt"
@@ -403,7 +413,7 @@ def load_pathquestion(
 
 def _load_webqsp_cwq(name: str, limit: int | None, data_dir: str | Path | None) -> Dataset:
     root = _folder(data_dir, "webqsp_cwq")
-    path = _need_file(root / f"dev_{name}.jsonl", f"{name} questions")
+    path = _need_file(root / f"dev_{name}.jsonl", f"{name} questions", "webqsp_cwq")
     return Dataset(name, _limit(read_benchmark_rows(path), limit), root / "kb.txt")
 
 

@@ -1,8 +1,9 @@
 """Textualizers by name: ``"t2t"``, ``"g2t"``, ``"g2t:PATH_OR_REPO"``, ``"g2t+http://..."``.
 
-``g2t`` is Graph2Text (the committed model, or ``$KG_G2T_MODEL``) behind the hallucination
-guard; ``g2t+URL`` uses a running ``kgqa g2t serve`` (token from ``$KG_G2T_TOKEN``). Loaded
-models are cached per name, so an evaluation loads one once.
+``g2t`` is Graph2Text behind the hallucination guard: ``$KG_G2T_MODEL`` when set, else the
+small model that ships with the package (``graph2text-webnlg-small``, looked up in the order of
+:mod:`kgcore.local_models`); ``g2t+URL`` uses a running ``kgqa g2t serve`` (token from
+``$KG_G2T_TOKEN``). Loaded models are cached per name, so an evaluation loads one once.
 
 Example
 -------
@@ -16,13 +17,14 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError
+from kgcore.local_models import G2T_ENV, G2T_MODEL_NAME
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 
-DEFAULT_G2T_MODEL = Path(__file__).resolve().parents[2] / "models" / "graph2text-webnlg-small"
+#: The shipped model's name: ``Graph2Text.from_pretrained`` finds it in the model order.
+DEFAULT_G2T_MODEL = G2T_MODEL_NAME
 _cache: dict[str, Any] = {}
 _lock = threading.Lock()
 
@@ -38,7 +40,7 @@ def _guarded(spec: str) -> Any:
     from kgcore.text.graph2text.model import Graph2Text
 
     _, _, where = spec.partition(":")
-    model = Graph2Text.from_pretrained(where or os.environ.get("KG_G2T_MODEL") or DEFAULT_G2T_MODEL)
+    model = Graph2Text.from_pretrained(where or os.environ.get(G2T_ENV) or DEFAULT_G2T_MODEL)
     return GuardedTextualizer(model.generate)
 
 

@@ -2,7 +2,11 @@
 
 For ``[langchain]`` and for ``[llamaindex,embeddings]`` (torch installed first from the CPU
 wheel, as ``make setup`` does): a retrieval with a fake model runs, the ``kgqa`` script names
-the extra it lacks, and no CUDA package is installed. Slow (minutes): it builds and installs.
+the extra it lacks, and no CUDA package is installed. The wheel carries the small Graph2Text
+model: ``FastToG(graph, textualizer="g2t")`` and ``graph2text_tool()`` run with it (issue 39);
+``kgqa --version`` and ``kgqa eval --help`` say what they should, and ``kgqa ask --draw``
+without the ``visualize`` extra exits 2 within 5 seconds, before loading anything; ``pip
+check`` stays quiet. Slow (minutes): it builds and installs.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 import zipfile
 from pathlib import Path
 
@@ -60,6 +65,29 @@ LLAMAINDEX_CHECK = textwrap.dedent(
 )
 
 
+G2T_CHECK = textwrap.dedent(
+    f"""
+    import kgcore
+    assert "/venv/" in kgcore.__file__, kgcore.__file__  # the installed wheel, not the checkout
+    from kgcore.graph import InMemoryGraphStore
+    from kgcore.local_models import graph2text_model_dir
+    from kgcore.methods.fasttog import FastToG
+    from kgcore.types import Triple
+    from llamaindex_gretriever.tools import graph2text_tool
+    folder = graph2text_model_dir()
+    assert "/venv/" in str(folder) and (folder / "model.safetensors").is_file(), folder
+    engine = FastToG(InMemoryGraphStore.from_triples({TRIPLES}), textualizer="g2t")
+    text = engine.textualizer(["Cleopatra", "Joseph L. Mankiewicz"],
+                              [Triple("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
+    assert "Cleopatra" in text, text
+    tool = graph2text_tool()
+    out = tool.call(triples=[["Cleopatra", "directed_by", "Joseph L. Mankiewicz"]]).content
+    assert "Cleopatra" in out, out
+    print("g2t ok")
+    """
+)
+
+
 def clean_env(models_dir: Path | None = None) -> dict[str, str]:
     """The environment without this checkout on the path and without model locations."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("KGQA_")}
@@ -100,6 +128,9 @@ def test_the_wheel_holds_the_types_marker_and_the_licence(wheel: Path) -> None:
         assert f"{package}/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "models/", "scripts/")) for n in names)
+    g2t = "kgcore/text/graph2text/pretrained/graph2text-webnlg-small/"
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "g2t_config.json"):
+        assert g2t + name in names
 
 
 def fresh_venv(root: Path, extras: str, wheel: Path, torch: bool) -> Path:
@@ -132,12 +163,41 @@ def kgqa_error(venv: Path, tmp_path: Path) -> str:
     return done.stderr
 
 
+def assert_pip_check_quiet(venv: Path) -> None:
+    out = checked(venv / "bin" / "python", "-m", "pip", "check", cwd=venv)
+    assert "No broken requirements found" in out, out
+
+
 def test_langchain_extra(wheel: Path, tmp_path: Path) -> None:
     venv = fresh_venv(tmp_path, "langchain", wheel, torch=False)
     assert "retrieval ok" in checked(venv / "bin" / "python", "-c", LANGCHAIN_CHECK, cwd=tmp_path)
     err = kgqa_error(venv, tmp_path)  # no local model installed: a one-line error
     assert err.startswith("kgqa: error:") and "kgqa models install" in err
     assert_no_cuda(venv)
+    assert_pip_check_quiet(venv)
+    check_kgqa_cli(venv, tmp_path)
+
+
+def check_kgqa_cli(venv: Path, tmp_path: Path) -> None:
+    """--version, eval's data location, --draw without matplotlib, --kg http://."""
+    kgqa = venv / "bin" / "kgqa"
+    probe = "import importlib.util; print(importlib.util.find_spec('matplotlib') is None)"
+    assert checked(venv / "bin" / "python", "-c", probe, cwd=tmp_path).strip() == "True"
+    assert checked(kgqa, "--version", cwd=tmp_path).startswith("kgqa (kg-retrievers) 0.")
+    eval_help = " ".join(checked(kgqa, "eval", "--help", cwd=tmp_path).split())
+    assert "KGQA_DATA" in eval_help and "--data-dir" in eval_help
+    assert "lib/python" not in eval_help.split("here:")[1].split(")")[0]  # not site-packages/..
+    assert "github.com/yuyuz/MetaQA" in eval_help
+    kb = tmp_path / "kb.txt"
+    kb.write_text("Giant|directed_by|George Stevens\n")
+    started = time.monotonic()
+    done = run(kgqa, "ask", "who directed [Giant]", "--kg", kb, "--draw", "x.png", cwd=tmp_path)
+    seconds = time.monotonic() - started
+    assert done.returncode == 2 and "kg-retrievers[visualize]" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "loading" not in done.stderr.lower()
+    assert seconds < 5, seconds
+    done = run(kgqa, "ask", "q [x]", "--kg", "http://localhost:7474", cwd=tmp_path)
+    assert done.returncode == 2 and "bolt://" in done.stderr, done.stderr
 
 
 def test_llamaindex_embeddings_extras(wheel: Path, tmp_path: Path) -> None:
@@ -145,4 +205,7 @@ def test_llamaindex_embeddings_extras(wheel: Path, tmp_path: Path) -> None:
     assert "retrieval ok" in checked(venv / "bin" / "python", "-c", LLAMAINDEX_CHECK, cwd=tmp_path)
     err = kgqa_error(venv, tmp_path)  # `kgqa ask` needs LangChain: the extra is named
     assert "pip install 'kg-retrievers[langchain]'" in err
+    # transformers comes with sentence-transformers: the shipped Graph2Text model runs.
+    assert "g2t ok" in checked(venv / "bin" / "python", "-c", G2T_CHECK, cwd=tmp_path)
     assert_no_cuda(venv)
+    assert_pip_check_quiet(venv)

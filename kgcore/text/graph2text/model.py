@@ -4,13 +4,15 @@ It implements :class:`~kgcore.text.CommunityTextualizer`: ``g2t(nodes, triples) 
 :meth:`Graph2Text.generate` writes many communities in batches. The input is linearised as in
 the T5 WebNLG literature (``<H> s <R> p <T> o``); a model trained here from scratch reads it
 delexicalised (``ENT0``...) and the names are put back after generation. It runs on CUDA in
-bfloat16 when a GPU is present, on the CPU in float32 otherwise, and loads a local folder or a
-Hugging Face Hub repo id (with ``HF_HUB_OFFLINE=1`` from the Hub cache).
+bfloat16 when a GPU is present, on the CPU in float32 otherwise, and loads a local folder, the
+small model that ships with the package (``"graph2text-webnlg-small"``, found in the order of
+:mod:`kgcore.local_models`), or a Hugging Face Hub repo id (with ``HF_HUB_OFFLINE=1`` from the
+Hub cache).
 
 Example
 -------
 >>> from kgcore.types import Triple
->>> g2t = Graph2Text.from_pretrained("models/graph2text-webnlg-small")   # doctest: +SKIP
+>>> g2t = Graph2Text.from_pretrained("graph2text-webnlg-small")   # doctest: +SKIP
 >>> g2t(["Aarhus Airport", "Aarhus"], [Triple("Aarhus Airport", "cityServed", "Aarhus")])
 ... # doctest: +SKIP
 'Aarhus Airport serves the city of Aarhus.'
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
+from kgcore.local_models import G2T_MODEL_NAMES, graph2text_model_dir
 from kgcore.text.graph2text.delex import delexicalize, relexicalize
 from kgcore.text.graph2text.linearize import linearize, plain_triples
 from kgcore.text.graph2text.settings import G2TSettings
@@ -42,7 +45,10 @@ def pick_device(device: str | None = None) -> tuple[str, Any]:
 
 
 def resolve_model_folder(name_or_path: str | Path) -> Path:
-    """A local folder as is; otherwise a Hub repo id, fetched (or read offline) from the cache.
+    """A local folder as is; the shipped model's name (``"graph2text-webnlg-small"``, or the
+    checkout's ``"models/graph2text-webnlg-small"`` from another directory) looked up in the
+    documented model order (:func:`kgcore.local_models.graph2text_model_dir`); otherwise a Hub
+    repo id, fetched (or read offline) from the cache.
 
     ``huggingface_hub.snapshot_download`` honours ``HF_HUB_OFFLINE=1``: it then only reads the
     local Hub cache and fails if the model is not there.
@@ -53,6 +59,8 @@ def resolve_model_folder(name_or_path: str | Path) -> Path:
             raise ConfigurationError(f"{path} is not a model folder (no config.json)")
         return path
     text = str(name_or_path)
+    if text in G2T_MODEL_NAMES:  # named explicitly: $KG_G2T_MODEL does not replace it
+        return graph2text_model_dir(use_env=False)
     if text.count("/") != 1 or text.startswith((".", "/")):
         raise ConfigurationError(f"no Graph2Text model folder {text!r} and not a Hub repo id")
     try:
