@@ -24,7 +24,7 @@ Example
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -47,9 +47,11 @@ from kgcore.exceptions import (
 from kgcore.foreign_graphs import as_graph_store
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, link_entity_details
+from kgcore.methods.kernel import listening_to_steps
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
 from langchain_fasttog.llm import LangChainLLM, SamplingPolicy, require_chat_runnable
+from langchain_fasttog.streaming import AsyncStepEvents, StepEvents, astream_steps, stream_steps
 
 ChainInput = str | dict[str, Any]
 #: Keys a chain's input dict may carry the question under, in order of preference.
@@ -226,14 +228,19 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
 
     def _run(self, value: ChainInput, run_manager: CallbackManagerForChainRun) -> dict[str, Any]:
         question, topic = unpack_input(value)
-        return dict(self.engine().run(question, self._llm(run_manager), topic).to_dict())
+        with listening_to_steps(StepEvents(run_manager)):
+            result = self.engine().run(question, self._llm(run_manager), topic)
+        return dict(result.to_dict())
 
     async def _arun(
         self, value: ChainInput, run_manager: AsyncCallbackManagerForChainRun
     ) -> dict[str, Any]:
         question, topic = unpack_input(value)
-        engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
-        result = await engine.arun(question, self._llm(run_manager), topic)
+        events = AsyncStepEvents(run_manager)
+        with listening_to_steps(events):
+            engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
+            result = await engine.arun(question, self._llm(run_manager), topic)
+        await events.flush()
         return dict(result.to_dict())
 
     def invoke(
@@ -245,6 +252,25 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
         self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         return await self._acall_with_config(self._arun, input, config, run_type="chain")
+
+    def stream(
+        self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[dict[str, Any]]:
+        """Each step as it happens, as ``{"step": record}``, then the result ``invoke`` returns.
+
+        A record is one step of the method's trace (``result["extra"]["steps"]``): its
+        ``purpose`` (``prune``, ``reason``, ...), what was ``offered`` and ``picked``, a
+        reasoning step's ``answer`` (``None``: reasoning goes on). See
+        :mod:`langchain_fasttog.streaming`.
+        """
+        return stream_steps(lambda: self.invoke(input, config, **kwargs))
+
+    async def astream(
+        self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The async :meth:`stream`."""
+        async for chunk in astream_steps(lambda: self.ainvoke(input, config, **kwargs)):
+            yield chunk
 
 
 class KGMethodRetriever(_LLMFields, BaseRetriever):
@@ -317,7 +343,8 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     ) -> list[Document]:
         k = self._k(k)
         try:
-            result = self.engine().run(query, self._llm(run_manager), topic_entities)
+            with listening_to_steps(StepEvents(run_manager)):
+                result = self.engine().run(query, self._llm(run_manager), topic_entities)
         except EntityNotFoundError as err:
             return self._unknown_entity(err)
         return self._with_links(self.to_documents(result, k), query, topic_entities)
@@ -331,11 +358,14 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
+        events = AsyncStepEvents(run_manager)
         try:
-            engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
-            result = await engine.arun(query, self._llm(run_manager), topic_entities)
+            with listening_to_steps(events):
+                engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
+                result = await engine.arun(query, self._llm(run_manager), topic_entities)
         except EntityNotFoundError as err:
             return self._unknown_entity(err)
+        await events.flush()
         # linking reads the graph: off the event loop too
         docs = self.to_documents(result, k)
         return await asyncio.to_thread(self._with_links, docs, query, topic_entities)
