@@ -36,8 +36,10 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from kgcore.agent_text import name_as_topic, unknown_entity_text
 from kgcore.exceptions import (
     EntityNotFoundError,
     InvalidQuestionError,
@@ -103,10 +105,8 @@ def entity_links(
 
 def not_found_document(err: EntityNotFoundError) -> Document:
     """A Document telling an agent which entity is unknown and which names are close."""
-    names = ", ".join(f"[{s}]" for s in err.suggestions)
-    hint = f" Closest names in the graph: {names}. Ask again with one of them." if names else ""
     return Document(
-        page_content=f"No entity named {err.name!r} is in the knowledge graph.{hint}",
+        page_content=unknown_entity_text(err),
         metadata={"error": "entity_not_found", "entity": err.name, "suggestions": err.suggestions},
     )
 
@@ -272,6 +272,26 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
         async for chunk in astream_steps(lambda: self.ainvoke(input, config, **kwargs)):
             yield chunk
 
+    def as_tool(
+        self,
+        args_schema: type[BaseModel] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        arg_types: dict[str, type] | None = None,
+    ) -> BaseTool:
+        """The chain as an agent's tool: ``question`` and optional ``topic_entities`` in, the
+        answer out (the result dict as the artifact); an unknown name gets the closest names
+        instead of an error (see :mod:`langchain_fasttog.agent_tool`). With ``args_schema`` or
+        ``arg_types``, LangChain's own ``Runnable.as_tool``."""
+        if args_schema is not None or arg_types is not None:
+            return super().as_tool(
+                args_schema, name=name, description=description, arg_types=arg_types
+            )
+        from langchain_fasttog.agent_tool import method_tool
+
+        return method_tool(self, name=name, description=description)
+
 
 class KGMethodRetriever(_LLMFields, BaseRetriever):
     """Base of the method retrievers: the knowledge a kgcore engine reasoned over, as Documents.
@@ -280,10 +300,13 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     ``topic_entities`` may be passed per call. Subclasses build the engine (:meth:`engine`) and
     turn its result into Documents (:meth:`to_documents`).
 
-    ``on_unknown_entity``: when a topic entity is not in the graph, ``"raise"``
-    :class:`~kgcore.exceptions.EntityNotFoundError` (the default), return ``[]`` (``"empty"``),
-    or return one Document naming the closest entities (``"message"``: what an agent using the
-    retriever as a tool can act on). ``sampling`` as in :class:`KGMethodChain`.
+    ``on_unknown_entity``: when a topic entity is not in the graph, return one Document naming
+    it and the closest entities (``"message"``, the default: what an agent using the retriever
+    as a tool can act on; its metadata holds ``error="entity_not_found"``, ``entity`` and
+    ``suggestions``), return ``[]`` (``"empty"``), or raise
+    :class:`~kgcore.exceptions.EntityNotFoundError` (``"raise"``). A query that is a bare
+    entity name (``Ruggero Raimondi``, no brackets) is about that entity. ``sampling`` as in
+    :class:`KGMethodChain`.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -292,7 +315,7 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     k: int | None = None
     method: str = "method"
     sampling: Sampling = None
-    on_unknown_entity: OnUnknownEntity = "raise"
+    on_unknown_entity: OnUnknownEntity = "message"
 
     def engine(self) -> Any:
         raise NotImplementedError
@@ -326,6 +349,13 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
             doc.metadata["entity_links"] = links
         return docs
 
+    def _topics(self, query: str, topic_entities: Sequence[str] | None) -> Sequence[str] | None:
+        """The caller's topic entities, else the query itself when it is a node's name."""
+        graph = getattr(self, "graph", None)
+        if topic_entities or not isinstance(graph, GraphStore):
+            return topic_entities
+        return name_as_topic(graph, query) or None
+
     def _unknown_entity(self, err: EntityNotFoundError) -> list[Document]:
         if self.on_unknown_entity == "empty":
             return []
@@ -342,6 +372,7 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
+        topic_entities = self._topics(query, topic_entities)
         try:
             with listening_to_steps(StepEvents(run_manager)):
                 result = self.engine().run(query, self._llm(run_manager), topic_entities)
@@ -358,6 +389,7 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
+        topic_entities = await asyncio.to_thread(self._topics, query, topic_entities)
         events = AsyncStepEvents(run_manager)
         try:
             with listening_to_steps(events):
