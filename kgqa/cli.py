@@ -1,7 +1,9 @@
 """The ``kgqa`` command line.
 
 ``kgqa ask "QUESTION" --kg PATH --llm local`` answers a question with FastToG and prints the
-answer and the community chains behind it.
+answer and the community chains behind it; while it runs, each step (the communities offered
+and picked, each reasoning step's answer) is printed on stderr as it happens (``--quiet``:
+none), and a picture (``--draw``) is drawn after the answer is printed.
 
 Example
 -------
@@ -19,12 +21,14 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 
 from kgcore.community.detection import ALGORITHMS
 from kgcore.exceptions import KGRetrieverError, MissingDependencyError
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES, LCS_FIELDS
 from kgcore.methods.fasttog.engine import offline_embedder
+from kgcore.methods.kernel import listening_to_steps
 from kgcore.validation import check_question, check_topic_entities
 from kgqa.common import (
     add_llm_arguments,
@@ -39,6 +43,7 @@ from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
 from kgqa.help import DefaultsHelpFormatter, package_version
 from kgqa.load import add_subcommand as add_load_subcommand
 from kgqa.models import add_subcommand as add_models_subcommand
+from kgqa.progress import step_printer
 
 
 def require_module(module: str, extra: str) -> None:
@@ -170,15 +175,18 @@ def _ask(args: argparse.Namespace) -> int:
     loaded = time.perf_counter() - started
     engine = FastToG(store, config, embedder=offline_embedder(config))
     llm = llm_for(args.llm, args.sampling)
-    result = engine.run(args.question, llm, args.entity or None)
-    if args.draw:
-        print(f"(picture: {result.draw(args.draw)})", file=sys.stderr)
+    with ExitStack() as progress:
+        if not args.quiet:  # each step on stderr as it happens
+            progress.enter_context(listening_to_steps(step_printer(sys.stderr)))
+        result = engine.run(args.question, llm, args.entity or None)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, default=list))
+        print(json.dumps(result.to_dict(), indent=2, default=list), flush=True)
     else:
-        print(format_result(result))
+        print(format_result(result), flush=True)
         if not args.quiet:
             print(f"(graph loaded in {loaded:.1f}s)", file=sys.stderr)
+    if args.draw:  # after the answer: a failed drawing does not lose it
+        print(f"(picture: {result.draw(args.draw)})", file=sys.stderr)
     return 0
 
 
@@ -215,7 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
     ask.add_argument("--draw", metavar="IMAGE", help="draw the chains to IMAGE (.png/.svg/.pdf)")
-    ask.add_argument("--quiet", action="store_true", help="no progress output")
+    ask.add_argument(
+        "--quiet", action="store_true", help="no progress output (each step, on stderr)"
+    )
     ask.set_defaults(handler=_ask)
     add_eval_subcommand(commands)
     add_load_subcommand(commands)

@@ -24,7 +24,7 @@ Example
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -36,8 +36,10 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from kgcore.agent_text import name_as_topic, unknown_entity_text
 from kgcore.exceptions import (
     EntityNotFoundError,
     InvalidQuestionError,
@@ -47,9 +49,11 @@ from kgcore.exceptions import (
 from kgcore.foreign_graphs import as_graph_store
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, link_entity_details
+from kgcore.methods.kernel import listening_to_steps
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
 from langchain_fasttog.llm import LangChainLLM, SamplingPolicy, require_chat_runnable
+from langchain_fasttog.streaming import AsyncStepEvents, StepEvents, astream_steps, stream_steps
 
 ChainInput = str | dict[str, Any]
 #: Keys a chain's input dict may carry the question under, in order of preference.
@@ -101,10 +105,8 @@ def entity_links(
 
 def not_found_document(err: EntityNotFoundError) -> Document:
     """A Document telling an agent which entity is unknown and which names are close."""
-    names = ", ".join(f"[{s}]" for s in err.suggestions)
-    hint = f" Closest names in the graph: {names}. Ask again with one of them." if names else ""
     return Document(
-        page_content=f"No entity named {err.name!r} is in the knowledge graph.{hint}",
+        page_content=unknown_entity_text(err),
         metadata={"error": "entity_not_found", "entity": err.name, "suggestions": err.suggestions},
     )
 
@@ -226,14 +228,19 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
 
     def _run(self, value: ChainInput, run_manager: CallbackManagerForChainRun) -> dict[str, Any]:
         question, topic = unpack_input(value)
-        return dict(self.engine().run(question, self._llm(run_manager), topic).to_dict())
+        with listening_to_steps(StepEvents(run_manager)):
+            result = self.engine().run(question, self._llm(run_manager), topic)
+        return dict(result.to_dict())
 
     async def _arun(
         self, value: ChainInput, run_manager: AsyncCallbackManagerForChainRun
     ) -> dict[str, Any]:
         question, topic = unpack_input(value)
-        engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
-        result = await engine.arun(question, self._llm(run_manager), topic)
+        events = AsyncStepEvents(run_manager)
+        with listening_to_steps(events):
+            engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
+            result = await engine.arun(question, self._llm(run_manager), topic)
+        await events.flush()
         return dict(result.to_dict())
 
     def invoke(
@@ -246,6 +253,45 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
     ) -> dict[str, Any]:
         return await self._acall_with_config(self._arun, input, config, run_type="chain")
 
+    def stream(
+        self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[dict[str, Any]]:
+        """Each step as it happens, as ``{"step": record}``, then the result ``invoke`` returns.
+
+        A record is one step of the method's trace (``result["extra"]["steps"]``): its
+        ``purpose`` (``prune``, ``reason``, ...), what was ``offered`` and ``picked``, a
+        reasoning step's ``answer`` (``None``: reasoning goes on). See
+        :mod:`langchain_fasttog.streaming`.
+        """
+        return stream_steps(lambda: self.invoke(input, config, **kwargs))
+
+    async def astream(
+        self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The async :meth:`stream`."""
+        async for chunk in astream_steps(lambda: self.ainvoke(input, config, **kwargs)):
+            yield chunk
+
+    def as_tool(
+        self,
+        args_schema: type[BaseModel] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        arg_types: dict[str, type] | None = None,
+    ) -> BaseTool:
+        """The chain as an agent's tool: ``question`` and optional ``topic_entities`` in, the
+        answer out (the result dict as the artifact); an unknown name gets the closest names
+        instead of an error (see :mod:`langchain_fasttog.agent_tool`). With ``args_schema`` or
+        ``arg_types``, LangChain's own ``Runnable.as_tool``."""
+        if args_schema is not None or arg_types is not None:
+            return super().as_tool(
+                args_schema, name=name, description=description, arg_types=arg_types
+            )
+        from langchain_fasttog.agent_tool import method_tool
+
+        return method_tool(self, name=name, description=description)
+
 
 class KGMethodRetriever(_LLMFields, BaseRetriever):
     """Base of the method retrievers: the knowledge a kgcore engine reasoned over, as Documents.
@@ -254,10 +300,13 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     ``topic_entities`` may be passed per call. Subclasses build the engine (:meth:`engine`) and
     turn its result into Documents (:meth:`to_documents`).
 
-    ``on_unknown_entity``: when a topic entity is not in the graph, ``"raise"``
-    :class:`~kgcore.exceptions.EntityNotFoundError` (the default), return ``[]`` (``"empty"``),
-    or return one Document naming the closest entities (``"message"``: what an agent using the
-    retriever as a tool can act on). ``sampling`` as in :class:`KGMethodChain`.
+    ``on_unknown_entity``: when a topic entity is not in the graph, return one Document naming
+    it and the closest entities (``"message"``, the default: what an agent using the retriever
+    as a tool can act on; its metadata holds ``error="entity_not_found"``, ``entity`` and
+    ``suggestions``), return ``[]`` (``"empty"``), or raise
+    :class:`~kgcore.exceptions.EntityNotFoundError` (``"raise"``). A query that is a bare
+    entity name (``Ruggero Raimondi``, no brackets) is about that entity. ``sampling`` as in
+    :class:`KGMethodChain`.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -266,7 +315,7 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     k: int | None = None
     method: str = "method"
     sampling: Sampling = None
-    on_unknown_entity: OnUnknownEntity = "raise"
+    on_unknown_entity: OnUnknownEntity = "message"
 
     def engine(self) -> Any:
         raise NotImplementedError
@@ -300,6 +349,13 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
             doc.metadata["entity_links"] = links
         return docs
 
+    def _topics(self, query: str, topic_entities: Sequence[str] | None) -> Sequence[str] | None:
+        """The caller's topic entities, else the query itself when it is a node's name."""
+        graph = getattr(self, "graph", None)
+        if topic_entities or not isinstance(graph, GraphStore):
+            return topic_entities
+        return name_as_topic(graph, query) or None
+
     def _unknown_entity(self, err: EntityNotFoundError) -> list[Document]:
         if self.on_unknown_entity == "empty":
             return []
@@ -316,8 +372,10 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
+        topic_entities = self._topics(query, topic_entities)
         try:
-            result = self.engine().run(query, self._llm(run_manager), topic_entities)
+            with listening_to_steps(StepEvents(run_manager)):
+                result = self.engine().run(query, self._llm(run_manager), topic_entities)
         except EntityNotFoundError as err:
             return self._unknown_entity(err)
         return self._with_links(self.to_documents(result, k), query, topic_entities)
@@ -331,11 +389,15 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
+        topic_entities = await asyncio.to_thread(self._topics, query, topic_entities)
+        events = AsyncStepEvents(run_manager)
         try:
-            engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
-            result = await engine.arun(query, self._llm(run_manager), topic_entities)
+            with listening_to_steps(events):
+                engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
+                result = await engine.arun(query, self._llm(run_manager), topic_entities)
         except EntityNotFoundError as err:
             return self._unknown_entity(err)
+        await events.flush()
         # linking reads the graph: off the event loop too
         docs = self.to_documents(result, k)
         return await asyncio.to_thread(self._with_links, docs, query, topic_entities)

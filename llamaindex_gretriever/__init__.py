@@ -1,4 +1,5 @@
-"""G-Retriever for LlamaIndex: a retriever, a property-graph sub-retriever and a local LLM helper.
+"""G-Retriever for LlamaIndex: a retriever, a property-graph sub-retriever, agent tools (G-Retriever
+and the kgcore methods) and a local LLM helper.
 
 Example
 -------
@@ -7,6 +8,7 @@ Example
 >>> engine = graph_query_engine(retriever, llm=build_llamacpp_llm())      # doctest: +SKIP
 """
 
+from llamaindex_gretriever.agent_tools import gretriever_tool, method_tool
 from llamaindex_gretriever.embeddings import LlamaIndexEmbedder
 from llamaindex_gretriever.gnn import GraphPromptSynthesizer, graph_prompt_query_engine
 from llamaindex_gretriever.llm import (
@@ -14,6 +16,7 @@ from llamaindex_gretriever.llm import (
     chatml_completion_to_prompt,
     chatml_messages_to_prompt,
 )
+from llamaindex_gretriever.method_llm import LlamaIndexChatLLM
 from llamaindex_gretriever.prompts import graph_query_engine
 from llamaindex_gretriever.property_graph import GRetrieverPGRetriever, read_property_graph
 from llamaindex_gretriever.retriever import GRetrieverRetriever, result_to_node
@@ -23,6 +26,7 @@ __all__ = [
     "GRetrieverPGRetriever",
     "GRetrieverRetriever",
     "GraphPromptSynthesizer",
+    "LlamaIndexChatLLM",
     "LlamaIndexEmbedder",
     "build_llamacpp_llm",
     "chatml_completion_to_prompt",
@@ -30,6 +34,8 @@ __all__ = [
     "graph2text_tool",
     "graph_prompt_query_engine",
     "graph_query_engine",
+    "gretriever_tool",
+    "method_tool",
     "read_property_graph",
     "result_to_node",
 ]

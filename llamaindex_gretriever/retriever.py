@@ -37,6 +37,7 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.graph_stores.types import PropertyGraphStore
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from kgcore.agent_text import name_as_topic, unknown_entity_text
 from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.foreign_graphs import as_graph_store
@@ -47,6 +48,8 @@ from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities, link_entity_details
 from llamaindex_gretriever.source_text import source_chunks, with_source_text
 
+#: What the retriever does when a topic entity is not in the graph.
+UNKNOWN_ENTITY_MODES = ("message", "empty", "raise")
 #: Extracts topic entities from a question (e.g. :func:`kgcore.linking.bracketed_entities`).
 EntityExtractor = Callable[[str], Sequence[str]]
 
@@ -74,6 +77,19 @@ def result_to_node(
         excluded_embed_metadata_keys=list(metadata),
     )
     return NodeWithScore(node=node, score=result.objective)
+
+
+def not_found_node(err: EntityNotFoundError) -> NodeWithScore:
+    """A node telling an agent which entity is unknown and which names are close."""
+    metadata = {"error": "entity_not_found", "entity": err.name, "suggestions": err.suggestions}
+    node = TextNode(
+        id_=f"gretriever-unknown-{hashlib.sha256(err.name.encode()).hexdigest()[:16]}",
+        text=unknown_entity_text(err),
+        metadata=metadata,
+        excluded_llm_metadata_keys=list(metadata),
+        excluded_embed_metadata_keys=list(metadata),
+    )
+    return NodeWithScore(node=node, score=0.0)
 
 
 def _embedder(embedder: TextEmbedder | None, embed_model: Any) -> TextEmbedder | None:
@@ -123,6 +139,11 @@ class GRetrieverRetriever(BaseRetriever):
         when given a ``PropertyGraphStore``.
     source_graph_store : PropertyGraphStore, optional
         Where the source chunks are read from.
+    on_unknown_entity : {"message", "empty", "raise"}
+        When a topic entity is not in the graph: one node whose text names it and the closest
+        names (``"message"``, the default, what an agent can retry with; its metadata holds
+        ``error="entity_not_found"``, ``entity`` and ``suggestions``), no node (``"empty"``),
+        or :class:`~kgcore.exceptions.EntityNotFoundError` (``"raise"``).
 
     Example
     -------
@@ -140,6 +161,7 @@ class GRetrieverRetriever(BaseRetriever):
         verbose: bool = False,
         include_text: bool = False,
         source_graph_store: PropertyGraphStore | None = None,
+        on_unknown_entity: str = "message",
     ) -> None:
         if include_text and source_graph_store is None:
             raise ConfigurationError(
@@ -158,6 +180,12 @@ class GRetrieverRetriever(BaseRetriever):
         self.hops = hops
         self.include_text = include_text
         self.source_graph_store = source_graph_store
+        if on_unknown_entity not in UNKNOWN_ENTITY_MODES:
+            raise ConfigurationError(
+                f"on_unknown_entity must be one of {UNKNOWN_ENTITY_MODES}, "
+                f"got {on_unknown_entity!r}"
+            )
+        self.on_unknown_entity = on_unknown_entity
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     @classmethod
@@ -256,28 +284,57 @@ class GRetrieverRetriever(BaseRetriever):
         self.gretriever.build_index(progress=progress)
         return self
 
-    def retrieve_result(self, question: str) -> GRetrieverResult:
-        """The core result for ``question`` (topic entities from the extractor, if any)."""
-        entities = list(self.entity_extractor(question)) if self.entity_extractor else None
+    def topic_entities(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> list[str]:
+        """The given topic entities, else the extractor's, else the question itself when it is
+        a node's name (a bare ``Ruggero Raimondi``, see :func:`kgcore.agent_text.name_as_topic`)."""
+        if topic_entities:
+            return list(topic_entities)
+        entities = list(self.entity_extractor(question)) if self.entity_extractor else []
+        return entities or name_as_topic(self.gretriever.store, question)
+
+    def retrieve_result(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> GRetrieverResult:
+        """The core result for ``question`` (topic entities: see :meth:`topic_entities`)."""
+        entities = self.topic_entities(question, topic_entities)
         return self.gretriever.retrieve(question, topic_entities=entities or None, hops=self.hops)
 
-    def entity_links(self, question: str) -> list[dict[str, Any]]:
-        """How each mention the extractor finds in ``question`` links to a node."""
+    def entity_links(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """How each topic entity of ``question`` (:meth:`topic_entities`) links to a node."""
         links = []
-        for mention in self.entity_extractor(question) if self.entity_extractor else ():
+        for mention in self.topic_entities(question, topic_entities):
             try:
                 links.append(link_entity_details(self.gretriever.store, mention).to_dict())
             except EntityNotFoundError:
                 continue
         return links
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        question = query_bundle.query_str
-        result = self.retrieve_result(question)
-        node = result_to_node(result, self.text_format, self.entity_links(question))
+    def retrieve_node(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> NodeWithScore:
+        """The subgraph of ``question`` as a scored node (the one :meth:`retrieve` returns).
+
+        Raises :class:`~kgcore.exceptions.EntityNotFoundError` for a topic entity that is not
+        in the graph (``retrieve`` answers it as ``on_unknown_entity`` says).
+        """
+        result = self.retrieve_result(question, topic_entities)
+        links = self.entity_links(question, topic_entities)
+        node = result_to_node(result, self.text_format, links)
         if self.include_text and self.source_graph_store is not None:
             node = with_source_text(node, source_chunks(self.source_graph_store, result.edges))
-        return [node]
+        return node
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        try:
+            return [self.retrieve_node(query_bundle.query_str)]
+        except EntityNotFoundError as err:
+            if self.on_unknown_entity == "raise":
+                raise
+            return [] if self.on_unknown_entity == "empty" else [not_found_node(err)]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # Embedding and PCST are CPU-bound: run them in a thread so the event loop stays free.

@@ -66,6 +66,7 @@ from kgcore.methods.kernel import (
     io_request,
     link_steps,
     read_answer,
+    report_step,
     step_record,
     topic_names,
 )
@@ -364,7 +365,7 @@ class FastToG(StepMethod[FastToGResult]):
         """
         offered = [list(c.nodes) for c in candidates]
         if (first and len(candidates) <= max_choices) or (not first and len(candidates) == 1):
-            trace.append({"purpose": "prune", "offered": offered, "forced": True})
+            trace.append(report_step({"purpose": "prune", "offered": offered, "forced": True}))
             return list(range(len(candidates)))[:max_choices]
         request = self.choice_request(question, premise, candidates, max_choices, first)
 
@@ -727,12 +728,14 @@ class FastToG(StepMethod[FastToGResult]):
             with run.meter.graph():  # no LLM call: counted as graph time
                 picked = self.rank_by_similarity(run.question, candidates)[:max_choices]
             run.trace.append(
-                {
-                    "purpose": "prune",
-                    "offered": [list(c.nodes) for c in candidates],
-                    "picked": picked,
-                    "ranked": "similarity",
-                }
+                report_step(
+                    {
+                        "purpose": "prune",
+                        "offered": [list(c.nodes) for c in candidates],
+                        "picked": picked,
+                        "ranked": "similarity",
+                    }
+                )
             )
             return picked
         usage = run.meter.usage

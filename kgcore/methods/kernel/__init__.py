@@ -8,7 +8,9 @@
   relation verbalisers (the settings contract itself is :mod:`kgcore.settings`);
 - :mod:`~kgcore.methods.kernel.steps`: parse-and-retry (:func:`ask_parsed`), entity linking
   (:func:`link_steps`), the prompt-only answers and fallbacks (IO, CoT, CoT-SC);
-- :mod:`~kgcore.methods.kernel.meter`: the accounting of one run (:class:`RunMeter`).
+- :mod:`~kgcore.methods.kernel.meter`: the accounting of one run (:class:`RunMeter`);
+- :mod:`~kgcore.methods.kernel.progress`: step records passed to listeners as they are made
+  (:func:`listening_to_steps`).
 
 A method imports from here, :mod:`kgcore.methods.base` and :mod:`kgcore.methods.result`, and
 never from another method's module (``tests/unit/kgcore/test_import_rules.py`` checks it).
@@ -33,6 +35,7 @@ from kgcore.methods.kernel.answer_reading import (
     topic_names,
 )
 from kgcore.methods.kernel.meter import RunMeter
+from kgcore.methods.kernel.progress import StepListener, listening_to_steps, report_step
 from kgcore.methods.kernel.prompts import (
     ANSWER_SYSTEM,
     GRAPH_SYSTEM,
@@ -93,7 +96,10 @@ __all__ = [
     "read_answer",
     "relation_text",
     "sentence_answer",
+    "StepListener",
     "StepTrace",
+    "listening_to_steps",
+    "report_step",
     "step_record",
     "topic_names",
     "triple_text",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kgcore.llm.protocol import LLMReply, LLMRequest
+from kgcore.methods.kernel.progress import report_step
 from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.types import Triple
 from kgcore.validation import UNKNOWN
@@ -107,10 +108,13 @@ def cot_request(question: str, temperature: float = 0.1, max_tokens: int = 192) 
 def step_record(request: LLMRequest, reply: LLMReply, **extra: object) -> dict[str, object]:
     """One LLM step for a trace: its purpose, the raw reply (capped) and what was offered.
 
+    The record is reported to this context's step listeners as it is made
+    (:func:`~kgcore.methods.kernel.progress.listening_to_steps`).
+
     >>> step_record(io_request("q"), LLMReply("{x}"), offered=2)
     {'purpose': 'io', 'reply': '{x}', 'offered': 2}
     """
-    return {"purpose": request.purpose, "reply": reply.text[:MAX_TRACE_REPLY], **extra}
+    return report_step({"purpose": request.purpose, "reply": reply.text[:MAX_TRACE_REPLY], **extra})
 
 
 def _jsonable(value: Any, depth: int = 0) -> Any:

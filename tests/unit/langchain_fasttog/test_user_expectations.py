@@ -136,7 +136,11 @@ def test_unknown_entity_raise_empty_or_message(movie_store: InMemoryGraphStore) 
     question = "who directed [Cleopatre]"
     llm = FakeListChatModel(responses=["{1}"])
     with pytest.raises(EntityNotFoundError, match="Cleopatra"):
-        FastToGRetriever(graph=movie_store, llm=llm).invoke("who directed [Cleopatrr]")
+        FastToGRetriever(graph=movie_store, llm=llm, on_unknown_entity="raise").invoke(
+            "who directed [Cleopatrr]"
+        )
+    (default,) = FastToGRetriever(graph=movie_store, llm=llm).invoke("who directed [Cleopatrr]")
+    assert default.metadata["suggestions"][0] == "Cleopatra"  # the default: a message
     assert (
         FastToGRetriever(graph=movie_store, llm=llm, on_unknown_entity="empty").invoke(
             "who directed [Zzyzx Road]"

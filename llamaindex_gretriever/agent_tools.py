@@ -1,0 +1,126 @@
+"""G-Retriever and the kgcore methods (FastToG, ToG, CGPE, ...) as LlamaIndex agent tools.
+
+A tool never ends the agent's run on a name it does not know: it answers with the closest names
+in the graph (:func:`kgcore.agent_text.unknown_entity_text`), which the agent can retry with.
+A bare entity name as the query (``Ruggero Raimondi``) is about that entity, and the agent may
+pass the names as ``topic_entities``; a question that names no entity the tool can find gets
+:data:`~kgcore.agent_text.NO_TOPIC_TEXT` (write it in [brackets]). Each tool's plain function
+(``tool.fn``) takes the same arguments, for other frameworks
+(``langchain_core.tools.StructuredTool.from_function(tool.fn)``).
+
+Example
+-------
+>>> from kgcore.graph import InMemoryGraphStore
+>>> from kgcore.llm import ScriptedLLM
+>>> from kgcore.methods.tog import ToG
+>>> store = InMemoryGraphStore.from_triples([("Cleopatra", "directed_by", "J. Mankiewicz")])
+>>> tool = method_tool(ToG(store), ScriptedLLM(["Yes {J. Mankiewicz}"]))
+>>> tool.call(question="who directed [Cleopatra]").content
+'J. Mankiewicz'
+>>> tool.call(question="who directed [Cleopatre 1963]").content[:35]
+"No entity named 'Cleopatre 1963' is"
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from llama_index.core.tools import FunctionTool
+
+from kgcore.agent_text import NO_TOPIC_TEXT, answer_text, name_as_topic, unknown_entity_text
+from kgcore.exceptions import ConfigurationError, EntityNotFoundError
+from kgcore.graph.store import GraphStore
+from kgcore.methods.base import StepMethod
+from llamaindex_gretriever.method_llm import as_chat_llm
+from llamaindex_gretriever.retriever import GRetrieverRetriever
+
+__all__ = ["GRETRIEVER_TOOL_DESCRIPTION", "gretriever_tool", "method_tool"]
+
+GRETRIEVER_TOOL_DESCRIPTION = (
+    "Finds the knowledge-graph facts about a question, as (head, relation, tail) triples. "
+    "Write the entities the question is about in [brackets], e.g. 'who directed [Cleopatra]', "
+    "or pass them as topic_entities. An unknown name gets the closest names in the graph."
+)
+METHOD_TOOL_DESCRIPTION = (
+    "Answers a question from the knowledge graph. Write the entities the question is about in "
+    "[brackets], e.g. 'who directed [Cleopatra]', or pass them as topic_entities. An unknown "
+    "name gets the closest names in the graph."
+)
+
+
+def gretriever_search(
+    retriever: GRetrieverRetriever, query: str, topic_entities: list[str] | None = None
+) -> str:
+    """The G-Retriever subgraph of ``query`` as text, or what the agent should do instead."""
+    topics = retriever.topic_entities(query, topic_entities)
+    try:
+        node = retriever.retrieve_node(query, topics)
+    except EntityNotFoundError as err:
+        return unknown_entity_text(err)
+    except ConfigurationError:
+        if topics:
+            raise
+        return NO_TOPIC_TEXT  # a lazy retriever needs a topic entity to seed the region
+    text = node.node.get_content()
+    return text or "The knowledge graph holds no facts on this question."
+
+
+def gretriever_tool(
+    retriever: GRetrieverRetriever,
+    name: str = "knowledge_graph",
+    description: str = GRETRIEVER_TOOL_DESCRIPTION,
+) -> FunctionTool:
+    """``retriever`` as a tool: ``query`` and optional ``topic_entities`` in, the subgraph's
+    triples out as text (see the module's text)."""
+
+    def search(query: str, topic_entities: list[str] | None = None) -> str:
+        """Knowledge-graph facts about the query; entities in [brackets] or topic_entities."""
+        return gretriever_search(retriever, query, topic_entities)
+
+    async def asearch(query: str, topic_entities: list[str] | None = None) -> str:
+        """Knowledge-graph facts about the query; entities in [brackets] or topic_entities."""
+        return await asyncio.to_thread(gretriever_search, retriever, query, topic_entities)
+
+    return FunctionTool.from_defaults(
+        fn=search, async_fn=asearch, name=name, description=description
+    )
+
+
+def method_tool(
+    method: StepMethod[Any],
+    llm: Any,
+    name: str = "knowledge_graph_qa",
+    description: str = METHOD_TOOL_DESCRIPTION,
+) -> FunctionTool:
+    """A kgcore method (``FastToG(store)``, ``ToG(store)``, ...) answering with ``llm`` (a
+    LlamaIndex LLM, or a kgcore chat model) as a tool: ``question`` and optional
+    ``topic_entities`` in, the answer out (see the module's text)."""
+    chat = as_chat_llm(llm)
+    store = getattr(method, "store", None)
+
+    def topics(question: str, given: list[str] | None) -> list[str] | None:
+        if given or not isinstance(store, GraphStore):
+            return given or None
+        return name_as_topic(store, question) or None
+
+    def ask(question: str, topic_entities: list[str] | None = None) -> str:
+        """Answer a question from the knowledge graph; entities in [brackets] or
+        topic_entities."""
+        try:
+            result = method.run(question, chat, topics(question, topic_entities))
+        except EntityNotFoundError as err:
+            return unknown_entity_text(err)
+        return answer_text(result.answer, result.fell_back)
+
+    async def aask(question: str, topic_entities: list[str] | None = None) -> str:
+        """Answer a question from the knowledge graph; entities in [brackets] or
+        topic_entities."""
+        try:
+            given = await asyncio.to_thread(topics, question, topic_entities)
+            result = await method.arun(question, chat, given)
+        except EntityNotFoundError as err:
+            return unknown_entity_text(err)
+        return answer_text(result.answer, result.fell_back)
+
+    return FunctionTool.from_defaults(fn=ask, async_fn=aask, name=name, description=description)
