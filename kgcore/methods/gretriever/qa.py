@@ -32,6 +32,8 @@ from kgcore.methods.kernel import (
     ask_parsed,
     check_answer,
     check_verbalizer,
+    choice_answer,
+    offered_choices,
     parse_graph_answer,
     topic_names,
 )
@@ -177,10 +179,33 @@ class GRetrieverQA(StepMethod[MethodResult]):
                 high = middle - 1
         return retrieved.textualize(fmt, max_edges=low, verbalize=verbalize), low
 
+    @staticmethod
+    def ground(
+        question: str,
+        answer: str | None,
+        retrieved: GRetrieverResult,
+        topic_entities: Sequence[str] | None = None,
+    ) -> tuple[str | None, bool]:
+        """The parsed answer as nodes of the retrieved subgraph, and whether it is grounded.
+
+        A question that offers its answers in quotes (ExplaGraphs: ``'support' or
+        'counter'``) is answered by one of them (``grounded=False``: no node). Otherwise each
+        name is written as the subgraph node it names and the others are dropped
+        (:func:`~kgcore.methods.kernel.check_answer` with ``nodes``); a topic entity, or a
+        sentence about one, is no answer (as for every method). ``None`` when nothing is left.
+        """
+        choice = choice_answer(answer, offered_choices(question))
+        if choice is not None:
+            return choice, False
+        ends = (name for edge in retrieved.edges for name in (edge[0], edge[2]))
+        nodes = list(dict.fromkeys([*ends, *retrieved.node_texts]))
+        return check_answer(answer, topic_names(question, topic_entities), nodes=nodes), True
+
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
-        """Retrieval (graph time), then one answer call over the retrieved subgraph."""
+        """Retrieval (graph time), then one answer call over the retrieved subgraph; the
+        answer is a node of that subgraph or ``Unknown`` (:meth:`ground`)."""
         meter = self.meter()
         with meter.graph():
             retrieved = self.retriever.retrieve(question, topic_entities=topic_entities or None)
@@ -195,13 +220,13 @@ class GRetrieverQA(StepMethod[MethodResult]):
         answer = yield from ask_parsed(
             request, parse_graph_answer, "Reply only with the answer in braces.", meter.usage
         )
-        # A topic entity, or a sentence about one, is not an answer (as for every method).
-        answer = check_answer(answer, topic_names(question, topic_entities))
+        answer, grounded = self.ground(question, answer, retrieved, topic_entities)
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,
             method=self.name,
             depth=0,
+            grounded=grounded,
             context=context,
         )
         result.extra.update(
