@@ -118,7 +118,15 @@ def parse_choices(
 
 
 def _clean_answer(value: str) -> str:
-    value = value.strip().strip("{}[]()\"'`*").strip()
+    value = value.strip().strip("{}[]\"'`*").strip()
+    # a parenthesis at either end goes only when it is unmatched: "Titanic (1997)" stays
+    if value.startswith("(") and value.count("(") > value.count(")"):
+        value = value[1:].strip()
+    if value.endswith(")") and value.count(")") > value.count("("):
+        value = value[:-1].strip()
+    if value.startswith("(") and value.endswith(")") and value.count("(") == 1:
+        value = value[1:-1].strip()  # "(Paris)": a name in parentheses
+    value = value.strip("{}[]\"'`*").strip()
     value = re.sub(r"^(answer\s*[:：]\s*)", "", value, flags=re.IGNORECASE).strip()
     return value.rstrip(".").strip()
 

@@ -64,7 +64,7 @@ def insanity(text: str) -> str | None:
     """The rule ``text`` breaks as an ungrounded answer, or ``None`` when it reads as one.
 
     Rules, in order: ``not a phrase`` (:func:`~kgcore.validation.answer_phrase`: printable, at
-    most 300 characters, a letter or digit), ``markup``, ``JSON debris``, ``code``, ``link``,
+    most 300 characters, a letter or digit), ``markup``, ``JSON debris``, ``link``, ``code``,
     ``instruction``, ``option numbers``, ``null or float word``, ``too long`` (a name over
     :data:`MAX_NAME_CHARS` characters or :data:`MAX_NAME_WORDS` words).
 
@@ -79,8 +79,8 @@ def insanity(text: str) -> str | None:
     checks = (
         ("markup", _MARKUP),
         ("JSON debris", _JSON_DEBRIS),
-        ("code", _CODE),
         ("link", _LINK),
+        ("code", _CODE),
         ("instruction", _INSTRUCTION),
     )
     for rule, pattern in checks:
