@@ -39,7 +39,7 @@ _JSON_DEBRIS = re.compile(r"\"\s*[:,]|[:,]\s*\"|\\\"|^\s*\"[^\"]*$|^[^\"]*\"\s*$
 #: statements of Cypher and SQL (upper case, as written in code).
 _CODE = re.compile(
     r"//|/\*|\*/|=>|==|!=|&&|\|\||::|\$[({]|\b[A-Za-z_]\w*\([^()]*\)|"
-    r"\b(?:var|let|const)\s+\w+\s*=|\brm\s+-rf\b|"
+    r"\b(?:var|let|const)\s+\w+\s*=|\brm\s+-rf\b|\blambda\b[\w\s,]*:|\bdef\s+\w+|"
     r"\b(?:DETACH\s+DELETE|DELETE\s+FROM|DROP\s+(?:TABLE|DATABASE|INDEX)|INSERT\s+INTO|"
     r"SELECT\s+.+\s+FROM|UNION\s+SELECT|MATCH\s*\(|MERGE\s*\(|CREATE\s*\(|RETURN\s+\w)"
 )

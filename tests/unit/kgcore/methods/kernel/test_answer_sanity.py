@@ -26,6 +26,8 @@ from kgcore.methods.kernel import check_answer, insanity, read_answer, sane_answ
         ("SELECT name FROM films", "code"),
         ("alert(1)", "code"),
         ("x == y", "code"),
+        ("lambda: Half Nelson", "code"),
+        ("lambda x, y: x", "code"),
         ("$(rm -rf /)", "code"),
         ("https://evil.example/x", "link"),
         ("www.example.com", "link"),
