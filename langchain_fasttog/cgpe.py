@@ -41,6 +41,7 @@ def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]
                 "depth": result.depth,
                 "llm_calls": result.llm_calls,
                 "fell_back": result.fell_back,
+                "grounded": result.grounded,
                 "source": "cgpe",
             },
         )

@@ -41,6 +41,7 @@ def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Doc
                 "answer": result.answer,
                 "topic_entities": list(result.topic_entities),
                 "fell_back": result.fell_back,
+                "grounded": result.grounded,
                 "source": "fasttog",
             },
         )

@@ -29,7 +29,7 @@ import re
 import string
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.validation import MIN_REPLY_CAP_CHARS, answer_phrase, cap_names
+from kgcore.validation import MAX_REPLY_NAMES, MIN_REPLY_CAP_CHARS, answer_phrase, cap_names
 
 #: The most characters of one reply any parser reads (the drivers already cut replies to
 #: :func:`kgcore.llm.protocol.reply_char_cap`; this also bounds direct calls).
@@ -118,7 +118,15 @@ def parse_choices(
 
 
 def _clean_answer(value: str) -> str:
-    value = value.strip().strip("{}[]()\"'`*").strip()
+    value = value.strip().strip("{}[]\"'`*").strip()
+    # a parenthesis at either end goes only when it is unmatched: "Titanic (1997)" stays
+    if value.startswith("(") and value.count("(") > value.count(")"):
+        value = value[1:].strip()
+    if value.endswith(")") and value.count(")") > value.count("("):
+        value = value[:-1].strip()
+    if value.startswith("(") and value.endswith(")") and value.count("(") == 1:
+        value = value[1:-1].strip()  # "(Paris)": a name in parentheses
+    value = value.strip("{}[]\"'`*").strip()
     value = re.sub(r"^(answer\s*[:：]\s*)", "", value, flags=re.IGNORECASE).strip()
     return value.rstrip(".").strip()
 
@@ -131,19 +139,136 @@ def is_unknown(value: str) -> bool:
     return not lowered or lowered in UNKNOWN_WORDS or lowered.startswith("unknown")
 
 
+#: Keys of a JSON object reply that hold its answer, in order of preference (compared in lower
+#: case, with spaces and hyphens as underscores).
+ANSWER_KEYS = (
+    "answer",
+    "answers",
+    "final_answer",
+    "finalanswer",
+    "result",
+    "results",
+    "entity",
+    "entities",
+    "name",
+    "names",
+    "output",
+)
+#: A ``key: value`` pair in braces that is not valid JSON (``{'answer': 'X'}``, ``{answer: X}``).
+_KEY_VALUE = re.compile(r"""\s*["']?([A-Za-z][A-Za-z _-]{0,20})["']?\s*[:=]\s*(.*)""", re.DOTALL)
+#: Nesting read in a JSON answer at most (``{"answer": {"name": ...}}``).
+_JSON_DEPTH = 3
+
+
+def _answer_key(key: object) -> str:
+    return re.sub(r"[\s-]+", "_", str(key).strip().lower())
+
+
+def _json_value_text(value: object, depth: int = 0) -> str | None:
+    """A JSON value as answer text: a string, a finite number, a list of them (``;``-joined),
+    or the answer held by a nested object; ``None`` for anything else (``null``, booleans,
+    ``NaN``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return None
+        return str(int(value)) if value.is_integer() else str(value)
+    if isinstance(value, list):
+        parts = [_json_value_text(v, depth + 1) for v in value[:MAX_REPLY_NAMES]]
+        return "; ".join(p.strip() for p in parts if p and p.strip()) or None
+    if isinstance(value, dict) and depth < _JSON_DEPTH:
+        return _object_answer(value, depth + 1)
+    return None
+
+
+def _object_answer(obj: dict[object, object], depth: int = 0) -> str | None:
+    """The answer a JSON object holds: under the first of :data:`ANSWER_KEYS` it has, else its
+    only value; ``None`` when it holds none."""
+    keyed = {_answer_key(k): v for k, v in list(obj.items())[:64]}
+    for key in ANSWER_KEYS:
+        if key in keyed:
+            return _json_value_text(keyed[key], depth)
+    if len(keyed) == 1:
+        return _json_value_text(next(iter(keyed.values())), depth)
+    return None
+
+
+def _json_object(span: str) -> dict[object, object] | None:
+    """``span`` parsed as a JSON object, or ``None`` (invalid, not an object, too deep)."""
+    try:
+        value = json.loads(span)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def json_answer(text: str) -> tuple[bool, str | None]:
+    """``(found, answer)``: whether ``text`` holds a JSON object reply, and the answer in it.
+
+    The object is the text from its first ``{`` to its last ``}``, else the last braced group
+    that parses as one (``{"answer": "X"}`` inside chatter); its answer is the value of the
+    first of :data:`ANSWER_KEYS` it has, else its only value, a list joined with ``;``.
+    Without valid JSON, a braced ``key: value`` pair with one of :data:`ANSWER_KEYS` counts
+    too (``{'answer': 'X'}``). ``(False, None)`` when the text holds no such object: it is read
+    the usual way.
+
+    >>> json_answer('{"answer": "George Stevens"}'), json_answer('{"answers": ["A", "B"]}')
+    ((True, 'George Stevens'), (True, 'A; B'))
+    >>> json_answer("{'answer': 'George Stevens'}"), json_answer("{George Stevens}")
+    ((True, 'George Stevens'), (False, None))
+    """
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return False, None
+    keyed = text[start + 1 : end].lstrip()[:1] == '"'  # a JSON object starts with a key
+    whole = _json_object(text[start : end + 1]) if keyed else None
+    if whole is not None:
+        return True, _object_answer(whole)
+    for group in reversed(_BRACES.findall(text)):
+        body = group.strip()
+        if body[:1] == '"':
+            obj = _json_object("{" + body + "}")
+            if obj is not None:
+                return True, _object_answer(obj)
+        pair = _KEY_VALUE.fullmatch(body)
+        if pair and _answer_key(pair.group(1)) in ANSWER_KEYS:
+            value = pair.group(2).strip().rstrip(",").strip().strip("\"'")
+            return True, value
+    return False, None
+
+
+def _checked(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = _clean_answer(value)
+    return None if is_unknown(value) else answer_phrase(value)
+
+
 def parse_answer(text: str) -> str | None:
     """The answer in a reasoning reply, or ``None`` when the model says it is unknown.
 
-    Braces win (``{answer}``), then an ``Answer:`` line, then a one-line reply. An answer
-    that is not a short printable phrase (:func:`~kgcore.validation.answer_phrase`) counts as
-    unknown, so the method falls back as it does for ``{Unknown}``.
+    A JSON object reply is read as JSON (:func:`json_answer`: ``{"answer": "X"}`` gives
+    ``X``); otherwise braces win (``{answer}``), then an ``Answer:`` line, then a one-line
+    reply. An answer that is not a short printable phrase
+    (:func:`~kgcore.validation.answer_phrase`) counts as unknown, so the method falls back as
+    it does for ``{Unknown}``.
 
     >>> parse_answer("{<|im_end|>}") is None, parse_answer("{" + "x" * 5000 + "}") is None
     (True, True)
+    >>> parse_answer('So: {"answer": "George Stevens"}'), parse_answer('{"answer": null}')
+    ('George Stevens', None)
     """
     if not isinstance(text, str):
         return None
     text = text[:PARSE_CHARS]
+    found, value = json_answer(text)
+    if found:
+        return _checked(value)
     braces = [g for g in _BRACES.findall(text) if g.strip()]
     if braces:
         value = _clean_answer(braces[-1])

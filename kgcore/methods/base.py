@@ -8,8 +8,9 @@ Every subclass's ``steps`` is wrapped once, when the class is defined, so the sa
 for every method, whoever drives it (``run``, ``arun``, the evaluation harness, the adapters):
 the question and the caller's topic entities are checked against the limits of
 :mod:`kgcore.validation` before any work, a final answer that is not a short printable
-phrase becomes ``Unknown`` and an unnamed graph node (``m.0w4dx1v``) is never an answer
-(``extra["answer_guarded"]`` says so), and every request of one run
+phrase becomes ``Unknown`` and an unnamed graph node (``m.0w4dx1v``) is never an answer, an
+answer the result flags as not grounded must pass the sanity check
+(``extra["answer_guarded"]`` says when the answer changed), and every request of one run
 carries that run's ``cache_scope`` (:func:`in_cache_scope`).
 
 Example
@@ -42,8 +43,9 @@ from kgcore.llm.protocol import (
     run_steps,
 )
 from kgcore.methods.kernel.answer_reading import final_answer
+from kgcore.methods.kernel.answer_sanity import sane_answer
 from kgcore.methods.kernel.meter import RunMeter
-from kgcore.validation import check_question, check_topic_entities
+from kgcore.validation import UNKNOWN, check_question, check_topic_entities
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -51,11 +53,20 @@ T = TypeVar("T")
 
 def guard_result(result: Any) -> Any:
     """Give ``result`` its :func:`~kgcore.methods.kernel.final_answer` (the last check of
-    every method's answer); ``extra["answer_guarded"]`` says when it changed the answer."""
+    every method's answer); ``extra["answer_guarded"]`` says when it changed the answer.
+
+    An answer the result says is not grounded (``grounded=False``: the model's own knowledge)
+    must also be sane (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`), else it is
+    ``Unknown``; an ``Unknown`` answer is grounded (it claims nothing).
+    """
     answer = getattr(result, "answer", None)
     if not isinstance(answer, str):
         return result
     guarded = final_answer(answer)
+    if getattr(result, "grounded", True) is False and guarded != UNKNOWN:
+        guarded = sane_answer(guarded) or UNKNOWN
+    if guarded == UNKNOWN and hasattr(result, "grounded"):
+        result.grounded = True
     if guarded != answer:
         result.answer = guarded
         extra = getattr(result, "extra", None)

@@ -23,6 +23,15 @@ class MethodResult:
     ``context`` is the knowledge the method retrieved, as text (empty for IO/CoT); the harness
     measures answer recall on it. ``prompt_tokens``/``completion_tokens`` are ``None`` when the
     model does not report them.
+
+    ``grounded`` says whether the answer is a node of what the method retrieved from the graph,
+    or ``Unknown``. It is ``False`` only for an answer from the model's own knowledge, which
+    the method is allowed by design: the IO, CoT and CoT-SC baselines, the IO/CoT/CoT-SC
+    fallback of FastToG, ToG and CGPE, FastToG with ``grounded_answers=False``, and
+    G-Retriever's answer among the choices a question offers (``'support' or 'counter'``).
+    Such an answer has passed the sanity check
+    (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`: no markup, code or JSON
+    debris, a bounded length), else it is ``Unknown``.
     """
 
     question: str
@@ -33,6 +42,7 @@ class MethodResult:
     completion_tokens: int | None = None
     depth: int = 0
     fell_back: bool = False
+    grounded: bool = True
     graph_seconds: float = 0.0
     llm_seconds: float = 0.0
     total_seconds: float = 0.0

@@ -11,10 +11,14 @@ The drivers make every call safe for the method behind them:
   no step's cost grows with the size of a reply;
 * transient errors (connection, timeout, rate limit, HTTP 408/429/5xx) are retried with
   exponential backoff and seeded jitter, as a :class:`RetryPolicy` says; errors that cannot
-  heal (authentication, bad request) are not. When the budget is spent the driver raises
+  heal (authentication, bad request, any other error a model raises) are not, and end at once
+  as an :class:`~kgcore.exceptions.LLMResponseError` naming the step;
+  when the budget of a transient error is spent the driver raises
   :class:`~kgcore.exceptions.LLMResponseError` naming the step and the cause, or, with
   ``on_failure="fallback"``, answers the step with an empty reply so the method takes its
-  documented path for an unusable reply (its fallback, else ``Unknown``).
+  documented path for an unusable reply (its fallback, else ``Unknown``);
+* a call with a timeout is cut off after it, a synchronous model's too (its call runs in a
+  worker thread the driver stops waiting for), and the timeout is a transient error.
 
 The package has one module per job, and every name is imported from here:
 
@@ -41,6 +45,7 @@ from kgcore.llm.protocol.retry import (
     FAILURE_MODES,
     TRANSIENT_STATUS,
     RetryPolicy,
+    describe_error,
     is_transient,
 )
 from kgcore.llm.protocol.types import (
@@ -66,6 +71,7 @@ __all__ = [
     "Steps",
     "UsageMeter",
     "arun_steps",
+    "describe_error",
     "is_transient",
     "reply_char_cap",
     "run_steps",

@@ -6,6 +6,13 @@ are retried (:mod:`kgcore.llm.protocol.retry`), and the reply's text is cut to
 :func:`reply_char_cap` characters and its time measured before the method reads it, so no
 step's cost grows with the size of a reply.
 
+Whatever a model raises (any :class:`Exception`: ``RuntimeError``, ``KeyError``,
+``MemoryError``, ``RecursionError``, ``UnicodeDecodeError``, a provider's own errors) ends as a
+:class:`~kgcore.exceptions.LLMResponseError` naming the step, with the model's error as its
+``__cause__``; only ``KeyboardInterrupt``, ``SystemExit`` and cancellation pass through. A call
+with a timeout (``RetryPolicy(timeout=...)`` or :attr:`LLMRequest.timeout`) is cut off after it,
+for synchronous models too: their call runs in a worker thread the driver stops waiting for.
+
 Example
 -------
 >>> request = LLMRequest.from_prompt("hello", purpose="io", max_tokens=16)
@@ -22,11 +29,14 @@ True
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from kgcore.llm.protocol.retry import DEFAULT_RETRY, CallGuard, RetryPolicy, is_transient
+from kgcore.llm.protocol.retry import DEFAULT_RETRY, CallGuard, RetryPolicy
 from kgcore.llm.protocol.types import AsyncChatLLM, ChatLLM, LLMReply, LLMRequest, Steps
 from kgcore.validation import MIN_REPLY_CAP_CHARS
 
@@ -57,19 +67,97 @@ def _capped(reply: object, request: LLMRequest, started: float) -> LLMReply:
     return replace(reply, seconds=time.perf_counter() - started)
 
 
+@dataclass(frozen=True)
+class _Raised:
+    """An error a model raised in a worker thread, carried across as a value: a
+    ``StopIteration`` cannot be set on an asyncio future (the loop would wait forever)."""
+
+    error: Exception
+
+
+def _outcome(llm: ChatLLM, request: LLMRequest) -> object:
+    """``llm.generate(request)``, or what it raised as a :class:`_Raised`."""
+    try:
+        return llm.generate(request)
+    except Exception as err:  # noqa: BLE001 - re-raised by the waiting driver (_unwrap)
+        return _Raised(err)
+
+
+def _unwrap(outcome: object) -> object:
+    """The reply of :func:`_outcome`, or its error raised again."""
+    if isinstance(outcome, _Raised):
+        raise outcome.error
+    return outcome
+
+
+def _in_thread(llm: ChatLLM, request: LLMRequest) -> Future[object]:
+    """Start ``llm.generate(request)`` in a daemon thread; its outcome lands in the future.
+
+    The future is marked running before the call, so a caller that stops waiting cannot cancel
+    it under the thread; the thread is abandoned, not killed (Python cannot stop a thread), and
+    being a daemon it never holds up the interpreter's exit.
+    """
+    future: Future[object] = Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():  # pragma: no cover - never cancelled
+            return
+        try:
+            future.set_result(_outcome(llm, request))
+        except BaseException as err:  # noqa: BLE001 - an interrupt, handed to the driver
+            future.set_exception(err)
+
+    threading.Thread(target=work, name=f"llm-{request.purpose}", daemon=True).start()
+    return future
+
+
+def _timed_out(request: LLMRequest) -> TimeoutError:
+    return TimeoutError(f"no reply within the timeout of {request.timeout:g} s")
+
+
+def _generate(llm: ChatLLM, request: LLMRequest) -> object:
+    """``llm.generate(request)``, cut off after ``request.timeout`` seconds when it has one.
+
+    With a timeout the call runs in a worker thread (:func:`_in_thread`) and the driver stops
+    waiting at the timeout with a :class:`TimeoutError`, which is transient (retried).
+    """
+    if request.timeout is None:
+        return llm.generate(request)
+    future = _in_thread(llm, request)
+    try:
+        outcome = future.result(timeout=request.timeout)
+    except FutureTimeout:
+        raise _timed_out(request) from None
+    return _unwrap(outcome)
+
+
 def _call(llm: ChatLLM, request: LLMRequest, guard: CallGuard) -> LLMReply:
     tries = guard.attempts()
     for attempt in range(1, tries + 1):
         started = time.perf_counter()
         try:
-            return _capped(llm.generate(request), request, started)
-        except Exception as err:  # noqa: BLE001 - classified just below
-            if not is_transient(err):
-                raise
-            if attempt == tries:
-                return guard.give_up(request, err, tries)
-            guard.wait(attempt)
+            return _capped(_generate(llm, request), request, started)
+        except Exception as err:  # noqa: BLE001 - any model failure: classified by the guard
+            if guard.retries(request, err, attempt, tries):
+                guard.wait(attempt)
+                continue
+            return guard.give_up(request, err, tries)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _agenerate(llm: AsyncChatLLM | ChatLLM, request: LLMRequest) -> object:
+    """One model call on the event loop: an async model cancelled after ``request.timeout``, a
+    sync one in a thread that the loop stops waiting for at the timeout."""
+    if isinstance(llm, AsyncChatLLM):
+        return await asyncio.wait_for(llm.agenerate(request), request.timeout)
+    if request.timeout is None:
+        return _unwrap(await asyncio.to_thread(_outcome, llm, request))
+    future = _in_thread(llm, request)
+    try:
+        outcome = await asyncio.wait_for(asyncio.wrap_future(future), request.timeout)
+    except TimeoutError:
+        raise _timed_out(request) from None
+    return _unwrap(outcome)
 
 
 async def _acall(llm: AsyncChatLLM | ChatLLM, request: LLMRequest, guard: CallGuard) -> LLMReply:
@@ -77,18 +165,12 @@ async def _acall(llm: AsyncChatLLM | ChatLLM, request: LLMRequest, guard: CallGu
     for attempt in range(1, tries + 1):
         started = time.perf_counter()
         try:
-            if isinstance(llm, AsyncChatLLM):
-                reply = await asyncio.wait_for(llm.agenerate(request), request.timeout)
-            else:
-                # A thread cannot be cancelled: a sync model only gets the timeout as a hint.
-                reply = await asyncio.to_thread(llm.generate, request)
-            return _capped(reply, request, started)
-        except Exception as err:  # noqa: BLE001 - classified just below
-            if not is_transient(err):
-                raise
-            if attempt == tries:
-                return guard.give_up(request, err, tries)
-            await guard.await_wait(attempt)
+            return _capped(await _agenerate(llm, request), request, started)
+        except Exception as err:  # noqa: BLE001 - any model failure: classified by the guard
+            if guard.retries(request, err, attempt, tries):
+                await guard.await_wait(attempt)
+                continue
+            return guard.give_up(request, err, tries)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -2,7 +2,9 @@
 
 Transient errors (connection, timeout, rate limit, HTTP 408/429/5xx) are retried with
 exponential backoff and seeded jitter, as a :class:`RetryPolicy` says; errors that cannot heal
-(authentication, bad request) are not. When the budget is spent the drivers
+(authentication, bad request, and any other error a model raises: ``RuntimeError``,
+``KeyError``, ``MemoryError``, ...) are not, and end at once as an
+:class:`~kgcore.exceptions.LLMResponseError` naming the step. When the budget is spent the drivers
 (:mod:`kgcore.llm.protocol.driver`) raise :class:`~kgcore.exceptions.LLMResponseError` naming
 the step and the cause, or, with ``on_failure="fallback"``, answer the step with an empty reply
 so the method takes its documented path for an unusable reply (its fallback, else ``Unknown``).
@@ -26,7 +28,14 @@ from dataclasses import dataclass, field, replace
 from kgcore.exceptions import InvalidSettingError, KGRetrieverError, LLMResponseError
 from kgcore.llm.protocol.types import LLMReply, LLMRequest
 
-__all__ = ["DEFAULT_RETRY", "FAILURE_MODES", "TRANSIENT_STATUS", "RetryPolicy", "is_transient"]
+__all__ = [
+    "DEFAULT_RETRY",
+    "FAILURE_MODES",
+    "TRANSIENT_STATUS",
+    "RetryPolicy",
+    "describe_error",
+    "is_transient",
+]
 
 #: HTTP statuses worth another try (timeout, conflict, too early, rate limit, server errors).
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -83,6 +92,26 @@ def is_transient(error: BaseException) -> bool:
     return any(word in name for name in names for word in _TRANSIENT_NAMES)
 
 
+#: Characters of a model's error message quoted in ours at most.
+MAX_ERROR_CHARS = 300
+
+
+def describe_error(error: BaseException) -> str:
+    """``Type: message`` of a model's error, its message cut to :data:`MAX_ERROR_CHARS`; total,
+    even for an error whose ``str()`` raises.
+
+    >>> describe_error(KeyError("answer")), describe_error(ValueError("x" * 500))[-4:]
+    ("KeyError: 'answer'", 'x...')
+    """
+    try:
+        message = str(error)
+    except Exception:  # noqa: BLE001 - a model's error may not even print
+        message = "<unprintable message>"
+    if len(message) > MAX_ERROR_CHARS:
+        message = message[:MAX_ERROR_CHARS] + "..."
+    return f"{type(error).__name__}: {message}"
+
+
 def _sleep(seconds: float) -> None:
     time.sleep(seconds)
 
@@ -99,8 +128,10 @@ class RetryPolicy:
         Before retry ``k`` (1, 2, ...) the driver waits ``min(max_delay, base_delay * 2**(k-1))``
         times a seeded jitter factor in [0.5, 1) (``max_delay`` at most 60 s).
     timeout : float or None
-        Seconds one call may take (at most 600). Asynchronous models are cancelled after it;
-        synchronous ones receive it as :attr:`LLMRequest.timeout` and honour it if they can.
+        Seconds one call may take (at most 600); each attempt is cut off after it, and a
+        timeout is transient (retried). Asynchronous models are cancelled; a synchronous one
+        runs in a worker thread that the driver stops waiting for (the thread is abandoned: a
+        model that can stop early should honour :attr:`LLMRequest.timeout`, which it receives).
     on_failure : {"raise", "fallback"}
         After the budget: raise :class:`~kgcore.exceptions.LLMResponseError`, or answer the
         step with an empty reply so the method falls back (later calls of the same run then
@@ -167,13 +198,34 @@ class CallGuard:
     def attempts(self) -> int:
         return 1 if self.failed else self.policy.attempts
 
+    def retries(self, request: LLMRequest, error: Exception, attempt: int, tries: int) -> bool:
+        """Whether attempt number ``attempt`` of ``tries``, failed with ``error``, is retried.
+
+        ``False`` when the budget is spent (the driver then calls :meth:`give_up`). An error
+        that cannot heal (:func:`is_transient`) is raised at once as an
+        :class:`~kgcore.exceptions.LLMResponseError` naming the step, the model's error as its
+        cause; an error of this project passes as it is (an ``LLMResponseError`` without a
+        step is given the step's name).
+        """
+        if isinstance(error, KGRetrieverError):
+            if isinstance(error, LLMResponseError) and error.step is None:
+                error.step = request.purpose
+            raise error
+        if not is_transient(error):
+            raise LLMResponseError(
+                f"LLM call for step {request.purpose!r} failed (not retried: it cannot heal): "
+                f"{describe_error(error)}",
+                step=request.purpose,
+            ) from error
+        return attempt < tries
+
     def give_up(self, request: LLMRequest, error: BaseException, tries: int) -> LLMReply:
         if self.policy.on_failure == "fallback":
             self.failed = True
             return LLMReply(text="")
         raise LLMResponseError(
             f"LLM call for step {request.purpose!r} failed after {tries} attempt"
-            f"{'s' if tries != 1 else ''}: {type(error).__name__}: {error}",
+            f"{'s' if tries != 1 else ''}: {describe_error(error)}",
             step=request.purpose,
         ) from error
 

@@ -452,7 +452,12 @@ class CGPE(StepMethod[MethodResult]):
                 self.config.answer_max_tokens,
                 record=run.trace.recorder(),
             )
-        return check_answer(answer, topic_names(run.question, topic_entities))
+        topics = topic_names(run.question, topic_entities)
+        if not run.leaves:  # the CoT fallback: the model's own answer, checked sane
+            return check_answer(answer, topics)
+        # The answer is a node of the explored paths (the model shortens names), or none.
+        nodes = list(dict.fromkeys(node for path in run.leaves for node in path.nodes))
+        return check_answer(answer, topics, nodes=nodes)
 
     def _result(self, run: _Run, answer: str | None, context: str) -> MethodResult:
         """Phase 5, the result: the answer (``Unknown`` for none), the depth reached, the
@@ -478,6 +483,7 @@ class CGPE(StepMethod[MethodResult]):
             method=self.name,
             depth=run.depth,
             fell_back=not run.leaves,
+            grounded=bool(run.leaves),
             context=context,
         )
         result.extra.update(

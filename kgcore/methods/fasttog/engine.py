@@ -572,10 +572,11 @@ class FastToG(StepMethod[FastToGResult]):
             parsed,
             run.topics,
             facts="\n".join(self._texts(run.result)) if grounded else None,
-            nodes=self._nodes(run.result) if grounded else (),
+            nodes=self._nodes(run.result) if grounded else None,
         )
         if answer is None and parsed is not None and grounded and cfg.neighbour_answers:
             answer = self.neighbour_answer(parsed, run.topic)
+        run.result.grounded = grounded  # without grounding, the answer is only checked sane
         run.trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
         run.result.depth = depth
         return answer
@@ -762,6 +763,7 @@ class FastToG(StepMethod[FastToGResult]):
             run.trace.extend(voted.extra["steps"])
             result.answer = voted.answer
             result.fell_back = True
+            result.grounded = False  # the model's own knowledge, checked sane
         elif cfg.fallback != "none":
             question = run.question
             request = cot_request(question) if cfg.fallback == "cot" else io_request(question)
@@ -770,6 +772,7 @@ class FastToG(StepMethod[FastToGResult]):
             run.trace.append(step_record(request, reply))
             result.answer = read_answer(reply.text, run.topics) or UNKNOWN
             result.fell_back = True
+            result.grounded = False  # the model's own knowledge, checked sane
 
     def first_options(
         self, candidates: Sequence[Community], topic: Sequence[str] = ()

@@ -38,7 +38,9 @@ from kgcore.methods.kernel import (
     ask_parsed,
     check_answer,
     check_verbalizer,
+    choice_answer,
     link_steps,
+    offered_choices,
     parse_graph_answer,
     topic_names,
 )
@@ -185,6 +187,28 @@ class GRetrieverQA(StepMethod[MethodResult]):
                 high = middle - 1
         return retrieved.textualize(fmt, max_edges=low, verbalize=verbalize), low
 
+    @staticmethod
+    def ground(
+        question: str,
+        answer: str | None,
+        retrieved: GRetrieverResult,
+        topic_entities: Sequence[str] | None = None,
+    ) -> tuple[str | None, bool]:
+        """The parsed answer as nodes of the retrieved subgraph, and whether it is grounded.
+
+        A question that offers its answers in quotes (ExplaGraphs: ``'support' or
+        'counter'``) is answered by one of them (``grounded=False``: no node). Otherwise each
+        name is written as the subgraph node it names and the others are dropped
+        (:func:`~kgcore.methods.kernel.check_answer` with ``nodes``); a topic entity, or a
+        sentence about one, is no answer (as for every method). ``None`` when nothing is left.
+        """
+        choice = choice_answer(answer, offered_choices(question))
+        if choice is not None:
+            return choice, False
+        ends = (name for edge in retrieved.edges for name in (edge[0], edge[2]))
+        nodes = list(dict.fromkeys([*ends, *retrieved.node_texts]))
+        return check_answer(answer, topic_names(question, topic_entities), nodes=nodes), True
+
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
@@ -193,7 +217,8 @@ class GRetrieverQA(StepMethod[MethodResult]):
 
         The caller's topic entities, else the question's bracketed names, are linked to nodes
         as by every method (``link_steps``, strict: a name not in the graph raises
-        :class:`~kgcore.exceptions.EntityNotFoundError`) and seed the retrieval's region.
+        :class:`~kgcore.exceptions.EntityNotFoundError`) and seed the retrieval's region. The
+        answer is a node of the retrieved subgraph or ``Unknown`` (:meth:`ground`).
         """
         meter = self.meter()
         seeds: list[str] = []
@@ -215,13 +240,15 @@ class GRetrieverQA(StepMethod[MethodResult]):
         answer = yield from ask_parsed(
             request, parse_graph_answer, "Reply only with the answer in braces.", meter.usage
         )
-        # A topic entity, or a sentence about one, is not an answer (as for every method).
-        answer = check_answer(answer, topic_names(question, [*(topic_entities or ()), *seeds]))
+        answer, grounded = self.ground(
+            question, answer, retrieved, [*(topic_entities or ()), *seeds]
+        )
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,
             method=self.name,
             depth=0,
+            grounded=grounded,
             context=context,
         )
         result.extra.update(

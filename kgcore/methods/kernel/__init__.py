@@ -4,6 +4,8 @@
   the IO and CoT requests, trace records;
 - :mod:`~kgcore.methods.kernel.answer_reading`: the one way from a reply to an answer
   (:func:`read_answer`, :func:`check_answer`, :func:`final_answer`);
+- :mod:`~kgcore.methods.kernel.answer_sanity`: the sanity check of an answer no graph vouches
+  for (:func:`sane_answer`);
 - :mod:`~kgcore.methods.kernel.settings`: checks of the methods' prompt templates and
   relation verbalisers (the settings contract itself is :mod:`kgcore.settings`);
 - :mod:`~kgcore.methods.kernel.steps`: parse-and-retry (:func:`ask_parsed`), entity linking
@@ -24,16 +26,19 @@ Example
 
 from kgcore.methods.kernel.answer_reading import (
     check_answer,
+    choice_answer,
     drop_topic_answer,
     final_answer,
     grounded_answer,
     named_answer,
     node_answer,
+    offered_choices,
     parse_graph_answer,
     read_answer,
     sentence_answer,
     topic_names,
 )
+from kgcore.methods.kernel.answer_sanity import insanity, sane_answer
 from kgcore.methods.kernel.meter import RunMeter
 from kgcore.methods.kernel.progress import StepListener, listening_to_steps, report_step
 from kgcore.methods.kernel.prompts import (
@@ -81,6 +86,7 @@ __all__ = [
     "cot_sc_steps",
     "cot_steps",
     "check_answer",
+    "choice_answer",
     "drop_topic_answer",
     "final_answer",
     "grounded_answer",
@@ -90,11 +96,14 @@ __all__ = [
     "majority_answer",
     "named_answer",
     "node_answer",
+    "offered_choices",
     "options_text",
     "parse_graph_answer",
     "prompt_only_steps",
     "read_answer",
     "relation_text",
+    "insanity",
+    "sane_answer",
     "sentence_answer",
     "StepListener",
     "StepTrace",

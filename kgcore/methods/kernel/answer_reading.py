@@ -7,8 +7,16 @@
    (:func:`drop_topic_answer`, :func:`sentence_answer`);
 2. when the method showed the model facts and asks for answers *from* them, keeps only the
    names the facts hold (:func:`grounded_answer`);
-3. when it knows the nodes behind those facts, writes each name as the node it names
-   (:func:`node_answer`), so a graph method's answer is a node of the graph.
+3. when it gives the nodes behind what the model was shown (every graph method does for its
+   own answer), writes each name as the node it names and drops the names that name none
+   (:func:`node_answer`), so a graph method's answer is a node of the graph or nothing;
+4. without nodes (an answer from the model's own knowledge: the IO, CoT and CoT-SC baselines,
+   a graph method's fallback), keeps the answer only if it reads as one
+   (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`: no markup, code, JSON debris,
+   ...); the method's result then says ``grounded=False``.
+
+A JSON object reply is read as JSON (``{"answer": "George Stevens"}`` gives ``George
+Stevens``: :func:`~kgcore.llm.parsing.parse_answer`).
 
 ``None`` means "no answer in this reply": a method reads on, retries or falls back. Whatever
 answer a method ends with then passes :func:`final_answer` (applied to every method's result by
@@ -23,6 +31,10 @@ Example
 True
 >>> read_answer("{oxford}", [], facts="Tolkien studied at Oxford", nodes=["Oxford"])
 'Oxford'
+>>> read_answer('{"answer": "Paris"}', [], nodes=["Lyon"]) is None  # not a node shown
+True
+>>> read_answer("{<script>alert(1)</script>}", []) is None  # no graph: not sane either
+True
 >>> final_answer("m.0w4dx1v; Jennifer Lawrence"), final_answer(None)
 ('Jennifer Lawrence', 'Unknown')
 """
@@ -35,16 +47,19 @@ from collections.abc import Callable, Sequence
 from kgcore.graph.compound import is_unnamed_node
 from kgcore.linking import bracketed_entities
 from kgcore.llm.parsing import parse_answer
+from kgcore.methods.kernel.answer_sanity import sane_answer
 from kgcore.text.answer_forms import contains_answer, normalize_answer
 from kgcore.validation import UNKNOWN, answer_phrase
 
 __all__ = [
     "check_answer",
+    "choice_answer",
     "drop_topic_answer",
     "final_answer",
     "grounded_answer",
     "node_answer",
     "named_answer",
+    "offered_choices",
     "parse_graph_answer",
     "read_answer",
     "sentence_answer",
@@ -203,9 +218,10 @@ def grounded_answer(answer: str | None, facts: str, topics: Sequence[str] = ()) 
     return "; ".join(kept.values()) or None
 
 
-def node_answer(answer: str | None, nodes: Sequence[str]) -> str | None:
+def node_answer(answer: str | None, nodes: Sequence[str], strict: bool = False) -> str | None:
     """Each name of ``answer`` as the node of ``nodes`` it names: the node it equals, else the
-    first node whose name holds it (``Oxford`` -> ``University of Oxford``), else as it is.
+    first node whose name holds it (``Oxford`` -> ``University of Oxford``), else as it is
+    (with ``strict``: dropped, so every name left is a node; ``None`` when none is).
 
     ``nodes`` are the nodes whose facts the model was shown, in the order it saw them; names are
     compared after :func:`~kgcore.text.answer_forms.normalize_answer`, containment on word
@@ -219,6 +235,8 @@ def node_answer(answer: str | None, nodes: Sequence[str]) -> str | None:
     ('Oxford', 'Exeter College, Oxford')
     >>> node_answer("university of oxford; Oxford University", nodes[:3])
     'University of Oxford; Oxford University'
+    >>> node_answer("university of oxford; Paris", nodes[:3], strict=True)
+    'University of Oxford'
     """
     if answer is None:
         return None
@@ -230,7 +248,8 @@ def node_answer(answer: str | None, nodes: Sequence[str]) -> str | None:
         node = exact.get(form)
         if node is None and form:
             node = next((n for f, n in forms if f" {form} " in f" {f} "), None)
-        kept.setdefault(node or name, None)
+        if node is not None or not strict:
+            kept.setdefault(node or name, None)
     return "; ".join(kept) or None
 
 
@@ -252,13 +271,13 @@ def read_answer(
     *,
     parse: Callable[[str], str | None] = parse_graph_answer,
     facts: str | None = None,
-    nodes: Sequence[str] = (),
+    nodes: Sequence[str] | None = None,
 ) -> str | None:
     """The answer a reply gives: ``parse(text)`` checked by :func:`check_answer`, or ``None``.
 
     ``parse`` reads the reply (:func:`parse_graph_answer`: the answer in braces; a method
     passes its own, as FastToG does to refuse a copied demonstration). Total: any reply gives
-    a value or ``None``.
+    a value or ``None``; ``facts`` and ``nodes`` as for :func:`check_answer`.
 
     Example
     -------
@@ -273,14 +292,16 @@ def check_answer(
     topics: Sequence[str],
     *,
     facts: str | None = None,
-    nodes: Sequence[str] = (),
+    nodes: Sequence[str] | None = None,
 ) -> str | None:
     """A parsed answer without topic entities, grounded in ``facts`` and written as ``nodes``.
 
     ``facts`` (the text the model was shown) keeps only the names it holds
-    (:func:`grounded_answer`); ``nodes`` then writes each name as the node it names
-    (:func:`node_answer`). Topic entities are dropped first and last (a name snapped to a node
-    can be a topic entity).
+    (:func:`grounded_answer`); ``nodes`` (the nodes behind what the model was shown) then
+    writes each name as the node it names and drops the others (:func:`node_answer`, strict):
+    what is left is a node of the graph. Topic entities are dropped first and last (a name
+    snapped to a node can be a topic entity). Without ``nodes`` the answer is the model's own
+    and must be sane (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`).
 
     Example
     -------
@@ -290,13 +311,56 @@ def check_answer(
     'Oxford'
     >>> check_answer("Oxford", ["Tolkien"], facts="Oxford", nodes=["University of Oxford"])
     'University of Oxford'
+    >>> check_answer("1, 2, 3", []), check_answer("1963", [], nodes=["Cleopatra", "1963"])
+    (None, '1963')
     """
     answer = drop_topic_answer(answer, topics)
     if facts is not None:
         answer = grounded_answer(answer, facts, topics)
-    if nodes:
-        answer = drop_topic_answer(node_answer(answer, nodes), topics)
-    return answer
+    if nodes is not None:
+        return drop_topic_answer(node_answer(answer, nodes, strict=True), topics)
+    return sane_answer(answer)
+
+
+#: A quoted choice in a question (``'support'``), at most 40 characters.
+_QUOTED = r"""['"‘“][^'"‘’“”\n]{1,40}['"’”]"""
+#: Quoted choices offered as a list: ``'a' or 'b'``, ``"a", "b" or "c"``.
+_CHOICE_LIST = re.compile(rf"{_QUOTED}(?:\s*,\s*{_QUOTED})*\s*,?\s+or\s+{_QUOTED}")
+
+
+def offered_choices(question: str) -> list[str]:
+    """The answers a question offers in quotes (``... in the form of 'support' or 'counter'``).
+
+    >>> offered_choices("Do they support or counter? Answer 'support' or 'counter'.")
+    ['support', 'counter']
+    >>> offered_choices("who directed [Giant]")
+    []
+    """
+    match = _CHOICE_LIST.search(str(question)[: MAX_SENTENCE_CHARS * 4])
+    if match is None:
+        return []
+    return list(dict.fromkeys(q[1:-1].strip() for q in re.findall(_QUOTED, match.group(0))))
+
+
+def choice_answer(answer: str | None, choices: Sequence[str]) -> str | None:
+    """The one offered choice ``answer`` gives, spelled as offered, or ``None``: the choice it
+    equals, else the only choice it names on word boundaries ("They counter each other").
+
+    >>> choice_answer("Support.", ["support", "counter"])
+    'support'
+    >>> choice_answer("they counter each other", ["support", "counter"])
+    'counter'
+    >>> choice_answer("support, not counter", ["support", "counter"]) is None
+    True
+    """
+    if answer is None or not choices:
+        return None
+    form = normalize_answer(answer)
+    for choice in choices:
+        if normalize_answer(choice) == form:
+            return choice
+    named = [choice for choice in choices if contains_answer(answer, choice)]
+    return named[0] if len(named) == 1 else None
 
 
 def named_answer(answer: str) -> str:

@@ -174,7 +174,8 @@ def answer_steps(
 ) -> Steps[str]:
     """The CoT fallback used by the graph methods: one CoT call read by
     :func:`~kgcore.methods.kernel.read_answer` (``topics`` are no answer), ``Unknown`` when
-    it gives none.
+    it gives none. The answer is the model's own (sane, not grounded): the caller's result
+    says ``grounded=False``.
 
     ``record`` (e.g. :meth:`StepTrace.recorder`) sees the request, the reply and the answer.
     """
@@ -193,12 +194,14 @@ def prompt_only_steps(
     method: str,
     topic_entities: Sequence[str] | None = None,
 ) -> Steps[MethodResult]:
-    """Ask one prompt; an unparseable or empty reply, or a topic entity, leaves ``Unknown``."""
+    """Ask one prompt; an unparseable or empty reply, a topic entity or an answer that is not
+    sane (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`) leaves ``Unknown``. The
+    answer is the model's own: the result says ``grounded=False``."""
     meter = RunMeter()
     reply = yield request
     meter.usage.add(reply)
     answer = read_answer(reply.text, topic_names(question, topic_entities)) or UNKNOWN
-    result = MethodResult(question=question, answer=answer, method=method)
+    result = MethodResult(question=question, answer=answer, method=method, grounded=False)
     result.extra["steps"] = [step_record(request, reply)]
     return meter.finish(result)
 
@@ -286,6 +289,6 @@ def cot_sc_steps(
         steps.append(step_record(sample, reply, seed=sample.seed))
         answers.append(read_answer(reply.text, topics) or UNKNOWN)
     answer, votes = majority_answer(answers, seed=seed)
-    result = MethodResult(question=question, answer=answer, method="cot-sc")
+    result = MethodResult(question=question, answer=answer, method="cot-sc", grounded=False)
     result.extra.update({"samples": answers, "votes": votes, "steps": steps})
     return meter.finish(result)

@@ -525,8 +525,9 @@ class ToG(StepMethod[MethodResult]):
         Returns
         -------
         str or None
-            The answer; ``None`` when the triples do not suffice, the reply cannot be read,
-            or it names a topic entity.
+            The answer, written as the nodes of the kept triples it names; ``None`` when the
+            triples do not suffice, the reply cannot be read, or it names a topic entity or
+            no node of the kept triples.
         """
         search.stats["reason_calls"] += 1
         verdict = yield from ask_parsed(
@@ -536,8 +537,11 @@ class ToG(StepMethod[MethodResult]):
             search.usage,
             record=search.trace.recorder(depth=search.depth, facts=len(search.kept)),
         )
-        named = check_answer(verdict[1], search.topics) if verdict and verdict[0] else None
-        return named or None
+        if not (verdict and verdict[0]):
+            return None
+        # The answer is a node of the kept triples (the model shortens names), or none.
+        nodes = list(dict.fromkeys(name for h, _, t in search.kept for name in (h, t)))
+        return check_answer(verdict[1], search.topics, nodes=nodes) or None
 
     def _fallback(self, search: _Search) -> Steps[str]:
         """The CoT fallback, when exploration dies out or ``max_depth`` passes unanswered.
@@ -586,6 +590,7 @@ class ToG(StepMethod[MethodResult]):
             method=self.name,
             depth=search.depth,
             fell_back=fell_back,
+            grounded=not fell_back,  # the CoT fallback's answer is the model's own (sane)
             context="\n".join(triple_text(t, self.config.verbalizer) for t in search.kept),
         )
         result.extra.update(search.stats)

@@ -59,6 +59,7 @@ def test_retriever_returns_chain_communities_as_documents(movie_store: InMemoryG
     first = docs[0]
     assert [d.metadata["chain"] for d in docs] == [0, 1]
     assert first.metadata["depth"] == 1 and first.metadata["answer"] == "All About Eve"
+    assert first.metadata["grounded"] is False  # grounded_answers=False: the model's own
     assert first.metadata["entities"] and first.metadata["triples"]
     assert isinstance(first.metadata["modularity"], float)
     heads_and_tails = {x for t in first.metadata["triples"] for x in (t[0], t[2])}
@@ -96,6 +97,7 @@ def test_chain_accepts_str_and_dict_and_batches(movie_store: InMemoryGraphStore)
     out = chain.invoke({"question": QUESTION})
     assert out["answer"] == "All About Eve" and out["llm_calls"] == 2
     assert out["chains"][0][0]["depth"] == 1 and out["fell_back"] is False
+    assert out["grounded"] is False  # CONFIG has grounded_answers=False
     assert {"graph_seconds", "llm_seconds", "prompt_tokens", "depth"} <= set(out)
     results = chain.batch([QUESTION, {"question": QUESTION}], config={"max_concurrency": 1})
     assert len(results) == 2

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -93,3 +95,52 @@ def test_entities() -> None:
     ]
     assert parse_entities("- Cleopatra\n- Giant\n- Cleopatra") == ["Cleopatra", "Giant"]
     assert parse_entities("") == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"answer": "George Stevens"}', "George Stevens"),
+        ('The answer: {"answer": "George Stevens"} as asked.', "George Stevens"),
+        ('{"answers": ["Shane", "Giant"]}', "Shane; Giant"),
+        ('{"Final Answer": "Shane"}', "Shane"),
+        ('{"thought": "x", "answer": {"name": "Shane"}}', "Shane"),
+        ('{"director": "George Stevens"}', "George Stevens"),  # its only value
+        ('{"answer": 1963}', "1963"),
+        ('{"answer": 1963.0}', "1963"),
+        ("{'answer': 'George Stevens'}", "George Stevens"),
+        ("{answer: George Stevens}", "George Stevens"),
+        ('{"answer": "Unknown"}', None),
+        ('{"answer": null}', None),
+        ('{"answer": NaN}', None),
+        ('{"answer": true}', None),
+        ('{"answer": []}', None),
+        ('{"a": "x", "b": "y"}', None),  # no answer key, several values
+        ('{"answer": "' + "x" * 5000 + '"}', None),  # not a phrase
+        ('{"answer": ' * 3000 + '"x"' + "}" * 3000, None),  # deeper than the parser goes
+        ('{Unknown} ... {"answer": "Shane"}', "Shane"),  # the last object
+        ("Titanic (1997)", "Titanic (1997)"),
+        ("{(Paris)}", "Paris"),
+    ],
+)
+def test_json_replies_are_read_as_json(reply: str, expected: str | None) -> None:
+    assert parse_answer(reply) == expected
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=8),
+        st.recursive(
+            st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=20),
+            lambda inner: (
+                st.lists(inner, max_size=4)
+                | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+            ),
+            max_leaves=12,
+        ),
+        max_size=4,
+    )
+)
+def test_any_json_object_reply_gives_a_phrase_or_none(obj: dict[str, object]) -> None:
+    answer = parse_answer(json.dumps(obj))
+    assert answer is None or (isinstance(answer, str) and answer.strip() == answer and answer)

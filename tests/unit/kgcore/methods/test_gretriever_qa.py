@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kgcore.evaluation import evaluate
-from kgcore.evaluation.datasets import Dataset, EvalExample
+from kgcore.evaluation.datasets import EXPLAGRAPHS_QUESTION, Dataset, EvalExample
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
@@ -36,7 +36,7 @@ def test_gretriever_retrieves_a_subgraph_and_answers_in_one_call() -> None:
 def test_gretriever_runs_in_the_harness_with_per_question_graphs() -> None:
     example = EvalExample(
         "e1",
-        "Argument 1: cannabis is good. Argument 2: legal is fine. support or counter?",
+        EXPLAGRAPHS_QUESTION.format(arg1="cannabis is good", arg2="legal is fine"),
         ("support",),
         triples=(Triple("cannabis", "capable of", "legal"),),
     )

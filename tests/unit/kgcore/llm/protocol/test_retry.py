@@ -76,8 +76,9 @@ def test_after_the_budget_the_error_names_the_step_and_cause() -> None:
 def test_errors_that_cannot_heal_are_not_retried(error: Exception) -> None:
     retry, waits = policy(attempts=5)
     llm = Flaky([error])
-    with pytest.raises(type(error)):
+    with pytest.raises(LLMResponseError, match="step 'io' failed .*cannot heal") as info:
         PromptBaseline("io").run("q", llm, retry=retry)
+    assert info.value.step == "io" and info.value.__cause__ is error
     assert llm.calls == 1 and waits == []
 
 

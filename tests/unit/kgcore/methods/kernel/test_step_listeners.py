@@ -55,7 +55,7 @@ def test_the_async_path_reports_from_its_worker_threads(movie_store: InMemoryGra
     [
         (PromptBaseline("io"), ["{Joseph L. Mankiewicz}"]),
         (PromptBaseline("cot"), ["So {Joseph L. Mankiewicz}"]),
-        (ToG, ["{A: 1.0}", "{A: 1.0}", "Yes {Joseph L. Mankiewicz}"]),
+        (ToG, ["{directed_by: 1.0}", "{Joseph L. Mankiewicz: 1.0}", "Yes {Joseph L. Mankiewicz}"]),
     ],
     ids=["io", "cot", "tog"],
 )
