@@ -2,11 +2,13 @@
 
 A bracketed topic entity (MetaQA style, ``what films did [Ridley Scott] direct``) or entities
 given by the caller are used as they are; otherwise the LLM extracts entities (FastToG's first
-step) and each is matched to a node exactly, then ignoring case and spacing, then ignoring
-punctuation, then fuzzily. A fuzzy link needs a strict similarity (:data:`FUZZY_THRESHOLD`,
-rapidfuzz's plain ``ratio``, which does not reward substrings the way ``WRatio`` does: ``asdf``
-is not ``f``) and a clear margin (:data:`FUZZY_MARGIN`) over the runner-up; otherwise
-:class:`~kgcore.exceptions.EntityNotFoundError` is raised listing the closest names.
+step), or a method without a model looks for node names written in the question as they are
+(:func:`names_in_question`), and each is matched to a node exactly, then ignoring case and
+spacing, then ignoring punctuation, then fuzzily. A fuzzy link needs a strict similarity
+(:data:`FUZZY_THRESHOLD`, rapidfuzz's plain ``ratio``, which does not reward substrings the way
+``WRatio`` does: ``asdf`` is not ``f``) and a clear margin (:data:`FUZZY_MARGIN`) over the
+runner-up; otherwise :class:`~kgcore.exceptions.EntityNotFoundError` is raised listing the
+closest names.
 :func:`link_entity_details` says how a name was linked (:class:`EntityLink`).
 
 Example
@@ -19,6 +21,8 @@ Example
 'The Matrix'
 >>> link_entity_details(store, "The Matrix.").method
 'punctuation'
+>>> names_in_question(store, "who directed The Matrix?")
+['The Matrix']
 """
 
 from __future__ import annotations
@@ -43,6 +47,19 @@ FUZZY_THRESHOLD = 90.0
 FUZZY_MARGIN = 5.0
 #: Candidates the store is asked for before rescoring.
 CANDIDATES = 10
+#: Longest run of words looked up as one node name in a question (:func:`names_in_question`).
+MAX_NAME_WORDS = 8
+#: Words that are never a topic entity on their own, whatever the graph calls its nodes.
+FUNCTION_WORDS = frozenset(
+    "a about an and are as at be by can could did do does for from had has have he her him his "
+    "how i in is it its me my no not of on or she so than that the their them then there these "
+    "they this those to was we were what when where which who whom whose why will with would "
+    "you your".split()
+)
+#: Punctuation around a word that is not part of a name (``Giant?``, ``"Carmen"``).
+_EDGE_PUNCTUATION = "\"'`?!.,;:()[]{}\u201c\u201d\u2018\u2019"
+_WORD_SPAN = re.compile(r"\S+")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
 
 LinkMethod = Literal["exact", "normalized", "punctuation", "fuzzy"]
 
@@ -73,6 +90,72 @@ def _loose(name: str) -> str:
 def bracketed_entities(question: str) -> list[str]:
     """Names written in square brackets in the question (at most ``MAX_TOPIC_ENTITIES``)."""
     return cap_names((m.strip() for m in BRACKETED.findall(question)), MAX_TOPIC_ENTITIES)
+
+
+def _name_forms(span: str) -> list[str]:
+    """A run of words as written, without the punctuation around it, and without a final
+    possessive ``'s`` (``Rock Hudson's`` is also ``Rock Hudson``)."""
+    bare = span.strip(_EDGE_PUNCTUATION).strip()
+    forms = [span, bare, _POSSESSIVE.sub("", bare).strip(_EDGE_PUNCTUATION).strip()]
+    return [form for form in dict.fromkeys(forms) if form]
+
+
+def _only_function_words(words: list[str]) -> bool:
+    return all(w.strip(_EDGE_PUNCTUATION).lower() in FUNCTION_WORDS for w in words)
+
+
+def names_in_question(
+    store: GraphStore, question: str, max_words: int = MAX_NAME_WORDS
+) -> list[str]:
+    """Node names written in the question exactly as the graph spells them, in order.
+
+    Every run of up to ``max_words`` words is looked up with ``store.has_node``, as written,
+    without the punctuation around it (``Giant?``) and without a possessive ``'s``. A longer
+    run wins over the shorter ones inside it (``Rock Hudson`` before ``Hudson``); a run of
+    function words alone (``who``, ``in the``, :data:`FUNCTION_WORDS`) is never a name. This
+    asks no model and matches no misspelling: it is the first step of linking a question
+    written without brackets, before a model's extraction or the strict fuzzy rule. Each
+    lookup is one ``has_node`` call (at most ``max_words`` per word of the question).
+
+    Returns
+    -------
+    list of str
+        At most :data:`~kgcore.validation.MAX_TOPIC_ENTITIES` names, by first appearance.
+
+    Example
+    -------
+    >>> from kgcore.graph import InMemoryGraphStore
+    >>> store = InMemoryGraphStore.from_triples(
+    ...     [("Giant", "starred_actors", "Rock Hudson"), ("Hudson", "r", "Who")])
+    >>> names_in_question(store, "Who starred in Giant with Rock Hudson's friends?")
+    ['Giant', 'Rock Hudson']
+    """
+    spans = [(m.start(), m.end()) for m in _WORD_SPAN.finditer(question)]
+    words = [question[start:end] for start, end in spans]
+    covered = [False] * len(spans)
+    found: list[tuple[int, str]] = []
+    for length in range(min(max_words, len(spans)), 0, -1):
+        for first in range(len(spans) - length + 1):
+            last = first + length - 1
+            if any(covered[first : last + 1]) or _only_function_words(words[first : last + 1]):
+                continue
+            span = question[spans[first][0] : spans[last][1]]
+            node = next((f for f in _name_forms(span) if store.has_node(f)), None)
+            if node is not None:
+                covered[first : last + 1] = [True] * length
+                found.append((first, node))
+    found.sort()  # by position in the question; positions are distinct
+    return cap_names((node for _, node in found), MAX_TOPIC_ENTITIES)
+
+
+def question_as_name(question: str) -> str:
+    """A question read as one name for the strict rules of :func:`link_entity_details`:
+    stripped of space and quotes (a bare ``Ruggero Raimondy`` from an agent).
+
+    >>> question_as_name(' "Ruggero Raimondi" ')
+    'Ruggero Raimondi'
+    """
+    return question.strip().strip("'\"").strip()
 
 
 def link_entity_details(

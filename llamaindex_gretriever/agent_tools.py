@@ -3,8 +3,9 @@
 A tool never ends the agent's run on a name it does not know: it answers with the closest names
 in the graph (:func:`kgcore.agent_text.unknown_entity_text`), which the agent can retry with.
 A bare entity name as the query (``Ruggero Raimondi``) is about that entity, and the agent may
-pass the names as ``topic_entities``; a question that names no entity the tool can find gets
-:data:`~kgcore.agent_text.NO_TOPIC_TEXT` (write it in [brackets]). Each tool's plain function
+pass the names as ``topic_entities``; a plain question is linked by the node names it writes
+(then the strict fuzzy rule), and one that names no node gets the closest names, or, rarely,
+:data:`~kgcore.agent_text.NO_TOPIC_TEXT`. Each tool's plain function
 (``tool.fn``) takes the same arguments, for other frameworks
 (``langchain_core.tools.StructuredTool.from_function(tool.fn)``).
 

@@ -61,8 +61,9 @@ class GRetrieverPGRetriever(BasePGRetriever):
         option, off by default; see :mod:`llamaindex_gretriever.source_text`).
     lazy : bool
         Embed each question's region on demand (default) instead of the whole graph on the
-        first question. A large graph then needs topic entities (``entity_extractor``, by
-        default the names written in ``[brackets]``) or :meth:`build_index`.
+        first question. On a large graph the region is seeded by the topic entities
+        (``entity_extractor``, by default the names written in ``[brackets]``) and at most
+        ``max_region_texts`` texts are embedded per question; :meth:`build_index` embeds all.
     """
 
     def __init__(

@@ -6,10 +6,18 @@ triples, prizes, PCST objective and how each topic entity was linked (``entity_l
 its metadata (hidden from the LLM and the embedder).
 
 :meth:`GRetrieverRetriever.from_triples` and :meth:`~GRetrieverRetriever.from_graph` embed
-lazily: a question embeds only its candidate region (the topic entities' neighbourhood), cached
-by text in the user cache (``~/.cache/kg-retrievers/``), so the first question on MetaQA
-answers in seconds and the cache grows with use. :meth:`~GRetrieverRetriever.build_index`
-embeds the whole graph up front.
+lazily: a question embeds only its candidate region (the topic entities' neighbourhood, at most
+``RegionSettings.max_region_texts`` texts), cached by text in the user cache
+(``~/.cache/kg-retrievers/``), so the first question on MetaQA answers in seconds and the cache
+grows with use. :meth:`~GRetrieverRetriever.build_index` embeds the whole graph up front.
+
+The topic entities of a question are the caller's, else the ``entity_extractor``'s (by default
+the names in ``[brackets]``), else the question itself when it is a node's name; a graph that
+is not searched whole then links a plain question without a model (the retriever has none): the
+node names it writes as the graph spells them (``who starred in Giant``), else the question read
+as one name by the strict rules (a misspelt ``Ruggero Raimondy``), else
+:class:`~kgcore.exceptions.EntityNotFoundError` naming the closest names (answered as
+``on_unknown_entity`` says). For a model's extraction, pass ``entity_extractor``.
 LlamaIndex's names are accepted where they mean the same thing: ``embed_model`` (a
 ``BaseEmbedding``), ``similarity_top_k`` (the ``k`` nodes given prizes by similarity) and
 ``path_depth`` (the region's hops).
@@ -288,11 +296,18 @@ class GRetrieverRetriever(BaseRetriever):
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> list[str]:
         """The given topic entities, else the extractor's, else the question itself when it is
-        a node's name (a bare ``Ruggero Raimondi``, see :func:`kgcore.agent_text.name_as_topic`)."""
+        a node's name (a bare ``Ruggero Raimondi``, see :func:`kgcore.agent_text.name_as_topic`),
+        else, on a graph not searched whole, the node names the question writes or the
+        question as one name for the strict fuzzy rule
+        (:meth:`~kgcore.gretriever.GRetriever.question_topics`; no model is asked).
+        ``[]``: the graph is searched whole (or seeded by its vector index)."""
         if topic_entities:
             return list(topic_entities)
         entities = list(self.entity_extractor(question)) if self.entity_extractor else []
-        return entities or name_as_topic(self.gretriever.store, question)
+        store = self.gretriever.store
+        return (
+            entities or name_as_topic(store, question) or self.gretriever.question_topics(question)
+        )
 
     def retrieve_result(
         self, question: str, topic_entities: Sequence[str] | None = None

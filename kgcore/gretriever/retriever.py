@@ -42,13 +42,20 @@ from kgcore.graph.store import GraphStore
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
 from kgcore.gretriever.pcst import solve_pcst
 from kgcore.gretriever.prizes import edge_prizes, node_prizes, top_k_indices
-from kgcore.gretriever.region import expand_region
+from kgcore.gretriever.region import (
+    NodeScorer,
+    Region,
+    cap_region_texts,
+    expand_region,
+    lexical_scores,
+)
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.store_vectors import StoreVectors
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
-from kgcore.linking import link_entities
+from kgcore.linking import link_entities, names_in_question, question_as_name
 from kgcore.settings import Settings, checked_settings
+from kgcore.types import Triple
 
 #: Texts embedded per step of :meth:`GRetriever.build_index` (the first one times the estimate).
 BUILD_CHUNK = 512
@@ -89,7 +96,8 @@ class PCSTSettings(Settings):
 @checked_settings(
     "G-Retriever region",
     limits={"hops": (0, 8), "max_nodes": (1, 1_000_000), "neighbor_limit": (1, 1_000_000),
-            "num_seeds": (1, 1000), "whole_graph_max_nodes": (0, 10_000_000)},
+            "num_seeds": (1, 1000), "whole_graph_max_nodes": (0, 10_000_000),
+            "max_region_texts": (2, 10_000_000)},
 )  # fmt: skip
 @dataclass(frozen=True)
 class RegionSettings(Settings):
@@ -107,6 +115,16 @@ class RegionSettings(Settings):
         Seeds taken by similarity when no topic entity is given.
     whole_graph_max_nodes : int
         Graphs with at most this many nodes are searched whole when no topic entity is given.
+    max_region_texts : int
+        Without an index (lazy retrieval), the most texts one question's region embeds: its
+        distinct node names and edge texts (the question itself aside). A hop that would pass
+        ``max_nodes`` keeps the new nodes with the best :func:`~kgcore.gretriever.region.
+        lexical_scores` (shared words with the question, no embedding), and a region over this
+        cap keeps the nodes nearest the topic entities, then the best by that lexical score
+        (:func:`~kgcore.gretriever.region.cap_region_texts`). The default keeps a region of
+        ``max_nodes`` nodes with MetaQA's 9 relation texts whole; a smaller cap answers a
+        question about a hub (an actor in a hundred films) sooner. With an index (whole graph
+        embedded) a region is scored by its vectors and only ``max_nodes`` applies.
     """
 
     hops: int = 2
@@ -114,6 +132,7 @@ class RegionSettings(Settings):
     neighbor_limit: int | None = None
     num_seeds: int = 3
     whole_graph_max_nodes: int = 5000
+    max_region_texts: int = 2048
 
 
 class GRetriever:
@@ -122,8 +141,8 @@ class GRetriever:
     Parameters
     ----------
     index : GraphIndex, optional
-        Embeddings of the whole graph. Without it, ``store`` is required, every region is
-        embedded when searched, and questions need topic entities.
+        Embeddings of the whole graph. Without it, ``store`` is required and every region is
+        embedded when searched (at most ``RegionSettings.max_region_texts`` texts a question).
     store : GraphStore, optional
         Where candidate regions are read from. Default: an in-memory store of ``index``'s graph.
     embedder : TextEmbedder, optional
@@ -375,6 +394,11 @@ class GRetriever:
         topic_entities : sequence of str, optional
             Seeds of the candidate region (linked to graph nodes by exact or fuzzy name).
             When given, the search is restricted to their region even on a small graph.
+            Without them, a graph that is not searched whole is seeded as
+            :meth:`question_topics` says: the node names the question writes, else (with
+            no index or vector index to seed by similarity) the question read as one name by
+            the strict rules, an :class:`~kgcore.exceptions.EntityNotFoundError` naming the
+            closest names when it is none.
         hops : int, optional
             Overrides :attr:`RegionSettings.hops` for this question.
         query_vector : numpy.ndarray, optional
@@ -391,6 +415,8 @@ class GRetriever:
                 )
         if not topic_entities and self.index is None and self._small_listable_graph():
             self.build_index(progress=False)  # a small graph: embedding all of it is cheap
+        if not topic_entities:
+            topic_entities = self.question_topics(question) or None
         use_region = (
             bool(topic_entities)
             or self.index is None
@@ -407,13 +433,8 @@ class GRetriever:
         seeds = self._seeds(query, topic_entities)
         node_table = self.index.nodes if self.index is not None else None
         edge_table = self.index.edges if self.index is not None else None
-        region = expand_region(
-            self.store,
-            seeds,
-            hops=self.region.hops if hops is None else hops,
-            max_nodes=self.region.max_nodes,
-            neighbor_limit=self.region.neighbor_limit,
-            scorer=lambda names: self._similarity(node_table, names, query),
+        region = self._region(
+            question, seeds, hops, lambda names: self._similarity(node_table, names, query)
         )
         graph = TextualGraph.from_triples(region.triples, nodes=region.nodes)
         return self.search(
@@ -423,6 +444,71 @@ class GRetriever:
             question,
             seeds=region.seeds,
         )
+
+    def _region(
+        self, question: str, seeds: Sequence[str], hops: int | None, similarity: NodeScorer
+    ) -> Region:
+        """The candidate region around ``seeds``: scored by the index's vectors, or, without
+        an index, by the cheap lexical score and cut to ``max_region_texts`` texts."""
+        settings = self.region
+        hops = settings.hops if hops is None else hops
+        if self.index is not None:  # every text has its vector already: nothing to embed
+            return expand_region(
+                self.store, seeds, hops, settings.max_nodes, settings.neighbor_limit, similarity
+            )
+
+        def lexical(names: Sequence[str]) -> np.ndarray:
+            return lexical_scores(question, names)
+
+        region = expand_region(
+            self.store,
+            seeds,
+            hops,
+            min(settings.max_nodes, settings.max_region_texts),
+            settings.neighbor_limit,
+            lexical,
+        )
+        return cap_region_texts(region, settings.max_region_texts, self._edge_text, lexical)
+
+    def _edge_text(self, triple: Triple) -> str:
+        """The text an edge is embedded as (as :meth:`TextualGraph.edge_texts` writes it)."""
+        if self.edge_text == "relation":
+            return triple.relation
+        return f"{triple.head} {triple.relation} {triple.tail}"
+
+    def searches_whole_graph(self) -> bool:
+        """Whether a question without topic entities is searched over the whole graph: an
+        index of at most ``whole_graph_max_nodes`` nodes, or a graph that small whose triples
+        can be listed (embedded whole on the first such question)."""
+        if self.index is not None:
+            return self.index.graph.num_nodes <= self.region.whole_graph_max_nodes
+        return self._small_listable_graph()
+
+    def seeds_by_similarity(self) -> bool:
+        """Whether a region can be seeded by the question's embedding alone (an index, or a
+        graph database holding the vectors), without topic entities."""
+        return self.index is not None or vector_database(self._store) is not None
+
+    def question_topics(self, question: str) -> list[str]:
+        """The topic entities of a question given none, for a graph not searched whole.
+
+        The node names the question writes as the graph spells them
+        (:func:`~kgcore.linking.names_in_question`: ``Ruggero Raimondi``, ``who starred in
+        Giant``); else, when no index or vector index can seed the region by similarity, the
+        whole question as one name (:func:`~kgcore.linking.question_as_name`), which linking
+        matches by the strict rules (case, punctuation, then the strict fuzzy rule) or refuses
+        with :class:`~kgcore.exceptions.EntityNotFoundError` naming the closest names. ``[]``
+        for a graph searched whole (the paper's G-Retriever needs no topic entity). No model
+        is asked: a method with one extracts names first
+        (:class:`~kgcore.methods.gretriever.qa.GRetrieverQA`).
+        """
+        if self.searches_whole_graph():
+            return []
+        names = names_in_question(self.store, question)
+        if names or self.seeds_by_similarity():
+            return names
+        name = question_as_name(question)
+        return [name] if name else []
 
     def _small_listable_graph(self) -> bool:
         listable = self._triples is not None or isinstance(self._store, InMemoryGraphStore)
@@ -441,11 +527,10 @@ class GRetriever:
                 ) from err
             seeds = [name for name, _ in nearest if self.store.has_node(name)]
             return seeds[: self.region.num_seeds]
-        if self.index is None:
+        if self.index is None:  # question_topics names a topic whenever this could happen
             raise ConfigurationError(
                 "this retriever embeds lazily and needs topic entities to seed a question's "
-                "region (write them in [brackets] with an entity extractor, or pass "
-                "topic_entities=...); call build_index() to embed the whole graph instead"
+                "region: pass topic_entities=..., or call build_index() to embed the whole graph"
             )
         best = top_k_indices(self.index.node_similarity(query), self.region.num_seeds)
         return [self.index.graph.node_texts[i] for i in best]

@@ -10,8 +10,12 @@ Small graphs (ExplaGraphs' per-question graphs, up to ``whole_graph_max_nodes``)
 whole; on a large graph such as MetaQA's the candidate region grows from the topic entities.
 The topic entities are linked as every method links them (the kernel's ``link_steps``): the
 caller's, else the names the question writes in brackets, so a bracketed question needs no
-``topic_entities`` on a graph of any size. A question without either is searched by its
-embedding alone (no model call for entity extraction).
+``topic_entities`` on a graph of any size. A question without either, on a graph that is not
+searched whole, is linked as FastToG links it: the node names it writes as the graph spells
+them (no model call), else the names the model extracts (one call), else the question itself by
+the strict rules; a name that links to nothing raises
+:class:`~kgcore.exceptions.EntityNotFoundError` naming the closest names. A graph searched whole
+needs no topic entity: a plain question is searched by its embedding alone, as in the paper.
 
 Example
 -------
@@ -28,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
-from kgcore.linking import bracketed_entities
-from kgcore.llm.protocol import LLMRequest, Steps
+from kgcore.linking import bracketed_entities, link_entities, names_in_question
+from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.base import StepMethod
 from kgcore.methods.kernel import (
     ANSWER_SYSTEM,
@@ -209,6 +213,41 @@ class GRetrieverQA(StepMethod[MethodResult]):
         nodes = list(dict.fromkeys([*ends, *retrieved.node_texts]))
         return check_answer(answer, topic_names(question, topic_entities), nodes=nodes), True
 
+    def _link_given(
+        self, question: str, topic_entities: Sequence[str] | None, usage: UsageMeter
+    ) -> Steps[list[str]]:
+        linked: Linked = yield from link_steps(
+            self.store, question, topic_entities, usage, strict=True
+        )
+        return linked.nodes
+
+    def link_plain_question(self, question: str, usage: UsageMeter) -> Steps[list[str]]:
+        """The topic entities of a question without brackets or given entities, as FastToG
+        links them, when the retriever searches a region (``[]`` for a graph searched whole).
+
+        1. the node names the question writes as the graph spells them
+           (:func:`~kgcore.linking.names_in_question`; no model call);
+        2. else the names the model extracts (``link_steps``: one call, one retry on an
+           unreadable reply), each linked exactly, by case and punctuation, or by the strict
+           fuzzy rule;
+        3. else, the model having named nothing the graph holds: with an index to seed by
+           similarity, no topic entity; otherwise :class:`~kgcore.exceptions.EntityNotFoundError`
+           for the model's first name, or, when it named none, for the question read as one
+           name (:meth:`~kgcore.gretriever.GRetriever.question_topics`), with the closest names.
+        """
+        retriever = self.retriever
+        if retriever.searches_whole_graph():
+            return []
+        names = names_in_question(self.store, question)
+        if names:
+            return names
+        linked: Linked = yield from link_steps(self.store, question, None, usage)
+        if linked.nodes or retriever.seeds_by_similarity():
+            return linked.nodes
+        if linked.names:
+            link_entities(self.store, linked.names[:1])  # raises, naming the closest names
+        return link_entities(self.store, retriever.question_topics(question))
+
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> Steps[MethodResult]:
@@ -217,16 +256,16 @@ class GRetrieverQA(StepMethod[MethodResult]):
 
         The caller's topic entities, else the question's bracketed names, are linked to nodes
         as by every method (``link_steps``, strict: a name not in the graph raises
-        :class:`~kgcore.exceptions.EntityNotFoundError`) and seed the retrieval's region. The
-        answer is a node of the retrieved subgraph or ``Unknown`` (:meth:`ground`).
+        :class:`~kgcore.exceptions.EntityNotFoundError`) and seed the retrieval's region; a
+        plain question is linked by :meth:`link_plain_question`. The answer is a node of the
+        retrieved subgraph or ``Unknown`` (:meth:`ground`).
         """
         meter = self.meter()
-        seeds: list[str] = []
-        if topic_entities or bracketed_entities(question):  # no extraction call otherwise
-            linked: Linked = yield from meter.graph_steps(
-                link_steps(self.store, question, topic_entities, meter.usage, strict=True)
-            )
-            seeds = linked.nodes
+        seeds: list[str] = yield from meter.graph_steps(
+            self.link_plain_question(question, meter.usage)
+            if not (topic_entities or bracketed_entities(question))
+            else self._link_given(question, topic_entities, meter.usage)
+        )
         with meter.graph():
             retrieved = self.retriever.retrieve(question, topic_entities=seeds or None)
         context, kept_edges = self.fit_context(retrieved)

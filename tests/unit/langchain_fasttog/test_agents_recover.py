@@ -127,12 +127,15 @@ def test_gretriever_tool_recovers_from_a_name_without_brackets(
     movie_store: InMemoryGraphStore, embedder: Any, tmp_path: Path
 ) -> None:
     tool = gretriever_langchain_tool(movie_store, embedder, tmp_path)
+    plain = {"query": "who directed Cleopatra"}
+    (plain_output,) = run_agent(tool, plain, plain)[:1]
+    assert f"(Cleopatra, directed by, {DIRECTOR})" in plain_output  # the name it writes (issue 39)
     first, second = run_agent(
         tool,
-        {"query": "who directed Cleopatra"},
-        {"query": "who directed Cleopatra", "topic_entities": ["Cleopatra"]},
+        {"query": "who directed that film"},
+        {"query": "who directed that film", "topic_entities": ["Cleopatra"]},
     )
-    assert "Write the entity the question is about in [brackets]" in first
+    assert "No entity named 'who directed that film'" in first
     assert f"(Cleopatra, directed by, {DIRECTOR})" in second
     (bare,) = run_agent(tool, {"query": "Cleopatra"}, {"query": "Cleopatra"})[:1]
     assert f"(Cleopatra, directed by, {DIRECTOR})" in bare

@@ -96,16 +96,28 @@ async def test_gretriever_tool_recovers_from_an_unknown_name(
 @pytest.mark.parametrize(
     ("calls", "first_says"),
     [
+        ([{"query": "who directed Cleopatra"}], TRIPLE),  # the name it writes (issue 39)
         (
             [
-                {"query": "who directed Cleopatra"},
-                {"query": "who directed Cleopatra", "topic_entities": ["Cleopatra"]},
+                {"query": "who directed that film"},
+                {"query": "who directed that film", "topic_entities": ["Cleopatra"]},
             ],
-            "in [brackets]",
+            "No entity named 'who directed that film'",
         ),
         ([{"query": "Cleopatra"}], TRIPLE),
+        ([{"query": "Cleoptra"}], TRIPLE),  # the strict fuzzy rule (ratio 94)
+        (
+            [{"query": "Cleopatre"}, {"query": "Cleopatra"}],  # ratio 89: not linked
+            "Closest names in the graph: [Cleopatra]",
+        ),
     ],
-    ids=["then-topic-entities", "bare-name"],
+    ids=[
+        "plain-question",
+        "no-name-then-topic-entities",
+        "bare-name",
+        "misspelt-name-linked",
+        "misspelt-name-refused",
+    ],
 )
 async def test_gretriever_tool_takes_a_name_without_brackets(
     movie_store: InMemoryGraphStore,

@@ -33,8 +33,11 @@ def test_from_triples_embeds_only_the_question_region(movie_triples, embedder, t
     assert node.metadata["entity_links"] == [
         {"mention": "Giant", "node": "Giant", "method": "exact", "score": 100.0}
     ]
-    with pytest.raises(ConfigurationError, match="build_index"):
-        retriever.retrieve("who directed Giant")
+    # no brackets: the node name the question writes is linked, still lazily (issue 39)
+    plain = retriever.retrieve("who directed Giant")[0].node
+    assert plain.metadata["nodes"] == node.metadata["nodes"]
+    assert plain.metadata["entity_links"] == node.metadata["entity_links"]
+    assert not any(t.startswith("film ") for t in embedder.embedded)
     retriever.build_index(progress=False)
     assert "film 3" in embedder.embedded
     assert retriever.retrieve("who directed Giant")[0].node.metadata["nodes"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgcore.exceptions import ConfigurationError
+from kgcore.exceptions import EntityNotFoundError
 from kgcore.gretriever import GraphIndex, GRetriever, TextualGraph
 from kgcore.gretriever.index import cache_key
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
@@ -122,8 +122,10 @@ def test_a_lazy_retriever_embeds_only_the_question_region(movie_triples, tmp_pat
     second.region = retriever.region
     assert second.retrieve("who directed Giant", topic_entities=["Giant"]) == result
     assert again.embedded == ["who directed Giant"]  # only the question: the rest is cached
-    with pytest.raises(ConfigurationError, match="build_index"):
-        second.retrieve("who directed Giant")
+    # without brackets or topic entities: the node name the question writes seeds it (issue 39)
+    assert second.retrieve("who directed Giant") == result
+    with pytest.raises(EntityNotFoundError, match="closest names"):
+        second.retrieve("who directed that film")  # no name: refused, never a whole-graph pass
     index = second.build_index(progress=False)
     assert index.graph.num_nodes == TextualGraph.from_triples(big).num_nodes
     assert second.retrieve("who directed Giant").num_nodes > 0

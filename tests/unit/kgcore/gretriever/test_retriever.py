@@ -9,6 +9,7 @@ from kgcore.exceptions import (
     ConfigurationError,
     EmbeddingError,
     EmptyGraphError,
+    EntityNotFoundError,
     InvalidQuestionError,
 )
 from kgcore.graph import InMemoryGraphStore
@@ -94,8 +95,11 @@ def test_store_only_retriever_embeds_regions_on_the_fly(movie_triples) -> None:
     assert "George Stevens" in result.node_texts
     assert "directed_by" in embedder.embedded
     retriever.region = RegionSettings(whole_graph_max_nodes=3)
-    with pytest.raises(ConfigurationError, match="topic entities"):
-        retriever.retrieve("films of George Stevens")  # no index, no topic entity, large graph
+    # no index, a large graph: the name the question writes is its topic entity (issue 39)
+    assert retriever.retrieve("films of George Stevens") == result
+    with pytest.raises(EntityNotFoundError, match="closest names"):
+        retriever.retrieve("films of that director")
+    assert retriever.index is None
     retriever.region = RegionSettings()
     small = retriever.retrieve("films of George Stevens")  # a small graph is embedded whole
     assert retriever.index is not None and small.searched_nodes == retriever.store.num_nodes()

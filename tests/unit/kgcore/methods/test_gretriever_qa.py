@@ -7,7 +7,7 @@ import pytest
 
 from kgcore.evaluation import evaluate
 from kgcore.evaluation.datasets import EXPLAGRAPHS_QUESTION, Dataset, EvalExample
-from kgcore.exceptions import ConfigurationError, EntityNotFoundError
+from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.gretriever.qa import GRetrieverQA
@@ -128,5 +128,74 @@ def test_a_bracketed_name_not_in_the_graph_is_an_entity_error_as_for_fasttog() -
     with pytest.raises(EntityNotFoundError, match="Cleopatrix Rex"):
         engine.run("who directed [Cleopatrix Rex]", llm)
     assert llm.requests == []
-    with pytest.raises(ConfigurationError, match="needs topic entities"):
-        engine.run("who directed Cleopatra", llm)  # no name at all: no region to grow
+
+
+def lazy_engine(**settings: object) -> GRetrieverQA:
+    """An engine over a graph above ``whole_graph_max_nodes``: embedded lazily, by region."""
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64), whole_graph_max_nodes=2, **settings)
+    assert not engine.retriever.searches_whole_graph()
+    return engine
+
+
+@pytest.mark.parametrize("question", ["who directed Cleopatra", "Cleopatra", "Cleopatra?"])
+def test_a_plain_question_naming_a_node_links_it_without_a_model_call(question: str) -> None:
+    """The agent's case of issue 39: no brackets, an exact node name, a graph over the lazy
+    threshold; the name seeds the region and the one call is the answer."""
+    llm = ScriptedLLM(["{Joseph L. Mankiewicz}"])
+    result = lazy_engine().run(question, llm)
+    assert result.answer == "Joseph L. Mankiewicz" and result.llm_calls == 1
+    assert [r.purpose for r in llm.requests] == ["gretriever_answer"]
+    assert "(Cleopatra, directed by, Joseph L. Mankiewicz)" in result.context
+    assert "Cobra" not in result.context
+
+
+@pytest.mark.parametrize(
+    "extracted",
+    ['["cleopatra"]', '["Cleoptra"]', '["Cleopatra 1963", "Cleopatra"]'],
+    ids=["case", "strict-fuzzy", "one-of-two"],
+)
+def test_without_a_written_name_the_model_extracts_the_topic(extracted: str) -> None:
+    llm = ScriptedLLM([extracted, "{Joseph L. Mankiewicz}"])
+    result = lazy_engine().run("who directed the film cleopatra", llm)
+    assert [r.purpose for r in llm.requests] == ["extract_entities", "gretriever_answer"]
+    assert result.answer == "Joseph L. Mankiewicz" and result.llm_calls == 2
+    assert "(Cleopatra, directed by, Joseph L. Mankiewicz)" in result.context
+    assert "Cobra" not in result.context
+
+
+@pytest.mark.parametrize(
+    ("replies", "unknown"),
+    [
+        (['["Cleopatre Rex"]'], "Cleopatre Rex"),  # the model's name, not strictly close
+        (["[]", "[]"], "who directed the film clepatra"),  # no name: the question itself
+    ],
+    ids=["model-name", "no-name"],
+)
+def test_a_plain_question_linking_to_nothing_names_the_closest_nodes(
+    replies: list[str], unknown: str
+) -> None:
+    llm = ScriptedLLM([*replies, "{x}"])
+    with pytest.raises(EntityNotFoundError, match="closest names") as info:
+        lazy_engine().run("who directed the film clepatra", llm)
+    assert info.value.name == unknown and "Cleopatra" in info.value.suggestions
+    assert all(r.purpose == "extract_entities" for r in llm.requests)  # never answered
+
+
+def test_a_graph_searched_whole_asks_no_extraction_for_a_plain_question() -> None:
+    engine = GRetrieverQA(InMemoryGraphStore.from_triples(TRIPLES), embedder=FakeEmbedder(dim=64))
+    llm = ScriptedLLM(["{Joseph L. Mankiewicz}"])
+    result = engine.run("who directed the film cleopatra", llm)
+    assert engine.retriever.searches_whole_graph() and result.llm_calls == 1
+    assert result.extra["nodes"] > 0
+
+
+def test_the_region_cap_is_a_setting_of_the_engine() -> None:
+    """``max_region_texts`` reaches the region (checked when the engine is made)."""
+    engine = lazy_engine(max_region_texts=3, hops=1)
+    embedder = engine.retriever.embedder
+    result = engine.run("who directed Cleopatra", ScriptedLLM(["{Joseph L. Mankiewicz}"]))
+    assert result.extra["nodes"] <= 3
+    assert len(set(embedder.embedded) - {"who directed Cleopatra"}) <= 3  # type: ignore[union-attr]
+    with pytest.raises(InvalidSettingError, match="max_region_texts"):
+        lazy_engine(max_region_texts=1)
