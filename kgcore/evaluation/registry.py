@@ -343,7 +343,6 @@ def check_options(name: str, options: dict[str, Any]) -> None:
     ...
     kgcore.exceptions.InvalidSettingError: ToG setting seed=-1 is out of range: ...
     """
-    spec = get_method(name)
     accepted = method_options(name)
     unknown = sorted(set(options) - accepted)
     if unknown:
@@ -371,7 +370,7 @@ def make_method(name: str, store: GraphStore | None = None, **options: Any) -> A
     >>> make_method("io", None, width=3)
     Traceback (most recent call last):
     ...
-    kgcore.exceptions.ConfigurationError: bad option for method 'io': width (it takes max_llm_calls, ...
+    kgcore.exceptions.ConfigurationError: bad option for method 'io': width (it takes max_llm...)
     """
     spec = get_method(name)
     if spec.needs_graph and store is None:

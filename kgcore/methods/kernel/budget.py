@@ -76,7 +76,7 @@ class Budget(Settings):
     >>> Budget(max_llm_calls=2.5)
     Traceback (most recent call last):
     ...
-    kgcore.exceptions.InvalidSettingError: Budget setting max_llm_calls must be an integer (or None), got 2.5
+    kgcore.exceptions.InvalidSettingError: Budget setting max_llm_calls must be an integer ...
     """
 
     max_llm_calls: int | None = None
@@ -91,12 +91,17 @@ class Budget(Settings):
         """The limit a next request of ``next_tokens`` prompt tokens would pass, after ``calls``
         calls and ``prompt_tokens`` tokens; ``None`` when it may be sent.
 
-        >>> Budget(max_llm_calls=2).refusal(2, 0, 10), Budget(max_prompt_tokens=50).refusal(1, 40, 9)
-        ('max_llm_calls', None)
+        >>> Budget(max_llm_calls=2).refusal(2, 0, 10)
+        'max_llm_calls'
+        >>> Budget(max_prompt_tokens=50).refusal(1, 40, 9) is None
+        True
         """
         if self.max_llm_calls is not None and calls + 1 > self.max_llm_calls:
             return "max_llm_calls"
-        if self.max_prompt_tokens is not None and prompt_tokens + next_tokens > self.max_prompt_tokens:
+        if (
+            self.max_prompt_tokens is not None
+            and prompt_tokens + next_tokens > self.max_prompt_tokens
+        ):
             return "max_prompt_tokens"
         return None
 
@@ -151,7 +156,9 @@ def within_budget(steps: Steps[T], budget: Budget | None) -> Steps[T]:
                 reply = yield request
                 calls += 1
                 reported = reply.prompt_tokens
-                prompt_tokens += reported if isinstance(reported, int) and reported >= 0 else estimate
+                prompt_tokens += (
+                    reported if isinstance(reported, int) and reported >= 0 else estimate
+                )
             request = steps.send(reply)
     except StopIteration as stop:
         if spent is not None:

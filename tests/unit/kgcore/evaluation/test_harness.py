@@ -165,7 +165,9 @@ def test_registry_checks_options_against_what_the_engine_accepts() -> None:
         make_method("tog", store, widht=2)
     with pytest.raises(ConfigurationError, match=r"'fasttog': beam .*max_community_size"):
         make_method("fasttog", store, beam=2)
-    with pytest.raises(ConfigurationError, match=r"'cot': n \(it takes max_llm_calls, max_prompt_tokens\)"):
+    with pytest.raises(
+        ConfigurationError, match=r"'cot': n \(it takes max_llm_calls, max_prompt_tokens\)"
+    ):
         make_method("cot", None, n=3)
     # the accepted names come from the engines' signatures and configuration fields
     assert {"width", "max_depth", "seed"} <= method_options("tog")

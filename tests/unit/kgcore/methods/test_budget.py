@@ -121,7 +121,7 @@ def test_a_method_option_sets_the_budget_as_kgqa_eval_set_does(method: str) -> N
     capped = engine(method, max_llm_calls=2)
     assert capped.budget == Budget(max_llm_calls=2)
     result = capped.run(QUESTION, llm)
-    assert len(llm.requests) <= 2
+    assert len(llm.requests) == result.llm_calls <= 2
     # Budget() lifts the method's own cap for one run
     assert capped.run(QUESTION, scripted(), budget=Budget()).llm_calls == uncapped_calls(method)
 
