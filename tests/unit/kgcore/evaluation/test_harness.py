@@ -174,7 +174,7 @@ def test_registry_checks_options_against_what_the_engine_accepts() -> None:
     assert {"width", "max_community_size", "textualizer"} <= method_options("fasttog")
     assert {"max_branches", "match_threshold"} <= method_options("cgpe")
     assert {"text_format", "k_nodes", "hops"} <= method_options("gretriever")
-    assert method_options("io") == frozenset()
+    assert method_options("io") == {"max_llm_calls", "max_prompt_tokens"}  # the cost cap
 
 
 @dataclass(frozen=True)
