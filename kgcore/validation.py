@@ -10,7 +10,7 @@ of ``docs/reliability.md`` and the code agree:
 * an answer is a short printable phrase (:func:`answer_phrase`), otherwise it is ``Unknown``;
 * every setting whose cost grows with its value has a documented range
   (:data:`FASTTOG_LIMITS`, :data:`TOG_LIMITS`, :data:`CGPE_LIMITS`, :data:`COT_SC_LIMITS`),
-  checked by :func:`check_settings`.
+  checked by :func:`check_settings`, and so has a run's cost cap (:data:`BUDGET_LIMITS`).
 
 Example
 -------
@@ -112,6 +112,11 @@ COT_SC_LIMITS: dict[str, tuple[float, float]] = {
     "max_tokens": (1, MAX_TOKENS),
     "temperature": TEMPERATURE_RANGE,
     "seed": SEED_RANGE,
+}
+#: name -> (minimum, maximum) of a run's cost cap (``kgcore.methods.kernel.budget.Budget``).
+BUDGET_LIMITS: dict[str, tuple[float, float]] = {
+    "max_llm_calls": (1, 100_000),
+    "max_prompt_tokens": (1, 10**12),
 }
 
 

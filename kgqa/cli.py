@@ -28,7 +28,7 @@ from kgcore.exceptions import KGRetrieverError, MissingDependencyError
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES, LCS_FIELDS
 from kgcore.methods.fasttog.engine import offline_embedder
-from kgcore.methods.kernel import listening_to_steps
+from kgcore.methods.kernel import BUDGET_KEY, Budget, listening_to_steps
 from kgcore.validation import check_question, check_topic_entities
 from kgqa.common import (
     add_llm_arguments,
@@ -83,6 +83,8 @@ def format_result(result: FastToGResult) -> str:
         f"graph {result.graph_seconds:.2f}s, LLM {result.llm_seconds:.1f}s, "
         f"total {result.total_seconds:.1f}s"
     )
+    if BUDGET_KEY in result.extra:
+        lines.append(f"stopped by the cost cap: {result.extra[BUDGET_KEY]}")
     return "\n".join(lines)
 
 
@@ -161,6 +163,17 @@ def _config_from(args: argparse.Namespace) -> FastToGConfig:
     return FastToGConfig().with_overrides(**given)
 
 
+def _budget_from(args: argparse.Namespace) -> Budget | None:
+    """The cost cap of ``--max-llm-calls`` / ``--max-prompt-tokens`` (``None``: none); a bad
+    value is a :class:`~kgcore.exceptions.InvalidSettingError`."""
+    limits = {
+        name: getattr(args, name)
+        for name in ("max_llm_calls", "max_prompt_tokens")
+        if getattr(args, name, None) is not None
+    }
+    return Budget(**limits) if limits else None
+
+
 def _ask(args: argparse.Namespace) -> int:
     if args.draw:
         from kgcore.visualize.render import check_image_path
@@ -168,6 +181,7 @@ def _ask(args: argparse.Namespace) -> int:
         check_image_path(args.draw)  # a wrong file name fails before the slow part
         require_module("matplotlib", "visualize")  # and so does a missing extra
     config = _config_from(args)  # bad settings fail before the graph is loaded
+    budget = _budget_from(args)
     check_question(args.question)  # and so do a bad question and bad topic entities
     check_topic_entities(args.entity)
     started = time.perf_counter()
@@ -178,7 +192,7 @@ def _ask(args: argparse.Namespace) -> int:
     with ExitStack() as progress:
         if not args.quiet:  # each step on stderr as it happens
             progress.enter_context(listening_to_steps(step_printer(sys.stderr)))
-        result = engine.run(args.question, llm, args.entity or None)
+        result = engine.run(args.question, llm, args.entity or None, budget=budget)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=list), flush=True)
     else:
@@ -220,6 +234,17 @@ def build_parser() -> argparse.ArgumentParser:
             type=kind,
             choices=choices,
             help=f"{meaning} {default_note(setting)}",
+        )
+    for option, meaning in (
+        ("max_llm_calls", "LLM calls per question at most"),
+        ("max_prompt_tokens", "prompt tokens per question at most (reported, else 4 chars each)"),
+    ):
+        ask.add_argument(
+            "--" + option.replace("_", "-"),
+            type=int,
+            metavar="N",
+            help=f"cost cap: {meaning}; the run then stops with its best answer so far "
+            "(default: no cap)",
         )
     ask.add_argument("--json", action="store_true", help="print the whole result as JSON")
     ask.add_argument("--draw", metavar="IMAGE", help="draw the chains to IMAGE (.png/.svg/.pdf)")

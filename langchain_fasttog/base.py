@@ -11,7 +11,9 @@ only where the user asked for them (a config field set to another value than its
 ``sampling="paper"``), and token caps only through a :class:`~langchain_fasttog.llm.SamplingPolicy`
 (or the config's ``*_max_tokens`` fields) that the user sets. Unknown keyword arguments are
 refused, and ``graph`` is checked (and adapted, see :mod:`kgcore.foreign_graphs`) when the
-object is built.
+object is built. ``max_llm_calls`` and ``max_prompt_tokens`` cap what each question may cost
+(:mod:`kgcore.methods.kernel.budget`): the run stops with its best answer so far, and the
+result's ``extra["budget_exhausted"]`` names the limit.
 
 Example
 -------
@@ -37,7 +39,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from langchain_core.tools import BaseTool
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from kgcore.agent_text import name_as_topic, unknown_entity_text
 from kgcore.exceptions import (
@@ -49,7 +51,7 @@ from kgcore.exceptions import (
 from kgcore.foreign_graphs import as_graph_store
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, link_entity_details
-from kgcore.methods.kernel import listening_to_steps
+from kgcore.methods.kernel import Budget, listening_to_steps
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
 from langchain_fasttog.llm import LangChainLLM, SamplingPolicy, require_chat_runnable
@@ -174,11 +176,27 @@ class _LLMFields(KGModel):
 
     llm: Runnable
     sampling: Sampling = None
+    max_llm_calls: int | None = None
+    max_prompt_tokens: int | None = None
 
     @field_validator("llm", mode="before")
     @classmethod
     def _check_llm(cls, value: Any) -> Runnable:
         return require_chat_runnable(value)
+
+    @field_validator("max_llm_calls", "max_prompt_tokens", mode="before")
+    @classmethod
+    def _check_cap(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is not None:
+            Budget(**{str(info.field_name): value})  # the cost cap's own checks
+        return value
+
+    def cost_cap(self) -> Budget | None:
+        """The per-question cost cap of ``max_llm_calls`` / ``max_prompt_tokens`` (``None``:
+        none, the engine's own)."""
+        if self.max_llm_calls is None and self.max_prompt_tokens is None:
+            return None
+        return Budget(max_llm_calls=self.max_llm_calls, max_prompt_tokens=self.max_prompt_tokens)
 
     def requested_sampling(self) -> SamplingPolicy:
         """The policy implied by the settings the user gave (none: the model's own)."""
@@ -229,7 +247,9 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
     def _run(self, value: ChainInput, run_manager: CallbackManagerForChainRun) -> dict[str, Any]:
         question, topic = unpack_input(value)
         with listening_to_steps(StepEvents(run_manager)):
-            result = self.engine().run(question, self._llm(run_manager), topic)
+            result = self.engine().run(
+                question, self._llm(run_manager), topic, budget=self.cost_cap()
+            )
         return dict(result.to_dict())
 
     async def _arun(
@@ -239,7 +259,9 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
         events = AsyncStepEvents(run_manager)
         with listening_to_steps(events):
             engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
-            result = await engine.arun(question, self._llm(run_manager), topic)
+            result = await engine.arun(
+                question, self._llm(run_manager), topic, budget=self.cost_cap()
+            )
         await events.flush()
         return dict(result.to_dict())
 
@@ -375,7 +397,9 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
         topic_entities = self._topics(query, topic_entities)
         try:
             with listening_to_steps(StepEvents(run_manager)):
-                result = self.engine().run(query, self._llm(run_manager), topic_entities)
+                result = self.engine().run(
+                    query, self._llm(run_manager), topic_entities, budget=self.cost_cap()
+                )
         except EntityNotFoundError as err:
             return self._unknown_entity(err)
         return self._with_links(self.to_documents(result, k), query, topic_entities)
@@ -394,7 +418,9 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
         try:
             with listening_to_steps(events):
                 engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
-                result = await engine.arun(query, self._llm(run_manager), topic_entities)
+                result = await engine.arun(
+                    query, self._llm(run_manager), topic_entities, budget=self.cost_cap()
+                )
         except EntityNotFoundError as err:
             return self._unknown_entity(err)
         await events.flush()

@@ -33,6 +33,7 @@ from kgcore.agent_text import NO_TOPIC_TEXT, answer_text, name_as_topic, unknown
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.graph.store import GraphStore
 from kgcore.methods.base import StepMethod
+from kgcore.methods.kernel import Budget
 from llamaindex_gretriever.method_llm import as_chat_llm
 from llamaindex_gretriever.retriever import GRetrieverRetriever
 
@@ -93,11 +94,19 @@ def method_tool(
     llm: Any,
     name: str = "knowledge_graph_qa",
     description: str = METHOD_TOOL_DESCRIPTION,
+    max_llm_calls: int | None = None,
+    max_prompt_tokens: int | None = None,
 ) -> FunctionTool:
     """A kgcore method (``FastToG(store)``, ``ToG(store)``, ...) answering with ``llm`` (a
     LlamaIndex LLM, or a kgcore chat model) as a tool: ``question`` and optional
-    ``topic_entities`` in, the answer out (see the module's text)."""
+    ``topic_entities`` in, the answer out (see the module's text).
+
+    ``max_llm_calls`` / ``max_prompt_tokens`` cap what each question may cost (checked here,
+    see :mod:`kgcore.methods.kernel.budget`); without them the method's own ``budget`` holds.
+    """
     chat = as_chat_llm(llm)
+    limits = {"max_llm_calls": max_llm_calls, "max_prompt_tokens": max_prompt_tokens}
+    budget = Budget(**limits) if any(v is not None for v in limits.values()) else None
     store = getattr(method, "store", None)
 
     def topics(question: str, given: list[str] | None) -> list[str] | None:
@@ -109,7 +118,7 @@ def method_tool(
         """Answer a question from the knowledge graph; entities in [brackets] or
         topic_entities."""
         try:
-            result = method.run(question, chat, topics(question, topic_entities))
+            result = method.run(question, chat, topics(question, topic_entities), budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
         return answer_text(result.answer, result.fell_back)
@@ -119,7 +128,7 @@ def method_tool(
         topic_entities."""
         try:
             given = await asyncio.to_thread(topics, question, topic_entities)
-            result = await method.arun(question, chat, given)
+            result = await method.arun(question, chat, given, budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
         return answer_text(result.answer, result.fell_back)

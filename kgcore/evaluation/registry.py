@@ -8,7 +8,9 @@ result is a :class:`~kgcore.methods.result.MethodResult`. A factory takes the gr
 Options are checked against what the engine accepts (its constructor's signature, or the fields
 of its configuration dataclass) before the engine is made: an unknown option is a
 :class:`~kgcore.exceptions.ConfigurationError` naming the accepted ones, while a ``TypeError``
-raised inside a constructor is a bug and propagates unchanged.
+raised inside a constructor is a bug and propagates unchanged. Every method also takes the
+per-question cost cap, :data:`BUDGET_OPTIONS` (``max_llm_calls``, ``max_prompt_tokens``: see
+:mod:`kgcore.methods.kernel.budget`), which sets the engine's ``budget``.
 
 Example
 -------
@@ -19,7 +21,7 @@ Example
 >>> method_names()[:3]
 ['fasttog', 'fasttog-node', 'tog']
 >>> sorted(method_options("cot-sc"))
-['n', 'seed', 'temperature']
+['max_llm_calls', 'max_prompt_tokens', 'n', 'seed', 'temperature']
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
 
 Factory = Callable[..., Any]
+#: The cost-cap options every method takes (the settings of ``kgcore.methods.kernel.Budget``).
+BUDGET_OPTIONS = frozenset({"max_llm_calls", "max_prompt_tokens"})
 #: The option names a method accepts; called when first needed, so engines load lazily.
 OptionNames = Callable[[], frozenset[str]]
 
@@ -281,8 +285,19 @@ def get_method(name: str) -> MethodSpec:
 
 
 def method_options(name: str) -> frozenset[str]:
-    """The option names method ``name`` accepts (an unknown name: :class:`ConfigurationError`)."""
-    return get_method(name).options()
+    """The option names method ``name`` accepts (an unknown name: :class:`ConfigurationError`),
+    the cost cap's included."""
+    return get_method(name).options() | BUDGET_OPTIONS
+
+
+def _budget_of(options: dict[str, Any]) -> Any:
+    """The checked ``Budget`` of the cost-cap options among ``options`` (``None``: none)."""
+    given = {k: v for k, v in options.items() if k in BUDGET_OPTIONS}
+    if not given:
+        return None
+    from kgcore.methods.kernel.budget import Budget
+
+    return Budget(**given)
 
 
 def _settings_classes(name: str) -> list[Any]:
@@ -328,12 +343,13 @@ def check_options(name: str, options: dict[str, Any]) -> None:
     ...
     kgcore.exceptions.InvalidSettingError: ToG setting seed=-1 is out of range: ...
     """
-    spec = get_method(name)
-    accepted = spec.options()
+    accepted = method_options(name)
     unknown = sorted(set(options) - accepted)
     if unknown:
-        takes = f"it takes {', '.join(sorted(accepted))}" if accepted else "it takes no options"
+        takes = f"it takes {', '.join(sorted(accepted))}"
         raise ConfigurationError(f"bad option for method {name!r}: {', '.join(unknown)} ({takes})")
+    _budget_of(options)
+    options = {k: v for k, v in options.items() if k not in BUDGET_OPTIONS}
     if name.startswith("fasttog"):
         settings = {k: v for k, v in options.items() if k != "textualizer"}
         fasttog_config(settings, node_level=name == "fasttog-node")
@@ -354,14 +370,18 @@ def make_method(name: str, store: GraphStore | None = None, **options: Any) -> A
     >>> make_method("io", None, width=3)
     Traceback (most recent call last):
     ...
-    kgcore.exceptions.ConfigurationError: bad option for method 'io': width (it takes no options)
+    kgcore.exceptions.ConfigurationError: bad option for method 'io': width (it takes max_llm...)
     """
     spec = get_method(name)
     if spec.needs_graph and store is None:
         raise ConfigurationError(f"method {name!r} needs a knowledge graph")
-    accepted = spec.options()
+    accepted = method_options(name)
     unknown = sorted(set(options) - accepted)
     if unknown:
-        takes = f"it takes {', '.join(sorted(accepted))}" if accepted else "it takes no options"
+        takes = f"it takes {', '.join(sorted(accepted))}"
         raise ConfigurationError(f"bad option for method {name!r}: {', '.join(unknown)} ({takes})")
-    return spec.factory(store, **options)
+    budget = _budget_of(options)
+    engine = spec.factory(store, **{k: v for k, v in options.items() if k not in BUDGET_OPTIONS})
+    if budget is not None:
+        engine.budget = budget
+    return engine

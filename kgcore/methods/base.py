@@ -10,8 +10,10 @@ the question and the caller's topic entities are checked against the limits of
 :mod:`kgcore.validation` before any work, a final answer that is not a short printable
 phrase becomes ``Unknown`` and an unnamed graph node (``m.0w4dx1v``) is never an answer, an
 answer the result flags as not grounded must pass the sanity check
-(``extra["answer_guarded"]`` says when the answer changed), and every request of one run
-carries that run's ``cache_scope`` (:func:`in_cache_scope`).
+(``extra["answer_guarded"]`` says when the answer changed), every request of one run
+carries that run's ``cache_scope`` (:func:`in_cache_scope`), and a run stays within its cost
+cap (:mod:`kgcore.methods.kernel.budget`: the method's :attr:`StepMethod.budget`, or the
+``budget`` given to ``run``, ``arun`` or ``steps``).
 
 Example
 -------
@@ -44,6 +46,7 @@ from kgcore.llm.protocol import (
 )
 from kgcore.methods.kernel.answer_reading import final_answer
 from kgcore.methods.kernel.answer_sanity import sane_answer
+from kgcore.methods.kernel.budget import Budget, check_budget, within_budget
 from kgcore.methods.kernel.meter import RunMeter
 from kgcore.validation import UNKNOWN, check_question, check_topic_entities
 
@@ -120,11 +123,15 @@ def guarded_steps(steps: Callable[..., Steps[Any]]) -> Callable[..., Steps[Any]]
 
     @functools.wraps(steps)
     def wrapper(
-        self: Any, question: str, topic_entities: Sequence[str] | None = None
+        self: Any,
+        question: str,
+        topic_entities: Sequence[str] | None = None,
+        budget: Budget | None = None,
     ) -> Steps[Any]:
         checked = check_question(question)
         topics = check_topic_entities(topic_entities)
-        result = yield from in_cache_scope(steps(self, checked, topics))
+        limits = check_budget(budget) if budget is not None else getattr(self, "budget", None)
+        result = yield from within_budget(in_cache_scope(steps(self, checked, topics)), limits)
         return guard_result(result)
 
     wrapper._kg_guarded = True  # type: ignore[attr-defined]
@@ -136,7 +143,28 @@ class StepMethod(ABC, Generic[R]):
 
     A subclass writes its algorithm in :meth:`steps`, with the shared pieces of
     :mod:`kgcore.methods.kernel` and a :class:`RunMeter` (:meth:`meter`) for its accounting.
+
+    :attr:`budget` is the method's per-question cost cap (a
+    :class:`~kgcore.methods.kernel.budget.Budget`, ``None``: none); ``run`` and ``arun`` take
+    one for a single run instead (``Budget()`` lifts the method's own for that run).
     """
+
+    _budget: Budget | None = None
+
+    @property
+    def budget(self) -> Budget | None:
+        """The per-question cost cap of every run of this method (``None``: none)."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, value: Budget | None) -> None:
+        self._budget = check_budget(value)
+
+    def with_budget(self, budget: Budget | None = None, **limits: int | None) -> StepMethod[R]:
+        """Set :attr:`budget` (a :class:`~kgcore.methods.kernel.budget.Budget`, or its
+        settings as keywords: ``with_budget(max_llm_calls=2)``) and return the method."""
+        self.budget = budget if budget is not None or not limits else Budget(**limits)
+        return self
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -158,9 +186,11 @@ class StepMethod(ABC, Generic[R]):
         llm: ChatLLM,
         topic_entities: Sequence[str] | None = None,
         retry: RetryPolicy | None = None,
+        budget: Budget | None = None,
     ) -> R:
-        """Answer ``question`` with a synchronous model (``retry``: see :class:`RetryPolicy`)."""
-        return run_steps(self.steps(question, topic_entities), llm, retry)
+        """Answer ``question`` with a synchronous model (``retry``: see :class:`RetryPolicy`;
+        ``budget``: this run's cost cap, default :attr:`budget`)."""
+        return run_steps(self.budgeted_steps(question, topic_entities, budget), llm, retry)
 
     async def arun(
         self,
@@ -168,6 +198,16 @@ class StepMethod(ABC, Generic[R]):
         llm: AsyncChatLLM | ChatLLM,
         topic_entities: Sequence[str] | None = None,
         retry: RetryPolicy | None = None,
+        budget: Budget | None = None,
     ) -> R:
         """Answer ``question`` with an asynchronous model (or a sync one, in a thread)."""
-        return await arun_steps(self.steps(question, topic_entities), llm, retry)
+        return await arun_steps(self.budgeted_steps(question, topic_entities, budget), llm, retry)
+
+    def budgeted_steps(
+        self,
+        question: str,
+        topic_entities: Sequence[str] | None = None,
+        budget: Budget | None = None,
+    ) -> Steps[R]:
+        """:meth:`steps` within ``budget`` (default: :attr:`budget`)."""
+        return self.steps(question, topic_entities, budget)  # type: ignore[call-arg]

@@ -62,6 +62,8 @@ def _capped(reply: object, request: LLMRequest, started: float) -> LLMReply:
     cap = reply_char_cap(request)
     if len(text) > cap or text is not reply.text:
         reply = replace(reply, text=text[:cap])
+    if reply.sent is not True:  # a model's reply was sent, whatever it says (it is counted)
+        reply = replace(reply, sent=True)
     if reply.seconds:
         return reply
     return replace(reply, seconds=time.perf_counter() - started)

@@ -94,12 +94,18 @@ class LLMRequest:
 
 @dataclass(frozen=True)
 class LLMReply:
-    """The model's answer, with token counts when the model reports them."""
+    """The model's answer, with token counts when the model reports them.
+
+    ``sent`` is ``False`` for a reply no model gave: the request was not sent because the run's
+    cost cap was spent (:mod:`kgcore.methods.kernel.budget`); its text is empty, so the method
+    takes its path for an unusable reply, and a :class:`UsageMeter` does not count it.
+    """
 
     text: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     seconds: float = 0.0
+    sent: bool = True
 
 
 @runtime_checkable
@@ -124,7 +130,8 @@ Steps = Generator[LLMRequest, LLMReply, T]
 class UsageMeter:
     """Counts LLM calls, tokens and seconds as replies come in.
 
-    ``unparsed`` counts replies a method could not use (it asks again or gives up).
+    ``unparsed`` counts replies a method could not use (it asks again or gives up). A reply to
+    a request that was not sent (``LLMReply.sent`` is ``False``) counts nothing.
     """
 
     calls: int = 0
@@ -135,6 +142,8 @@ class UsageMeter:
     unparsed: int = 0
 
     def add(self, reply: LLMReply) -> None:
+        if not reply.sent:
+            return
         self.calls += 1
         self.llm_seconds += reply.seconds
         if reply.prompt_tokens is not None:

@@ -11,6 +11,8 @@
 - :mod:`~kgcore.methods.kernel.steps`: parse-and-retry (:func:`ask_parsed`), entity linking
   (:func:`link_steps`), the prompt-only answers and fallbacks (IO, CoT, CoT-SC);
 - :mod:`~kgcore.methods.kernel.meter`: the accounting of one run (:class:`RunMeter`);
+- :mod:`~kgcore.methods.kernel.budget`: a run's cost cap (:class:`Budget`,
+  :func:`within_budget`);
 - :mod:`~kgcore.methods.kernel.progress`: step records passed to listeners as they are made
   (:func:`listening_to_steps`).
 
@@ -39,6 +41,7 @@ from kgcore.methods.kernel.answer_reading import (
     topic_names,
 )
 from kgcore.methods.kernel.answer_sanity import insanity, sane_answer
+from kgcore.methods.kernel.budget import BUDGET_KEY, Budget, check_budget, within_budget
 from kgcore.methods.kernel.meter import RunMeter
 from kgcore.methods.kernel.progress import StepListener, listening_to_steps, report_step
 from kgcore.methods.kernel.prompts import (
@@ -71,6 +74,10 @@ from kgcore.methods.kernel.steps import (
 
 __all__ = [
     "ANSWER_SYSTEM",
+    "BUDGET_KEY",
+    "Budget",
+    "check_budget",
+    "within_budget",
     "ENTITY_REMINDER",
     "GRAPH_SYSTEM",
     "MAX_RECORDED_PRUNED",

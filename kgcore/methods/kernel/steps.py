@@ -64,6 +64,8 @@ def ask_parsed(
     Every unusable reply counts in ``usage.unparsed`` (the one count of replies a method
     could not use). Returns the last parsed value -- ``None`` when the second reply cannot
     be read either -- so the caller decides how to go on (methods never crash on a bad reply).
+    A request that was not sent (the run's cost cap is spent, ``reply.sent`` is ``False``) is
+    not asked again.
 
     Parameters
     ----------
@@ -96,7 +98,7 @@ def ask_parsed(
     parsed = parse(reply.text)
     if record is not None:
         record(request, reply, parsed, False)
-    if usable(parsed):
+    if usable(parsed) or not reply.sent:  # not sent (the cost cap is spent): no reminder
         return parsed
     usage.unparsed += 1
     retry = request.with_reminder(reply.text, reminder)

@@ -165,14 +165,16 @@ def test_registry_checks_options_against_what_the_engine_accepts() -> None:
         make_method("tog", store, widht=2)
     with pytest.raises(ConfigurationError, match=r"'fasttog': beam .*max_community_size"):
         make_method("fasttog", store, beam=2)
-    with pytest.raises(ConfigurationError, match=r"'cot': n \(it takes no options\)"):
+    with pytest.raises(
+        ConfigurationError, match=r"'cot': n \(it takes max_llm_calls, max_prompt_tokens\)"
+    ):
         make_method("cot", None, n=3)
     # the accepted names come from the engines' signatures and configuration fields
     assert {"width", "max_depth", "seed"} <= method_options("tog")
     assert {"width", "max_community_size", "textualizer"} <= method_options("fasttog")
     assert {"max_branches", "match_threshold"} <= method_options("cgpe")
     assert {"text_format", "k_nodes", "hops"} <= method_options("gretriever")
-    assert method_options("io") == frozenset()
+    assert method_options("io") == {"max_llm_calls", "max_prompt_tokens"}  # the cost cap
 
 
 @dataclass(frozen=True)
