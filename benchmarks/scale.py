@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", default="1,8,75", help="sizes, in copies of MetaQA")
     parser.add_argument("--questions", type=int, default=50)
-    parser.add_argument("--batch-size", type=int, default=10_000)
+    parser.add_argument("--batch-size", type=int, default=20_000)
     parser.add_argument("--heap", default="8g", help="the server's Java heap")
     parser.add_argument("--memory-max-copies", type=int, default=8)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "scale")
