@@ -85,13 +85,13 @@ class FakeIndexDriver:
         if "fulltext.queryNodes" in query:
             assert "~" not in params["query"] and "*" not in params["query"]
             terms = set(params["query"].split())
-            rows = []
+            scored: list[tuple[str, float]] = []
             for name in self.names:
                 hits = len(terms & set(fulltext_words(name)))
                 if hits:
-                    rows.append([name, float(hits) / len(name)])
-            rows.sort(key=lambda row: (abs(len(row[0]) - params["length"]), -row[1]))
-            return rows[: params["cap"]]
+                    scored.append((name, float(hits) / len(name)))
+            scored.sort(key=lambda row: (abs(len(row[0]) - params["length"]), -row[1]))
+            return [[name, score] for name, score in scored[: params["cap"]]]
         if "count(n) > 0" in query:
             return [[params["name"] in self.names]]
         if "UNWIND $names AS wanted" in query:
