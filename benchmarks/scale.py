@@ -8,8 +8,8 @@ Bolt plugin; ``arcadedb-embedded``) with the batched loader, and the search inde
 first ``--questions`` MetaQA dev 2-hop questions (about the original copy, whose node texts have
 vectors; the other copies are distractors the server holds) are timed on the Bolt store:
 
-- entity linking of a misspelt topic name (the fuzzy path: the full-text index, then the
-  in-memory rule);
+- entity linking of a misspelt topic name (the fuzzy path: the full-text index's exact terms
+  and one-edit spellings, then the in-memory rule; a refusal is timed like a link);
 - one FastToG Local Community Search step from the topic entity;
 - one ToG expansion step (the topic's neighbours, grouped by relation);
 - one G-Retriever retrieval (the region read by Cypher with its stored vectors, PCST here);
@@ -22,6 +22,12 @@ Loading 10^7 triples takes long on two cores: the server's database is kept in `
 later run resumes with the copies not yet loaded. A new copy is written with the loader's
 ``mode="create"`` (its names merged, its relationships created); a copy cut short is written
 again with ``MERGE``, which adds nothing twice.
+
+The copies are disjoint graphs, but a harder case for fuzzy linking than a real graph of the
+same size: every copy's names hold the original's words, so each word's entries in the
+full-text index grow with the copies (a real graph's vocabulary grows instead), and a copy's
+name is a close rival of the original (``"jane seymour 7"`` is 92 by ``ratio`` from
+``"jane seymour"``), so more misspellings are refused at larger sizes (``link_refused``).
 
 One line of figures per size, then (and written to ``--results``)::
 
