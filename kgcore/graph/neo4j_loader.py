@@ -167,28 +167,29 @@ def write_queries(mapping: GraphMapping, relation: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def create_queries(mapping: GraphMapping, relation: str | None = None) -> tuple[str, str]:
-    """The two queries of a ``mode="create"`` batch: the batch's distinct names merged as
-    nodes, then one relationship created per triple between them.
+def create_query(mapping: GraphMapping, relation: str | None = None) -> str:
+    """The one query of a ``mode="create"`` batch: the batch's distinct names (``$names``)
+    merged as nodes, then one relationship created per row of ``$rows``, ``[head position,
+    relation, tail position]`` in ``$names``: the nodes just merged are reused, so no
+    relationship costs a name look-up.
 
     Example
     -------
     >>> from kgcore.graph.neo4j_store import DEFAULT_MAPPING
-    >>> nodes, relationships = create_queries(DEFAULT_MAPPING)
-    >>> print(nodes)
+    >>> print(create_query(DEFAULT_MAPPING))
     UNWIND $names AS name
     MERGE (n:`Entity` {`name`: name})
-    >>> print(relationships)
+    WITH collect(n) AS nodes
     UNWIND $rows AS row
-    MATCH (h:`Entity`) WHERE h.`name` = row[0]
-    MATCH (t:`Entity`) WHERE t.`name` = row[2]
+    WITH nodes[row[0]] AS h, nodes[row[2]] AS t, row
     CREATE (h)-[r:`RELATION` {`relation`: row[1]}]->(t)
     """
-    nodes = "UNWIND $names AS name\n" + _node_merge(mapping, "n", "name")
     lines = [
+        "UNWIND $names AS name",
+        _node_merge(mapping, "n", "name"),
+        "WITH collect(n) AS nodes",
         "UNWIND $rows AS row",
-        f"MATCH (h:{mapping.label}) WHERE h.{mapping.name} = row[0]",
-        f"MATCH (t:{mapping.label}) WHERE t.{mapping.name} = row[2]",
+        "WITH nodes[row[0]] AS h, nodes[row[2]] AS t, row",
     ]
     if mapping.relation_from_type:
         if relation is None:
@@ -198,7 +199,20 @@ def create_queries(mapping: GraphMapping, relation: str | None = None) -> tuple[
         prop = cypher_identifier(mapping.relation_property or "", "property name")
         rel_type = cypher_identifier(mapping.relationship_type or "", "relationship type")
         lines.append(f"CREATE (h)-[r:{rel_type} {{{prop}: row[1]}}]->(t)")
-    return nodes, "\n".join(lines)
+    return "\n".join(lines)
+
+
+def positions(rows: Sequence[Sequence[str]]) -> tuple[list[str], list[list[Any]]]:
+    """A ``mode="create"`` batch's parameters: its distinct names (sorted) and its distinct
+    triples as ``[head position, relation, tail position]`` in them.
+
+    >>> positions([("Heat", "directed_by", "Michael Mann"), ("Heat", "year", "1995")])
+    (['1995', 'Heat', 'Michael Mann'], [[1, 'directed_by', 2], [1, 'year', 0]])
+    """
+    names = sorted({name for row in rows for name in (row[0], row[2])})
+    where = {name: number for number, name in enumerate(names)}
+    distinct = dict.fromkeys((row[0], row[1], row[2]) for row in rows)
+    return names, [[where[h], r, where[t]] for h, r, t in distinct]
 
 
 def ensure_schema(store: Neo4jGraphStore) -> list[str]:
@@ -341,7 +355,7 @@ def write_triples_to_neo4j(
     mode : {"merge", "create"}
         ``"merge"`` (the default) merges every node and relationship: a rerun adds nothing,
         so a load cut short is resumed by running it again. ``"create"`` merges each batch's
-        distinct names and creates its relationships (:func:`create_queries`), which is
+        distinct names and creates its relationships in one query (:func:`create_query`), which is
         faster, for triples not yet in the graph: a rerun writes them twice.
 
     Returns
@@ -390,25 +404,20 @@ def write_triples_to_neo4j(
         triples = source
         bar = tqdm(desc="writing triples", unit=" triples", disable=not progress)
     fixed_query = None if mapping.relation_from_type else write_queries(mapping)
-    fixed_create = None if mapping.relation_from_type else create_queries(mapping)
+    fixed_create = None if mapping.relation_from_type else create_query(mapping)
 
     def write_created(tx: Any, batch: list[list[str]]) -> list[Any]:
-        names = sorted({name for row in batch for name in (row[0], row[2])})
-        rows = [list(t) for t in dict.fromkeys(tuple(row) for row in batch)]
-        counters = []
         if fixed_create is not None:
-            nodes, relationships = fixed_create
-            counters.append(tx.run(nodes, {"names": names}).consume().counters)
-            counters.append(tx.run(relationships, {"rows": rows}).consume().counters)
-            return counters
+            names, rows = positions(batch)
+            return [tx.run(fixed_create, {"names": names, "rows": rows}).consume().counters]
         by_relation: dict[str, list[list[str]]] = {}
-        for row in rows:
+        for row in batch:
             by_relation.setdefault(row[1], []).append(row)
+        counters = []
         for relation, group in sorted(by_relation.items()):
-            nodes, relationships = create_queries(mapping, relation)
-            if not counters:
-                counters.append(tx.run(nodes, {"names": names}).consume().counters)
-            counters.append(tx.run(relationships, {"rows": group}).consume().counters)
+            names, rows = positions(group)
+            query = create_query(mapping, relation)
+            counters.append(tx.run(query, {"names": names, "rows": rows}).consume().counters)
         return counters
 
     def write(tx: Any, batch: list[list[str]]) -> list[Any]:

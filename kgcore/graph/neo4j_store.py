@@ -87,13 +87,18 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 RELATION_VECTOR_LABEL = "KgRelationText"
 #: How :meth:`Neo4jGraphStore.search_nodes` finds candidate names (``name_search``).
 NAME_SEARCHES = ("auto", "copy", "fulltext", "scan")
-#: Candidates the full-text index returns before they are ranked like the in-memory store's
-#: (enough that a common word's exact name and a misspelt name's close runner-up are among
-#: them: 1,000 MetaQA names link as in memory, ``benchmarks/neo4j_agreement.py``).
+#: Candidates each full-text query returns before they are ranked like the in-memory store's
+#: (names of a length close to the text's first: a fuzzy link's rivals are of about its length;
+#: 1,000 MetaQA names link as in memory, ``benchmarks/neo4j_agreement.py``).
 FULLTEXT_CANDIDATES = 200
 #: Characters and words of a name read into a full-text query.
 FULLTEXT_QUERY_CHARS = 200
 FULLTEXT_QUERY_WORDS = 12
+#: The most spelling variants (exact terms) one full-text query asks for: Lucene refuses a
+#: query of more than 1,024 clauses.
+FULLTEXT_VARIANT_TERMS = 1000
+#: Letters inserted and substituted by :func:`spelling_variants`.
+VARIANT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 #: An index name: an identifier (Neo4j), or ArcadeDB's automatic ``Type[property,...]``.
 #: The longest deadline a read (``query_timeout``) or a write (``write_timeout``) may have, in s.
 MAX_TIMEOUT_S = 3600.0
@@ -653,6 +658,13 @@ class Neo4jGraphStore:
             "ORDER BY node, other, relation, direction\n"
             "WITH node, collect([other, relation, direction]) AS rows\n"
         )
+        # Full-text candidates closest in length first (a fuzzy link's rivals are), then by
+        # the index's score; the procedure is the same on Neo4j and ArcadeDB.
+        fulltext = (
+            "CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score\n"
+            f"WITH node.{name} AS name, score WHERE name IS NOT NULL\n"
+            "RETURN name, score ORDER BY abs(size(name) - $length), score DESC LIMIT $cap"
+        )
         self._q: dict[str, str] = {
             "has_node": f"MATCH (n:{label}) WHERE n.{name} = $name RETURN count(n) > 0 AS found",
             "num_nodes": f"MATCH (n:{label}) RETURN count(n) AS count",
@@ -667,10 +679,8 @@ class Neo4jGraphStore:
                 f"RETURN DISTINCT h.{name} AS head, {relation} AS relation, t.{name} AS tail"
             ),
             "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",
-            "fulltext": (
-                "CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score\n"
-                f"RETURN node.{name} AS name, score LIMIT $cap"
-            ),
+            "fulltext": fulltext,
+            "fulltext_variants": fulltext,
             "nearest": (
                 "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score\n"
                 f"RETURN node.{name} AS name, score"
@@ -833,23 +843,44 @@ class Neo4jGraphStore:
         return rank_names(text, by_normal_c, list(by_normal_c), limit)
 
     def fulltext_names(self, text: str, cap: int = 0) -> list[str]:
-        """The names the full-text index finds for ``text`` (at most ``cap``, by default
-        :data:`FULLTEXT_CANDIDATES`), best score first, ties by name.
+        """The names the full-text index finds for ``text`` (at most ``cap`` per query, by
+        default :data:`FULLTEXT_CANDIDATES`), closest in length first, then by score.
+
+        The words of ``text`` are asked for as exact terms (an index look-up each). Unless a
+        name found has the same words (linking takes it), a second query asks for the
+        spellings one edit away from each word of three letters or more
+        (:func:`spelling_variants`: the words no name found holds first), again as exact
+        terms. The index's own fuzzy terms (``word~``) are not used: a server may answer
+        them by reading its whole index (ArcadeDB does), a cost that grows with the graph.
 
         Raises
         ------
         GraphStoreError
             When the server has no such index (naming how to create it).
         """
-        query = fulltext_query(text)
-        if not query:
+        words = fulltext_words(text)
+        if not words:
             return []
+        cap = int(cap or FULLTEXT_CANDIDATES)
+        found = self._fulltext_read("fulltext", text, " ".join(words), cap)
+        if loose_words(text) in {loose_words(name) for name in found}:
+            return found  # the same words: linking takes it before any fuzzy candidate
+        held = {word for name in found for word in fulltext_words(name)}
+        # Misspelt words' variants first, then those of the words names hold (a name one edit
+        # from a real word, "Trick" for "Tricks", is a candidate too).
+        spelt = [word for word in dict.fromkeys(words) if len(word) >= 3]
+        missing = [w for w in spelt if w not in held] + [w for w in spelt if w in held]
+        if missing:
+            query = variants_query(words, missing)
+            found += self._fulltext_read("fulltext_variants", text, query, cap)
+        return list(dict.fromkeys(found))
+
+    def _fulltext_read(self, kind: str, text: str, query: str, cap: int) -> list[str]:
+        """One full-text query's names, closest in length to ``text`` first, then by score."""
+        length = len(" ".join(str(text).split()))
         try:
             rows = self._read(
-                "fulltext",
-                index=self.mapping.fulltext_index_name,
-                query=query,
-                cap=int(cap or FULLTEXT_CANDIDATES),
+                kind, index=self.mapping.fulltext_index_name, query=query, length=length, cap=cap
             )
         except GraphStoreError as err:
             raise GraphStoreError(
@@ -858,8 +889,10 @@ class Neo4jGraphStore:
                 "`kgqa load --create-indexes` (kgcore.graph.neo4j_indexes.create_indexes), or "
                 "pass name_search='scan'"
             ) from err
-        ranked = sorted(((float(s), n) for n, s in rows if isinstance(n, str)), key=_by_score)
-        return list(dict.fromkeys(name for _, name in ranked))
+        ranked = sorted(
+            ((abs(len(n) - length), -float(s), n) for n, s in rows if isinstance(n, str)),
+        )
+        return list(dict.fromkeys(name for _, _, name in ranked))
 
     def _name_search_way(self) -> str:
         """``name_search`` resolved: "copy", "fulltext" or "scan"."""
@@ -971,29 +1004,59 @@ def case_forms(text: str) -> list[str]:
     return list(dict.fromkeys(form for form in forms if form))
 
 
-def fulltext_query(text: str) -> str:
-    """A full-text (Lucene) query for a name: each word, fuzzy when long enough to misspell.
+def fulltext_words(text: str) -> list[str]:
+    """The words of a name as full-text terms: word characters only, lower-cased, at most
+    :data:`FULLTEXT_QUERY_WORDS` (no Lucene operator or field of the text reaches a query).
 
-    Words of four letters or more match within two edits (a swapped pair of letters is two
-    edits for some servers), three-letter ones within one, shorter ones exactly. Only word
-    characters are kept, lower-cased: no Lucene operator or field of the text reaches the
-    query.
-
-    >>> fulltext_query("Cleopatre (1963)")
-    'cleopatre~ 1963~'
-    >>> fulltext_query('a" OR name:*')
-    'a or name~'
+    >>> fulltext_words('Cleopatre (1963) a" OR name:*')
+    ['cleopatre', '1963', 'a', 'or', 'name']
     """
     words = re.findall(r"\w+", normalize_name(str(text))[:FULLTEXT_QUERY_CHARS])
-    parts = []
-    for word in words[:FULLTEXT_QUERY_WORDS]:
-        if len(word) >= 4:
-            parts.append(f"{word}~")
-        elif len(word) >= 3:
-            parts.append(f"{word}~1")
-        else:
-            parts.append(word)
-    return " ".join(parts)
+    return words[:FULLTEXT_QUERY_WORDS]
+
+
+def loose_words(text: str) -> str:
+    """A name's words, lower-cased, without punctuation (linking's loose form).
+
+    >>> loose_words("The Matrix!")
+    'the matrix'
+    """
+    return " ".join(re.findall(r"\w+", normalize_name(str(text))))
+
+
+def spelling_variants(word: str) -> list[str]:
+    """The spellings one edit away from ``word``: two neighbouring letters swapped, a letter
+    left out, changed or added (letters of :data:`VARIANT_ALPHABET`), in that order.
+
+    >>> spelling_variants("ab")[:4]
+    ['ba', 'b', 'a', 'bb']
+    >>> "bond" in spelling_variants("obnd") and "bonds" in spelling_variants("bond")
+    True
+    """
+    swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)]
+    deletions = [word[:i] + word[i + 1 :] for i in range(len(word))]
+    changes = [word[:i] + c + word[i + 1 :] for i in range(len(word)) for c in VARIANT_ALPHABET]
+    additions = [word[:i] + c + word[i:] for i in range(len(word) + 1) for c in VARIANT_ALPHABET]
+    variants = dict.fromkeys(swaps + deletions + changes + additions)
+    variants.pop(word, None)
+    return [v for v in variants if v]
+
+
+def variants_query(words: Sequence[str], missing: Sequence[str]) -> str:
+    """A full-text query of exact terms: ``words`` and the spelling variants of each of
+    ``missing``, taken in turn (the first variants of each, then the next), at most
+    :data:`FULLTEXT_VARIANT_TERMS` terms in all.
+
+    >>> variants_query(["james", "obnd"], ["obnd"]).split()[:4]
+    ['james', 'obnd', 'bond', 'onbd']
+    """
+    terms = dict.fromkeys(words)
+    pools = [spelling_variants(word) for word in missing]
+    for rank in range(max(len(pool) for pool in pools)):
+        for pool in pools:
+            if rank < len(pool) and len(terms) < FULLTEXT_VARIANT_TERMS:
+                terms[pool[rank]] = None
+    return " ".join(terms)
 
 
 def server_refusal(error: BaseException) -> str | None:

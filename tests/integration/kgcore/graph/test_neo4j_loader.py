@@ -11,6 +11,7 @@ import pytest
 from kgcore.exceptions import GraphLoadError
 from kgcore.graph.neo4j_loader import LoadSummary, write_queries, write_triples_to_neo4j
 from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, Neo4jGraphStore
+from kgcore.types import Triple
 from tests.support.neo4j_testgraphs import memory_store, synthetic_triples
 from tests.support.neo4j_testserver import BoltServer, fresh_mapping
 
@@ -90,3 +91,26 @@ def test_arcadedb_autocommit_merge_difference_is_noted(
         counters = session.execute_write(lambda tx: tx.run(query, rows=rows).consume().counters)
     assert counters.relationships_created == 3
     assert store.num_triples() == 3
+
+
+@pytest.mark.parametrize("layout", ["default", "llamaindex"])
+def test_the_create_mode_writes_what_merge_writes_in_one_query_per_batch(
+    make_store: MakeStore, layout: str
+) -> None:
+    # The create mode writes each batch's distinct triples: a repeat within a batch once.
+    unique = list(dict.fromkeys(synthetic_triples()[:600]))
+    loop = Triple(unique[1].head, unique[1].relation, unique[1].head)
+    triples = [unique[0], unique[0], loop, *unique[1:]]
+    mapping = fresh_mapping(LLAMAINDEX_MAPPING) if layout == "llamaindex" else None
+    merged = make_store(mapping) if mapping else make_store()
+    created = make_store(fresh_mapping(LLAMAINDEX_MAPPING)) if mapping else make_store()
+    write_triples_to_neo4j(merged, triples, batch_size=128, progress=False)
+    summary = write_triples_to_neo4j(
+        created, triples, batch_size=128, progress=False, mode="create"
+    )
+    memory = memory_store(triples)
+    assert summary.relationships_created == memory.num_triples()  # a repeated triple once
+    assert summary.nodes_created == memory.num_nodes()
+    names = sorted(memory.graph.nodes)
+    assert created.triples_among(names) == merged.triples_among(names)
+    assert created.triples_among(names) == sorted(memory.triples_among(names))
