@@ -163,7 +163,7 @@ def stop_process(process: subprocess.Popen[bytes], timeout: float = 20.0) -> Non
 def _stop_all_at_exit() -> None:
     for server in running_servers():
         try:
-            server.stop(timeout=10)
+            server.stop(timeout=5)  # a test database: no need to wait for a clean shutdown
         except Exception:  # noqa: BLE001, S110 - exiting anyway; the death signal remains
             pass
 
