@@ -22,11 +22,15 @@ pytestmark = pytest.mark.skipif(
 )
 
 #: A test run in miniature: start the server the way the fixture does, then wait to be stopped.
+#: Ctrl-C's handler is set explicitly: a run started in the background (``nohup ... &``) inherits
+#: SIGINT ignored, and Python then installs no KeyboardInterrupt handler.
 RUN = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
     from pathlib import Path
     from tests.support.neo4j_testserver import start_arcadedb
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     process, server, log_path = start_arcadedb(Path(sys.argv[1]))
     print(server.pid, flush=True)
