@@ -51,6 +51,7 @@ from typing import Any
 
 import kgcore.evaluation.data_sources as data_sources
 from kgcore.exceptions import ConfigurationError, GraphLoadError
+from kgcore.graph.loaders import decode_line
 from kgcore.graph.names import check_triples
 from kgcore.linking import bracketed_entities
 from kgcore.types import Triple
@@ -144,18 +145,7 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
     """
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            if b"\x00" in raw:
-                raise ConfigurationError(
-                    f"{path}:{number}: binary data (a NUL byte); expected a UTF-8 text file"
-                )
-            try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as err:
-                raise ConfigurationError(
-                    f"{path}:{number}: not UTF-8 text (byte 0x{raw[err.start]:02x} at column "
-                    f"{err.start + 1}); save the file as UTF-8"
-                ) from None
-            yield number, text
+            yield number, decode_line(raw, path, number, ConfigurationError, "text file")
 
 
 def _limit(examples: list[EvalExample], limit: int | None) -> list[EvalExample]:

@@ -31,7 +31,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgcore.exceptions import GraphLoadError
+from kgcore.exceptions import GraphLoadError, KGRetrieverError
 from kgcore.graph.names import check_triple
 from kgcore.types import Triple
 
@@ -129,6 +129,31 @@ def _parse_line(line: str, fmt: str) -> Triple | None:
     return check_triple((head, relation, tail))
 
 
+def decode_line(
+    raw: bytes, path: Path, number: int, error: type[KGRetrieverError], kind: str
+) -> str:
+    """Line ``number`` of the file ``path`` as text, or ``error`` naming the file, the line and
+    why: a NUL byte (binary data; ``kind`` names the text file expected) or bytes that are not
+    UTF-8. A byte-order mark on the first line is skipped.
+
+    >>> decode_line(b"a|b|c\\n", Path("kb.txt"), 1, GraphLoadError, "triple file")
+    'a|b|c\\n'
+    >>> decode_line(b"\\x00", Path("kb.txt"), 2, GraphLoadError, "triple file")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.GraphLoadError: kb.txt:2: binary data (a NUL byte); expected a UTF-8 tri...
+    """
+    if b"\x00" in raw:
+        raise error(f"{path}:{number}: binary data (a NUL byte); expected a UTF-8 {kind}")
+    try:
+        return raw.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError as err:
+        raise error(
+            f"{path}:{number}: not UTF-8 text (byte 0x{raw[err.start]:02x} at column "
+            f"{err.start + 1}); save the file as UTF-8"
+        ) from err
+
+
 def _decoded_lines(path: Path) -> Iterator[tuple[int, str, int]]:
     """``(line number, text, bytes)`` of a UTF-8 file, lines split at ``\n`` only."""
     with path.open("rb") as handle:
@@ -137,18 +162,7 @@ def _decoded_lines(path: Path) -> Iterator[tuple[int, str, int]]:
             number += 1
             if len(raw) > MAX_LINE_BYTES:
                 raise GraphLoadError(f"{path}:{number}: line longer than {MAX_LINE_BYTES:,} bytes")
-            if b"\x00" in raw:
-                raise GraphLoadError(
-                    f"{path}:{number}: binary data (a NUL byte); expected a UTF-8 triple file"
-                )
-            try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as err:
-                raise GraphLoadError(
-                    f"{path}:{number}: not UTF-8 text (byte 0x{raw[err.start]:02x} at column "
-                    f"{err.start + 1}); save the file as UTF-8"
-                ) from err
-            yield number, text, len(raw)
+            yield number, decode_line(raw, path, number, GraphLoadError, "triple file"), len(raw)
 
 
 def read_triples(
