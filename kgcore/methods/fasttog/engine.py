@@ -598,12 +598,10 @@ class FastToG(StepMethod[FastToGResult]):
         >>> FastToG(store).neighbour_answer("France", ["Italy"]) is None
         True
         """
-        batch = self.store.neighbors_batch(topic, limit=JOINT_READ_LIMIT)
         excluded = {normalize_answer(entity) for entity in topic}
         near: dict[str, str] = {}
-        for entity in topic:
-            for triple in batch.get(entity, ()):
-                node = triple.other(entity)
+        for by_node in self.topic_links(topic):
+            for node in by_node:
                 key = normalize_answer(node)
                 if key and key not in excluded and not self.store.is_unnamed(node):
                     near.setdefault(key, node)
@@ -846,6 +844,19 @@ class FastToG(StepMethod[FastToGResult]):
             text=text,
         )
 
+    def topic_links(self, topic: Sequence[str]) -> list[dict[str, list[Triple]]]:
+        """For each ``topic`` entity, its neighbours (through an unnamed compound node too) with
+        their linking triples, in canonical order: one batch read of at most
+        :data:`JOINT_READ_LIMIT` triples per entity, so a hub costs no more than that."""
+        batch = self.store.neighbors_batch(topic, limit=JOINT_READ_LIMIT)
+        linked: list[dict[str, list[Triple]]] = []
+        for entity in topic:
+            by_node: dict[str, list[Triple]] = {}
+            for triple in batch.get(entity, ()):
+                by_node.setdefault(triple.other(entity), []).append(triple)
+            linked.append(by_node)
+        return linked
+
     def joint_neighbours(self, topic: Sequence[str]) -> tuple[list[str], list[Triple]]:
         """The named nodes linked to every one of several ``topic`` entities (through an
         unnamed compound node too), and their linking triples: at most ``joint_limit``, else
@@ -867,13 +878,7 @@ class FastToG(StepMethod[FastToGResult]):
         limit = self.config.joint_limit
         if len(topic) < 2 or limit == 0:
             return [], []
-        batch = self.store.neighbors_batch(topic, limit=JOINT_READ_LIMIT)
-        linked: list[dict[str, list[Triple]]] = []
-        for entity in topic:
-            by_node: dict[str, list[Triple]] = {}
-            for triple in batch.get(entity, ()):
-                by_node.setdefault(triple.other(entity), []).append(triple)
-            linked.append(by_node)
+        linked = self.topic_links(topic)
         excluded = set(topic)
         joint = [
             node
