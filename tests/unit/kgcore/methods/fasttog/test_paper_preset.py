@@ -18,6 +18,7 @@ from kgcore.exceptions import InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.methods.fasttog.config import LeafSettings
 from kgcore.methods.fasttog.presets import PAPER, PRESETS
 from kgcore.text.triple2text import Triple2Text
 from kgcore.types import Triple
@@ -232,3 +233,16 @@ def test_several_topic_entities_start_every_candidate_in_the_paper(
     assert paper.first_options(candidates, topic) == list(range(len(candidates)))
     assert paper.joint_neighbours(topic) == ([], [])
     assert project.joint_neighbours(topic)[0]  # Elizabeth Taylor, Drama
+
+
+def test_the_docs_table_names_every_setting_of_the_preset() -> None:
+    from tests.support.paths import REPO
+
+    named: set[str] = set()
+    for line in (REPO / "docs" / "fasttog.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`"):
+            named |= {n.split()[0].strip("`") for n in cells[0].split(",")}
+    expected = {f"leaves.{name}" for name in LeafSettings.setting_names()}
+    expected |= set(PAPER) - {"leaves"}
+    assert expected <= named, sorted(expected - named)
