@@ -13,6 +13,7 @@
 #   benchmarks/run_kgqa_dev.sh                         # everything
 #   METHODS="fasttog tog" DATA="webqsp cwq" benchmarks/run_kgqa_dev.sh   # a slice
 #   REPORT_ONLY=1 benchmarks/run_kgqa_dev.sh           # only rewrite the table
+#   PRESETS="" benchmarks/run_kgqa_dev.sh               # without the paper's FastToG rows
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
@@ -24,6 +25,9 @@ METAQA=${METAQA:-benchmarks/results}
 METHODS=${METHODS:-"fasttog tog cgpe gretriever io cot"}
 # The graphs besides MetaQA (its rows come from the MetaQA report's traces).
 DATA=${DATA:-"pathquestion:PQ-3H pathquestion:PQL-3H webqsp cwq"}
+# FastToG with these presets too, one row each (fasttog[preset=paper]: the paper's FastToG as
+# written, FastToGConfig.paper(), docs/fasttog.md).
+PRESETS=${PRESETS-"paper"}
 PYTHON=${PYTHON:-.venv/bin/python}
 TITLE="Cross-graph dev report: every method on the first ${N} dev questions of six graphs (${LLM} model)"
 SUMMARY=kgqa_dev.md
@@ -37,12 +41,25 @@ if [[ -z "${REPORT_ONLY:-}" ]]; then
       nice "$PYTHON" -m kgqa eval --method "$method" --data "${data}:${N}" "${common[@]}" \
         >/dev/null
     done
+    if [[ " $METHODS " == *" fasttog "* ]]; then
+      for preset in $PRESETS; do
+        echo "== fasttog --preset $preset on $data ($(date -u +%H:%M) UTC)" >&2
+        nice "$PYTHON" -m kgqa eval --method fasttog --preset "$preset" --data "${data}:${N}" \
+          "${common[@]}" >/dev/null
+      done
+    fi
   done
 fi
 # The MetaQA report's 2-hop and 3-hop traces of the same methods.
 for method in $METHODS; do
   for hop in 2hop 3hop; do
     trace="$METAQA/${method}__metaqa-${hop}.jsonl"
+    if [[ -f "$trace" ]]; then cp "$trace" "$OUT/"; fi
+  done
+done
+for preset in $PRESETS; do
+  for hop in 2hop 3hop; do
+    trace="$METAQA/fasttog_preset=${preset}___metaqa-${hop}.jsonl"
     if [[ -f "$trace" ]]; then cp "$trace" "$OUT/"; fi
   done
 done

@@ -36,6 +36,7 @@ from kgqa.common import (
     llm_for,
     missing_extra_message,
     open_graph,
+    preset_help,
 )
 from kgqa.eval import add_eval_subcommand
 from kgqa.g2t import add_subcommand as add_g2t_subcommand
@@ -153,14 +154,17 @@ def setting_default(setting: str) -> object:
 
 
 def _config_from(args: argparse.Namespace) -> FastToGConfig:
-    """The FastToG settings of ``kgqa ask`` (the options given); a bad value is a
+    """The FastToG settings of ``kgqa ask``: the ``--preset``'s (``paper``: the paper's
+    FastToG), then the options given; a bad value or an unknown preset is a
     :class:`~kgcore.exceptions.ConfigurationError`."""
     given = {
         setting: getattr(args, option)
         for option, setting in ASK_SETTINGS.items()
         if getattr(args, option, None) is not None
     }
-    return FastToGConfig().with_overrides(**given)
+    preset = getattr(args, "preset", None)
+    base = FastToGConfig.preset(preset) if preset else FastToGConfig()
+    return base.with_overrides(**given)
 
 
 def _budget_from(args: argparse.Namespace) -> Budget | None:
@@ -227,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_llm_arguments(ask)
     ask.add_argument("--entity", action="append", help="topic entity (repeatable)")
+    ask.add_argument("--preset", metavar="NAME", help=preset_help())
     for option, kind, choices, meaning in ASK_OPTIONS:
         setting = ASK_SETTINGS[option]
         ask.add_argument(

@@ -124,3 +124,19 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
         help="paper: each step at the method's temperature (and, for local models, its token "
         "cap); model: the model's own settings (default: %(default)s)",
     )
+
+
+def preset_help() -> str:
+    """The help of ``--preset`` (``kgqa ask`` and ``kgqa eval``), naming every preset.
+
+    >>> "paper" in preset_help()
+    True
+    """
+    from kgcore.methods.fasttog.presets import PRESETS
+
+    return (
+        f"FastToG preset, one of {', '.join(sorted(PRESETS))}: paper is the paper's FastToG as "
+        "written (LLM choices, rho 0.5, one sentence per triple, none of this project's "
+        "additions; docs/fasttog.md), metaqa the movie demonstrations; the options given "
+        "override it (default: none, the project's defaults)"
+    )

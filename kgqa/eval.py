@@ -9,6 +9,7 @@
           --llm local --out runs/
     $ kgqa eval --method tog --data all:10 --llm local --out runs/   # the six cross-graph sets
     $ kgqa eval --method io --data pathquestion:all:5 --data-dir /data/kgqa --out runs/
+    $ kgqa eval --method fasttog --preset paper --data metaqa:2hop:50 --llm local --out runs/
     $ kgqa eval --report-only --out runs/          # rewrite the table and plots from traces
 
 Datasets are read from ``--data-dir`` when given, else the folder in the ``KGQA_DATA``
@@ -17,9 +18,11 @@ wheel) the user data folder ``~/.local/share/kg-retrievers/data``; ``kgqa eval -
 the folder in use, and a missing file names where to get its benchmark
 (:mod:`kgcore.evaluation.data_sources`). Each dataset is answered on
 its own graph (MetaQA's, each PathQuestion set's, the WebQSP/CWQ evidence graph), each graph
-loaded once; ``--kg`` puts one graph under every dataset instead. Traces go to
-``DIR/<run>__<dataset>.jsonl`` and a rerun resumes from them; the Markdown table and PNG plots
-(``DIR/summary.md`` by default) cover every trace in ``DIR``.
+loaded once; ``--kg`` puts one graph under every dataset instead. ``--preset paper`` runs the
+FastToG methods as the paper wrote them (:meth:`~kgcore.methods.fasttog.FastToGConfig.paper`;
+the same as ``--set preset=paper``), and their report rows read ``fasttog[preset=paper]``.
+Traces go to ``DIR/<run>__<dataset>.jsonl`` and a rerun resumes from them; the Markdown table
+and PNG plots (``DIR/summary.md`` by default) cover every trace in ``DIR``.
 """
 
 from __future__ import annotations
@@ -58,6 +61,24 @@ def parse_option(text: str) -> tuple[str, Any]:
             except ValueError:
                 continue
     return key.strip().replace("-", "_"), value
+
+
+def with_preset(method: str, options: dict[str, Any], preset: str | None) -> dict[str, Any]:
+    """``options`` for ``method`` with ``kgqa eval --preset``: FastToG methods take it as their
+    ``preset`` option (so a run's label reads ``fasttog[preset=paper]``), others ignore it.
+    Different presets from ``--preset`` and ``--set preset=`` are an error.
+
+    >>> with_preset("fasttog", {"width": 2}, "paper")
+    {'width': 2, 'preset': 'paper'}
+    >>> with_preset("tog", {"width": 2}, "paper")
+    {'width': 2}
+    """
+    if preset is None or not method.startswith("fasttog"):
+        return dict(options)
+    given = options.get("preset")
+    if given is not None and given != preset:
+        raise ConfigurationError(f"--preset {preset} and --set preset={given} disagree")
+    return {**options, "preset": preset}
 
 
 def positive_int(text: str) -> int:
@@ -118,7 +139,7 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
         help="data folder holding metaqa/, pathquestion/, webqsp_cwq/, explagraphs/; "
         "overrides KGQA_DATA and the default folder (see above)",
     )
-    from kgqa.common import add_llm_arguments, kg_argument
+    from kgqa.common import add_llm_arguments, kg_argument, preset_help
 
     add_llm_arguments(parser)
     parser.add_argument(
@@ -132,6 +153,12 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--out", required=True, help="folder for traces, table and plots")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="method option"
+    )
+    parser.add_argument(
+        "--preset",
+        metavar="NAME",
+        help=preset_help() + "; only the FastToG methods take it (their rows read "
+        "fasttog[preset=NAME])",
     )
     parser.add_argument("--summary", default="summary.md", help="summary file name in --out")
     parser.add_argument("--title", help="title of the summary")
@@ -180,8 +207,14 @@ def run_eval_command(args: argparse.Namespace) -> int:
         raise ConfigurationError("kgqa eval needs --method and --data (or --report-only)")
     specs = [get_method(m) for m in methods]  # unknown names fail before the model loads
     options = dict(parse_option(o) for o in args.set)
+    by_method = {spec.name: with_preset(spec.name, options, args.preset) for spec in specs}
+    if args.preset and not any(spec.name.startswith("fasttog") for spec in specs):
+        raise ConfigurationError(
+            f"--preset {args.preset} sets FastToG; none of the methods ({', '.join(methods)}) "
+            "is a FastToG method (fasttog, fasttog-node)"
+        )
     for spec in specs:  # bad settings too: checked by the methods' configs, no model needed
-        check_options(spec.name, options)
+        check_options(spec.name, by_method[spec.name])
     datasets = [d for spec in args.data for d in load_datasets(spec, data_dir=args.data_dir)]
 
     from kgqa.common import llm_for
@@ -206,7 +239,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
                 dataset,
                 llm,
                 store=store,
-                options=options,
+                options=by_method[spec.name],
                 workers=args.workers,
                 out_dir=out,
                 resume=not args.no_resume,

@@ -33,7 +33,11 @@ class FastToGChain(FastToGFields, KGMethodChain):
     llm : BaseChatModel
         Any LangChain chat model.
     config : FastToGConfig
-        Width, depth, community size, algorithm, seed, ... (paper defaults).
+        Width, depth, community size, algorithm, seed, ... (this project's defaults).
+    preset : str, optional
+        ``"paper"``: the paper's FastToG as written (``FastToGConfig.paper()``, its
+        temperatures and token caps sent with every call); ``"metaqa"``: the movie
+        demonstrations. Not with ``config``; fields given directly override it.
     textualizer : CommunityTextualizer, optional
         Community-to-text conversion (Triple2Text by default).
     embeddings : langchain_core.embeddings.Embeddings, optional

@@ -6,6 +6,9 @@ Example
 >>> fields = FastToGFields(graph=InMemoryGraphStore.from_triples([("a", "r", "b")]))
 >>> fields.engine().config.width
 3
+>>> paper = FastToGFields(graph=fields.graph, preset="paper", width=2)
+>>> paper.config.first_choice, paper.config.width
+('llm', 2)
 """
 
 from __future__ import annotations
@@ -30,11 +33,17 @@ _MAX_TOKEN_FIELDS = {"prune_max_tokens": "prune", "reason_max_tokens": "reason"}
 
 
 class FastToGFields(GraphField):
-    """``graph``, ``config``, ``textualizer`` and ``embeddings``, and :meth:`engine` built from
-    them.
+    """``graph``, ``config`` (or ``preset``), ``textualizer`` and ``embeddings``, and
+    :meth:`engine` built from them.
 
     :class:`~kgcore.methods.fasttog.FastToGConfig` fields may be given directly
     (``FastToGRetriever(graph=g, llm=m, width=1, max_depth=1)``); they override ``config``'s.
+    ``preset="paper"`` starts from the paper's FastToG
+    (:meth:`~kgcore.methods.fasttog.FastToGConfig.paper`, the same as
+    ``config=FastToGConfig.paper()``; fields given directly override it) and, unless
+    ``sampling`` says otherwise, sends its temperatures and token caps with every call;
+    ``preset="metaqa"`` gives the movie demonstrations. An unknown preset, or a preset with
+    ``config``, is refused when the retriever or chain is built.
     Any other unknown keyword is refused. ``embeddings`` (a LangChain ``Embeddings`` or a
     kg-retrievers ``TextEmbedder``) ranks the first communities: with it, the default
     ``first_choice="auto"`` chooses them by similarity; without it, by the LLM (the paper's),
@@ -45,6 +54,7 @@ class FastToGFields(GraphField):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     config: FastToGConfig = Field(default_factory=FastToGConfig)
+    preset: str | None = None
     textualizer: Any = None
     embeddings: Any = None
     method: str = "fasttog"
@@ -67,6 +77,17 @@ class FastToGFields(GraphField):
             data = {**data, "config": config}
         if config is not None and not isinstance(config, FastToGConfig):
             raise ConfigurationError(f"config must be a FastToGConfig, got {type(config).__name__}")
+        preset = data.get("preset")
+        if preset is not None:
+            if config is not None:
+                raise ConfigurationError(
+                    f"give preset={preset!r} or config, not both: "
+                    f"config=FastToGConfig.preset({preset!r}, ...) sets both"
+                )
+            if not isinstance(preset, str):
+                raise ConfigurationError(f"preset must be a name, got {type(preset).__name__}")
+            config = FastToGConfig.preset(preset)  # an unknown name lists the presets
+            data = {**data, "config": config}
         if not any(k in data for k in CONFIG_FIELDS):
             return data
         data = dict(data)
@@ -75,7 +96,10 @@ class FastToGFields(GraphField):
         return data
 
     def requested_sampling(self) -> SamplingPolicy:
-        """Temperatures and token caps of the config fields the user changed from the defaults."""
+        """Temperatures and token caps of the config fields the user changed from the defaults;
+        with ``preset="paper"``, every step's (the paper's temperatures and output cap)."""
+        if self.preset == "paper":
+            return SamplingPolicy.paper(max_tokens=True)
         default = FastToGConfig()
 
         def changed(fields: dict[str, str]) -> frozenset[str]:

@@ -60,7 +60,11 @@ class FastToGRetriever(FastToGFields, KGMethodRetriever):
     llm : BaseChatModel
         Any LangChain chat model; it prunes communities and reasons.
     config : FastToGConfig
-        Width, depth, community size, algorithm, seed, ... (paper defaults).
+        Width, depth, community size, algorithm, seed, ... (this project's defaults).
+    preset : str, optional
+        ``"paper"``: the paper's FastToG as written (``FastToGConfig.paper()``, its
+        temperatures and token caps sent with every call); ``"metaqa"``: the movie
+        demonstrations. Not with ``config``; fields given directly override it.
     k : int, optional
         Return at most ``k`` documents; ``invoke(question, k=1)`` overrides it per call.
     textualizer : CommunityTextualizer, optional

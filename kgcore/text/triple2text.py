@@ -24,6 +24,8 @@ from kgcore.types import Triple
 
 #: What one Triple2Text sentence holds: see :class:`Triple2Text`'s ``sentence_per``.
 SentenceUnit = Literal["relation", "triple", "subject"]
+#: The values of :data:`SentenceUnit`.
+SENTENCE_UNITS: tuple[str, ...] = get_args(SentenceUnit)
 
 
 @runtime_checkable

@@ -38,6 +38,7 @@ from kgcore.methods.fasttog.prompts import (
 )
 from kgcore.methods.kernel import check_template
 from kgcore.settings import Settings, checked_settings
+from kgcore.text.triple2text import SENTENCE_UNITS
 from kgcore.validation import FASTTOG_LIMITS
 
 FALLBACKS = ("cot", "cot-sc", "io", "none")
@@ -45,6 +46,9 @@ FALLBACKS = ("cot", "cot-sc", "io", "none")
 #: (``FastToGConfig.first_choice`` / ``chain_choice``); ``"auto"`` is ``"similarity"`` when
 #: the engine has an embedder, else ``"llm"``.
 FIRST_CHOICES = ("auto", "llm", "similarity")
+#: How pruning options are labelled (``FastToGConfig.option_labels``): ``1.``, ``2.``, ... or
+#: ``A.``, ``B.``, ... (the reference code's).
+OPTION_LABEL_CHOICES = ("numbers", "letters")
 #: The Local Community Search settings, which may be given flat to a :class:`FastToGConfig`.
 LCS_FIELDS = tuple(f.name for f in dataclasses.fields(LCSConfig))
 
@@ -89,7 +93,13 @@ class LeafSettings(Settings):
 @checked_settings(
     "FastToG",
     limits=FASTTOG_LIMITS,
-    choices={"fallback": FALLBACKS, "first_choice": FIRST_CHOICES, "chain_choice": FIRST_CHOICES},
+    choices={
+        "fallback": FALLBACKS,
+        "first_choice": FIRST_CHOICES,
+        "chain_choice": FIRST_CHOICES,
+        "option_labels": OPTION_LABEL_CHOICES,
+        "sentence_per": SENTENCE_UNITS,
+    },
     flat="lcs",
 )
 @dataclass(frozen=True)
@@ -145,6 +155,18 @@ class FastToGConfig(Settings):
         With ``grounded_answers``, an answer name the facts do not hold is still kept when
         it names a neighbour of a topic entity in the graph (the model knew a fact the
         graph confirms; :meth:`~kgcore.methods.fasttog.engine.FastToG.neighbour_answer`).
+    shared_topics : bool
+        With several topic entities, the first Local Community Search step ranks first the
+        communities linked to more than one of them, and only those start chains when there
+        are any (a deviation from the paper, ``docs/fasttog.md``); ``False`` treats them as
+        the paper does, as one start community.
+    option_labels : {"numbers", "letters"}
+        How the pruning options are labelled: ``1.``, ``2.``, ... (the default: the local
+        1.5B model avoided option "A") or ``A.``, ``B.``, ... (the reference code's).
+    sentence_per, merge_shared :
+        The rule-based Triple2Text the engine builds when it is given no textualizer (or
+        ``"t2t"``): :class:`~kgcore.text.Triple2Text`'s parameters of the same names.
+        ``sentence_per="triple", merge_shared=False`` is the paper's one sentence per triple.
     prune_prompt, reason_prompt : str
         ``str.format`` templates (:data:`~kgcore.methods.fasttog.prompts.PRUNE_PROMPT`,
         :data:`~kgcore.methods.fasttog.prompts.REASON_PROMPT`); a template must keep its fields.
@@ -174,6 +196,10 @@ class FastToGConfig(Settings):
     joint_limit: int = 5
     grounded_answers: bool = True
     neighbour_answers: bool = True
+    shared_topics: bool = True
+    option_labels: str = "numbers"
+    sentence_per: str = "relation"
+    merge_shared: bool = True
     prune_max_tokens: int = 64
     reason_max_tokens: int = 256
     prune_prompt: str = field(default=PRUNE_PROMPT, repr=False)
@@ -194,7 +220,8 @@ class FastToGConfig(Settings):
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> FastToGConfig:
         """A config with an opt-in preset's settings (:data:`~kgcore.methods.fasttog.presets.
-        PRESETS`: ``"metaqa"``, the movie demonstrations), then ``overrides``.
+        PRESETS`: ``"metaqa"``, the movie demonstrations; ``"paper"``, the paper's FastToG, see
+        :meth:`paper`), then ``overrides``.
 
         >>> FastToGConfig.preset("metaqa", width=2).width
         2
@@ -210,6 +237,23 @@ class FastToGConfig(Settings):
                 f"unknown FastToG preset {name!r}; the presets are {', '.join(sorted(PRESETS))}"
             )
         return cls(**{**PRESETS[name], **overrides})
+
+    @classmethod
+    def paper(cls, **overrides: Any) -> FastToGConfig:
+        """The paper's FastToG as written (Liang et al., AAAI 2025), then ``overrides``: the
+        LLM chooses every community, rho = 0.5, the reference code's radius and sampling, one
+        sentence per triple, and none of this project's additions (no one-node leaves, no
+        joint start facts, no grounding of answers, no demonstrations);
+        :data:`~kgcore.methods.fasttog.presets.PAPER` lists each setting and its source, and
+        ``docs/fasttog.md`` says where the project's defaults differ and why.
+
+        >>> config = FastToGConfig.paper()
+        >>> config.first_choice, config.lcs.decay, config.grounded_answers, config.reason_demos
+        ('llm', 0.5, False, ())
+        >>> FastToGConfig.paper(width=2).width
+        2
+        """
+        return cls.preset("paper", **overrides)
 
     @classmethod
     def node_level(cls, **overrides: Any) -> FastToGConfig:

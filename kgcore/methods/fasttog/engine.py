@@ -47,8 +47,7 @@ from kgcore.methods.base import StepMethod
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.prompts import (
     MAX_PARSED_REPLY_CHARS,
-    OPTION_LABELS,
-    PRUNE_REMINDER,
+    PRUNE_REMINDERS,
     demo_names,
     parse_braced_answer,
     prune_request,
@@ -72,7 +71,7 @@ from kgcore.methods.kernel import (
 )
 from kgcore.text.answer_forms import normalize_answer
 from kgcore.text.registry import resolve_textualizer
-from kgcore.text.triple2text import CommunityTextualizer
+from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 from kgcore.types import Triple
 
 if TYPE_CHECKING:
@@ -180,8 +179,9 @@ class FastToG(StepMethod[FastToGResult]):
     config : FastToGConfig, optional
         Width, depth, community size, algorithm, temperatures, seed, ...
     textualizer : CommunityTextualizer, optional
-        Community-to-text conversion; rule-based :class:`~kgcore.text.Triple2Text` by default,
-        or a name: ``"t2t"``, ``"g2t"`` (Graph2Text behind its guard), see
+        Community-to-text conversion; rule-based :class:`~kgcore.text.Triple2Text` by default
+        (or ``"t2t"``), written as the config's ``sentence_per`` and ``merge_shared`` say, or a
+        name: ``"g2t"`` (Graph2Text behind its guard), see
         :func:`~kgcore.text.resolve_textualizer`.
     name : str, optional
         The method name results report: by default ``"fasttog-node"`` for communities of one
@@ -206,7 +206,14 @@ class FastToG(StepMethod[FastToGResult]):
         self.config = config or FastToGConfig()
         node_level = self.config.lcs.max_community_size == 1
         self.name = name or ("fasttog-node" if node_level else "fasttog")
-        self.textualizer = resolve_textualizer(textualizer)  # "t2t", "g2t", ... or an object
+        if textualizer is None or textualizer == "t2t":
+            cfg = self.config
+            self.textualizer: CommunityTextualizer = Triple2Text(
+                merge_shared=cfg.merge_shared,
+                sentence_per=cfg.sentence_per,  # type: ignore[arg-type]  # checked by the config
+            )
+        else:
+            self.textualizer = resolve_textualizer(textualizer)  # "g2t", ... or an object
         self._example_names = demo_names(self.config.reason_demos)  # never taken for answers
 
     # -- the method ---------------------------------------------------------------------
@@ -288,10 +295,11 @@ class FastToG(StepMethod[FastToGResult]):
         """One Local Community Search step as the engine runs it (seeded by depth and chain).
 
         The step from several topic entities (depth 0) ranks first what joins them
-        (``shared_first``, see :func:`~kgcore.community.lcs.coarse_prune`).
+        (``shared_first``, see :func:`~kgcore.community.lcs.coarse_prune`), unless
+        ``shared_topics`` is off.
         """
         seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
-        shared_first = depth == 0 and len(current) > 1
+        shared_first = self.config.shared_topics and depth == 0 and len(current) > 1
         return local_community_search(
             self.store,
             current,
@@ -333,19 +341,23 @@ class FastToG(StepMethod[FastToGResult]):
             max_tokens=self.config.prune_max_tokens,
             allow_none=not first,
             template=self.config.prune_prompt,
+            labels=self.config.option_labels,
         )
 
     @staticmethod
-    def read_choice(text: str, n_options: int, max_choices: int) -> list[int] | None:
+    def read_choice(
+        text: str, n_options: int, max_choices: int, labels: str = "numbers"
+    ) -> list[int] | None:
         """The options (0-based) a pruning reply chooses, ``[]`` for none, ``None`` when
         the reply is unusable; total, and only the first characters of ``text`` are read.
+        ``labels`` is how the options were labelled (``option_labels``).
 
         >>> FastToG.read_choice("I pick {2}.", 3, 1), FastToG.read_choice("hmm", 3, 1)
         ([1], None)
+        >>> FastToG.read_choice("{B}", 3, 1, labels="letters")
+        [1]
         """
-        return parse_choices(
-            str(text)[:MAX_PARSED_REPLY_CHARS], n_options, max_choices, OPTION_LABELS
-        )
+        return parse_choices(str(text)[:MAX_PARSED_REPLY_CHARS], n_options, max_choices, labels)
 
     def _choose(
         self,
@@ -377,8 +389,10 @@ class FastToG(StepMethod[FastToGResult]):
 
         picked = yield from ask_parsed(
             request,
-            lambda text: self.read_choice(text, len(candidates), max_choices),
-            PRUNE_REMINDER,
+            lambda text: self.read_choice(
+                text, len(candidates), max_choices, self.config.option_labels
+            ),
+            PRUNE_REMINDERS[self.config.option_labels],
             usage,
             usable=lambda value: value is not None and (bool(value) or not first),
             record=record,
@@ -777,10 +791,10 @@ class FastToG(StepMethod[FastToGResult]):
     ) -> list[int]:
         """The indexes of the first step's candidates that may start a chain.
 
-        With several topic entities, only the candidates that link to more than one of them
-        are offered when there are any: what joins the topic entities is where a question about
-        all of them ("which film of [A] did [B] direct") is answered, and a small model reads
-        the chains it is shown side by side (``shared_first`` in
+        With several topic entities (and ``shared_topics``), only the candidates that link to
+        more than one of them are offered when there are any: what joins the topic entities is
+        where a question about all of them ("which film of [A] did [B] direct") is answered,
+        and a small model reads the chains it is shown side by side (``shared_first`` in
         :func:`~kgcore.community.lcs.coarse_prune` keeps them).
 
         With ``leaves.with_topic`` and without ``leaves.start_chains``, the one-node candidates are
@@ -802,7 +816,7 @@ class FastToG(StepMethod[FastToGResult]):
         [0]
         """
         every = list(range(len(candidates)))
-        if len(topic) > 1:
+        if len(topic) > 1 and self.config.shared_topics:
             joining = [i for i in every if _links_several(candidates[i], topic)]
             if joining:
                 return joining

@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from string import ascii_uppercase
 
+from kgcore.exceptions import ConfigurationError
 from kgcore.llm.parsing import parse_answer
 from kgcore.llm.protocol import ChatMessage, LLMRequest
 
@@ -43,6 +45,11 @@ REASON_SYSTEM = (
     "brackets. " + REASON_INSTRUCTION
 )
 PRUNE_REMINDER = "Reply only with the numbers of your choice in braces."
+#: The pruning reminder for each way of labelling the options (``FastToGConfig.option_labels``).
+PRUNE_REMINDERS: dict[str, str] = {
+    "numbers": PRUNE_REMINDER,
+    "letters": "Reply only with the letters of your choice in braces.",
+}
 REASON_REMINDER = "Give the final answer names in braces, or {Unknown}."
 #: Options are numbered: on MetaQA dev questions the local 1.5B model avoided option "A" and
 #: often copied option text when options were lettered; with numbers its picks held the
@@ -180,22 +187,36 @@ def prune_request(
     max_tokens: int = 64,
     allow_none: bool = True,
     template: str = PRUNE_PROMPT,
+    labels: str = OPTION_LABELS,
 ) -> LLMRequest:
-    """Fine pruning: choose up to ``max_choices`` of the numbered options.
+    """Fine pruning: choose up to ``max_choices`` of the labelled options.
 
     ``allow_none=False`` (the first choice, where a chain must start) offers no ``{none}``;
-    ``template``: see :data:`PRUNE_PROMPT`.
+    ``template``: see :data:`PRUNE_PROMPT`; ``labels``: ``"numbers"`` (``1.``, ``2.``, ...) or
+    ``"letters"`` (``A.``, ``B.``, ..., the reference code's; at most 26 options).
+
+    >>> request = prune_request("q", "X.", ["a.", "b."], max_choices=1, labels="letters")
+    >>> print(request.messages[-1].content.splitlines()[4])
+    B. b.
     """
-    listed = "\n".join(f"{i}. {text}" for i, text in enumerate(options, start=1))
+    if labels == "letters":
+        if len(options) > len(ascii_uppercase):
+            raise ConfigurationError(f"at most 26 options can be lettered, got {len(options)}")
+        marks = list(ascii_uppercase)
+        word = ("its letter", "their letters")
+    else:
+        marks = [str(i) for i in range(1, len(options) + 1)]
+        word = ("its number", "their numbers")
+    listed = "\n".join(f"{mark}. {text}" for mark, text in zip(marks, options, strict=False))
     if max_choices == 1:
         ask = (
             "Which ONE group has the facts needed to answer the question? "
-            "Reply with its number in braces."
+            f"Reply with {word[0]} in braces."
         )
     else:
         ask = (
             f"Which groups (up to {max_choices}) have the facts needed to answer the question? "
-            "Reply with their numbers in braces."
+            f"Reply with {word[1]} in braces."
         )
     if allow_none:
         ask += " If none helps, reply {none}."
