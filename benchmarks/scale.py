@@ -29,6 +29,11 @@ full-text index grow with the copies (a real graph's vocabulary grows instead), 
 name is a close rival of the original (``"jane seymour 7"`` is 92 by ``ratio`` from
 ``"jane seymour"``), so more misspellings are refused at larger sizes (``link_refused``).
 
+Sizes can be measured in separate runs, each on its own ``--out`` database, and merged into one
+results file with ``--merge`` (the rows of the other sizes already there are kept; a size
+measured again replaces its row). Each row records the load that led to it in its run
+(``load_triples``, ``load_s``); ``load_tps`` is over all the rows.
+
 One line of figures per size, then (and written to ``--results``)::
 
     scale max_triples=N link_ratio=R lcs_ratio=R gretriever_ratio=R client_mem_ratio=R load_tps=T
@@ -240,6 +245,33 @@ def create_indexes(server: arcadedb.Server, dimensions: int) -> None:
         arcadedb.sql(server, command)
 
 
+def row_line(figures: dict[str, float]) -> str:
+    """One size's figures as a ``scale k=v ...`` line (keys sorted)."""
+    return "scale " + " ".join(f"{k}={v:.1f}" for k, v in sorted(figures.items()))
+
+
+def read_rows(path: Path) -> dict[int, dict[str, float]]:
+    """The per-size rows of an earlier results file, by their number of triples.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "scale.txt"
+    ...     _ = path.write_text("scale link_p50_ms=30.9 triples=133582.0\\n"
+    ...                         "scale max_triples=133582 link_ratio=1.00\\n")
+    ...     read_rows(path)
+    {133582: {'link_p50_ms': 30.9, 'triples': 133582.0}}
+    """
+    rows: dict[int, dict[str, float]] = {}
+    if not path.exists():
+        return rows
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("scale ") or line.startswith("scale max_triples="):
+            continue
+        figures = {k: float(v) for k, v in (item.split("=", 1) for item in line.split()[1:])}
+        rows[int(figures["triples"])] = figures
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", default="1,8,75", help="sizes, in copies of MetaQA")
@@ -251,6 +283,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--results", type=Path, default=ROOT / "benchmarks" / "results" / "scale.txt"
     )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the rows of other sizes already in --results (sizes measured in separate "
+        "runs, each on its own --out database) and take the ratios over all of them",
+    )
     args = parser.parse_args(argv)
     sizes = sorted({int(c) for c in args.copies.split(",")})
 
@@ -261,8 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     asked = questions(args.questions)
     server = arcadedb.start(args.out / "arcadedb", heap=args.heap)
     print(f"ArcadeDB at {server.uri}, started in {server.start_seconds:.1f} s", flush=True)
-    lines: list[str] = []
-    rows: list[dict[str, float]] = []
+    rows_by_size = read_rows(args.results) if args.merge else {}
     loaded_now, load_seconds = 0, 0.0
     indexed = False
     try:
@@ -271,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         done, partial = divmod(present, len(base))
         print(f"resuming: {done} copies loaded" + (" and part of one" if partial else ""))
         for target in sizes:
+            loaded_before, seconds_before = loaded_now, load_seconds
             while done < target:
                 started = time.perf_counter()
                 # A copy cut short is written again with MERGE; a new one is created.
@@ -302,20 +340,22 @@ def main(argv: list[str] | None = None) -> int:
             figures["triples"] = float(store.num_triples())
             figures["client_mb"] = rss_mb()
             figures["server_mb"] = rss_mb(server.process.pid)
+            # The load that led to this size in this run (0 when it was loaded before).
+            figures["load_triples"] = float(loaded_now - loaded_before)
+            figures["load_s"] = load_seconds - seconds_before
             if target <= args.memory_max_copies:
                 figures.update(measure_memory(target, asked))
-            rows.append(figures)
-            line = "scale " + " ".join(
-                f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
-                for k, v in sorted(figures.items())
-            )
-            print(line, flush=True)
-            lines.append(line)
+            rows_by_size[int(figures["triples"])] = figures
+            print(row_line(figures), flush=True)
         store.close()
     finally:
         server.stop()
+    rows = [rows_by_size[size] for size in sorted(rows_by_size)]
+    lines = [row_line(row) for row in rows]
     first, last = rows[0], rows[-1]
-    tps = loaded_now / load_seconds if load_seconds else float("nan")
+    loaded = sum(row.get("load_triples", 0.0) for row in rows)
+    seconds = sum(row.get("load_s", 0.0) for row in rows)
+    tps = loaded / seconds if seconds else float("nan")
     summary_line = (
         f"scale max_triples={int(last['triples'])} "
         f"link_ratio={last['link_p50_ms'] / first['link_p50_ms']:.2f} "
