@@ -866,10 +866,12 @@ class Neo4jGraphStore:
         if loose_words(text) in {loose_words(name) for name in found}:
             return found  # the same words: linking takes it before any fuzzy candidate
         held = {word for name in found for word in fulltext_words(name)}
-        # Misspelt words' variants first, then those of the words names hold (a name one edit
-        # from a real word, "Trick" for "Tricks", is a candidate too).
+        # The variants of the words no name found holds (the misspelt ones); when names hold
+        # every word, those of the held words (a name one edit from a real word, "Trick" for
+        # "Tricks", is a candidate too). A held word's variants are common words whose
+        # entries grow with the graph ("jane" -> "jade", "lane", "june").
         spelt = [word for word in dict.fromkeys(words) if len(word) >= 3]
-        missing = [w for w in spelt if w not in held] + [w for w in spelt if w in held]
+        missing = [w for w in spelt if w not in held] or spelt
         if missing:
             query = variants_query(words, missing)
             found += self._fulltext_read("fulltext_variants", text, query, cap)
