@@ -34,8 +34,8 @@ __all__ = [
     "LangChainLLM",
     "ToGChain",
     "cgpe_documents",
+    "documents_to_result",
     "evaluate",
     "resolve_chat_model",
-    "documents_to_result",
     "result_to_documents",
 ]

@@ -258,6 +258,8 @@ def _place_labels(
         obstacles.append(Box(*legend.get_window_extent(renderer).extents))
     texts, requests = [], []
     for index, node in enumerate(scene.nodes):
+        if not node.name:  # a node drawn without a name (G-Retriever's many virtual nodes)
+            continue
         text = ax.text(
             0,
             0,
