@@ -11,7 +11,11 @@ from langchain_fasttog.evaluation import evaluate
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.local_llm import ChatLlamaCppLocal
 from langchain_fasttog.models import resolve_chat_model
-from langchain_fasttog.retriever import FastToGRetriever, result_to_documents
+from langchain_fasttog.retriever import (
+    FastToGRetriever,
+    documents_to_result,
+    result_to_documents,
+)
 from langchain_fasttog.tog import ToGChain
 from langchain_fasttog.tools import Graph2TextTool
 
@@ -30,6 +34,7 @@ __all__ = [
     "LangChainLLM",
     "ToGChain",
     "cgpe_documents",
+    "documents_to_result",
     "evaluate",
     "resolve_chat_model",
     "result_to_documents",

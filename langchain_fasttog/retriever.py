@@ -12,22 +12,32 @@ Example
 ...     graph=store, llm=FakeListChatModel(responses=["{All About Eve}"]),
 ...     config=FastToGConfig(max_community_size=2))
 >>> docs = retriever.invoke("which films share the director of [Cleopatra]")
->>> docs[0].metadata["answer"], docs[0].metadata["chain"]
-('All About Eve', 0)
+>>> docs[0].metadata["answer"], docs[0].metadata["chain"], docs[0].metadata["llm_calls"]
+('All About Eve', 0, 1)
+>>> documents_to_result("which films share the director of [Cleopatra]", docs).llm_calls
+1
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langchain_core.documents import Document
 
-from kgcore.methods.fasttog import FastToGResult
+from kgcore.methods.fasttog import ChainCommunity, FastToGResult
 from kgcore.methods.result import MethodResult
+from kgcore.types import Triple
 from langchain_fasttog.base import KGMethodRetriever
 from langchain_fasttog.fasttog_fields import FastToGFields
 
 
 def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Document]:
-    """Chain communities as Documents, in the order they were chosen (depth, then chain)."""
+    """Chain communities as Documents, in the order they were chosen (depth, then chain).
+
+    Each Document's metadata also carries the run's answer and cost (``llm_calls``,
+    ``prompt_tokens``, ``completion_tokens``), so :func:`documents_to_result` rebuilds a result
+    whose picture and figures are the run's.
+    """
     ordered = sorted(result.communities(), key=lambda c: (c.depth, c.chain))
     docs = [
         Document(
@@ -42,12 +52,50 @@ def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Doc
                 "topic_entities": list(result.topic_entities),
                 "fell_back": result.fell_back,
                 "grounded": result.grounded,
+                "llm_calls": result.llm_calls,
+                "prompt_tokens": result.prompt_tokens,
+                "completion_tokens": result.completion_tokens,
                 "source": "fasttog",
             },
         )
         for c in ordered
     ]
     return docs if k is None else docs[:k]
+
+
+def documents_to_result(question: str, docs: Sequence[Document]) -> FastToGResult:
+    """The :class:`~kgcore.methods.fasttog.FastToGResult` that FastToGRetriever's Documents
+    describe: its chains, answer, topic entities, LLM calls and tokens (for ``.draw(path)``
+    after the retriever ran as an agent's tool). No Documents: an ``Unknown`` answer, no chains.
+
+    The candidates the LLM pruned are not in the Documents, so the picture has none.
+    """
+    chains: dict[int, list[ChainCommunity]] = {}
+    for doc in docs:
+        m = doc.metadata
+        triples = tuple((str(h), str(r), str(t)) for h, r, t in m["triples"])
+        community = ChainCommunity(
+            int(m["chain"]),
+            int(m["depth"]),
+            tuple(m["entities"]),
+            tuple(Triple(*t) for t in triples),
+            (),
+            doc.page_content,
+        )
+        chains.setdefault(community.chain, []).append(community)
+    first = docs[0].metadata if docs else {}
+    return FastToGResult(
+        question=question,
+        answer=str(first.get("answer", "Unknown")),
+        method="fasttog",
+        llm_calls=int(first.get("llm_calls") or 0),
+        prompt_tokens=first.get("prompt_tokens"),
+        completion_tokens=first.get("completion_tokens"),
+        fell_back=bool(first.get("fell_back", False)),
+        topic_entities=list(first.get("topic_entities", [])),
+        chains=[sorted(chains[c], key=lambda x: x.depth) for c in sorted(chains)],
+        depth=max((int(d.metadata["depth"]) for d in docs), default=0),
+    )
 
 
 class FastToGRetriever(FastToGFields, KGMethodRetriever):

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgcore.types import Triple
-from kgcore.visualize.render import DEFAULT_DPI, DEFAULT_FIGSIZE, render
+from kgcore.visualize.render import DEFAULT_DPI, render
 from kgcore.visualize.scene import (
     ANSWER_RING,
     PRUNED_ALPHA,
@@ -193,7 +193,7 @@ def draw_paths(
     path: str | Path,
     *,
     max_nodes: int = DEFAULT_MAX_NODES,
-    figsize: tuple[float, float] = DEFAULT_FIGSIZE,
+    figsize: tuple[float, float] | None = None,
     dpi: int = DEFAULT_DPI,
     seed: int = 0,
 ) -> Path:

@@ -25,6 +25,7 @@ from typing import Any
 import networkx as nx
 
 from kgcore.exceptions import MissingDependencyError
+from kgcore.visualize.labels import Box, Circle, LabelRequest, place_labels
 from kgcore.visualize.scene import (
     ANSWER_RING,
     DrawingError,
@@ -38,6 +39,10 @@ IMAGE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 MAX_EDGE_LABELS = 60
 DEFAULT_FIGSIZE = (12.0, 8.0)
 DEFAULT_DPI = 100
+NODES_AT_DEFAULT_SIZE = 60
+MAX_SCALE = 1.5
+MARGIN = 0.08
+NODE_LABEL_WIDTH = 14
 
 
 def _figure_class() -> Any:
@@ -102,30 +107,76 @@ def _edge_style(edge: SceneEdge) -> tuple[str, float, float, bool]:
     return (edge.colour, edge.alpha, edge.width, edge.dashed)
 
 
-def render(
+def auto_figsize(scene: Scene) -> tuple[float, float]:
+    """The canvas of a picture: 12 by 8 inches up to 60 nodes, growing with the square root of
+    the node count above that, to 1.5 times as wide and high (labels need room).
+
+    Example
+    -------
+    >>> auto_figsize(Scene(title="q"))
+    (12.0, 8.0)
+    """
+    scale = min(MAX_SCALE, max(1.0, (len(scene.nodes) / NODES_AT_DEFAULT_SIZE) ** 0.5))
+    return (DEFAULT_FIGSIZE[0] * scale, DEFAULT_FIGSIZE[1] * scale)
+
+
+def _text_size(text: Any, renderer: Any) -> tuple[float, float]:
+    extent = text.get_window_extent(renderer)
+    return (float(extent.width), float(extent.height))
+
+
+def _edge_label_texts(scene: Scene) -> list[tuple[tuple[Hashable, Hashable], str, bool]]:
+    """``(pair, text, faded)`` per labelled node pair; too many labels: the strong ones only."""
+    labelled = [e for e in scene.edges if e.label]
+    if len(labelled) > MAX_EDGE_LABELS:  # too many to read: name the strong edges only
+        labelled = [e for e in labelled if e.alpha >= 1.0]
+    if len(labelled) > MAX_EDGE_LABELS:
+        return []
+    texts: dict[tuple[Hashable, Hashable], list[str]] = {}
+    faded: dict[tuple[Hashable, Hashable], bool] = {}
+    for edge in labelled:
+        pair = (edge.source, edge.target)
+        if (edge.target, edge.source) in texts:
+            pair = (edge.target, edge.source)
+        if edge.label not in texts.setdefault(pair, []):
+            texts[pair].append(edge.label)
+        faded[pair] = faded.get(pair, True) and edge.alpha < 1.0
+    return [
+        (pair, short_label(" / ".join(names), 30), faded[pair]) for pair, names in texts.items()
+    ]
+
+
+def _node_priority(node: SceneNode) -> int:
+    if node.ring or node.shape == "s":
+        return 0  # the answer and the topic entities
+    return 1 if node.alpha >= 1.0 else 3
+
+
+def draw_scene(
     scene: Scene,
-    path: str | Path,
     *,
-    figsize: tuple[float, float] = DEFAULT_FIGSIZE,
+    figsize: tuple[float, float] | None = None,
     dpi: int = DEFAULT_DPI,
     seed: int = 0,
-) -> Path:
-    """Draw ``scene`` to ``path`` (PNG, SVG, PDF or JPEG by its suffix) and return the path.
+) -> Any:
+    """The :class:`matplotlib.figure.Figure` of ``scene``, ready to save (see :func:`render`).
 
-    The image is ``figsize[0] * dpi`` by ``figsize[1] * dpi`` pixels; missing parent folders
-    are created.
+    Every node's name and edge's relation is placed where it overlaps no other label
+    (:mod:`kgcore.visualize.labels`); the few that find no such place are left out, and the
+    note under the picture says how many.
     """
-    path = check_image_path(path)
+    figsize = auto_figsize(scene) if figsize is None else figsize
     if figsize[0] <= 0 or figsize[1] <= 0 or dpi <= 0:
         raise DrawingError(f"figsize and dpi must be positive, got {figsize} and {dpi}")
     figure_class = _figure_class()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     positions = layout(scene, seed=seed)
     fig = figure_class(figsize=figsize, dpi=dpi, facecolor="white")
-    ax = fig.add_axes((0.01, 0.04, 0.98, 0.86))
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.01, 0.04, 0.98, 0.84))
     ax.set_axis_off()
-    fig.suptitle(textwrap.fill(scene.title, 100), fontsize=12, y=0.98)
-    if scene.note:
-        fig.text(0.01, 0.01, scene.note, fontsize=8, color="#555555")
+    fig.suptitle(textwrap.fill(scene.title, 100), fontsize=12, y=0.985)
     graph = nx.Graph()
     graph.add_nodes_from(positions)
 
@@ -145,37 +196,6 @@ def render(
             style="dashed" if dashed else "solid",
             arrows=False,
         )
-    labelled = [e for e in scene.edges if e.label]
-    if len(labelled) > MAX_EDGE_LABELS:  # too many to read: name the strong edges only
-        labelled = [e for e in labelled if e.alpha >= 1.0]
-    if len(labelled) <= MAX_EDGE_LABELS:
-        texts: dict[tuple[Hashable, Hashable], list[str]] = {}
-        faded: dict[tuple[Hashable, Hashable], bool] = {}
-        for edge in labelled:
-            pair = (edge.source, edge.target)
-            if (edge.target, edge.source) in texts:
-                pair = (edge.target, edge.source)
-            if edge.label not in texts.setdefault(pair, []):
-                texts[pair].append(edge.label)
-            faded[pair] = faded.get(pair, True) and edge.alpha < 1.0
-        for fade in (True, False):  # one call per fading, not per label
-            edge_labels = {
-                pair: short_label(" / ".join(names), 30)
-                for pair, names in texts.items()
-                if faded[pair] == fade
-            }
-            if not edge_labels:
-                continue
-            nx.draw_networkx_edge_labels(
-                graph,
-                positions,
-                edge_labels=edge_labels,
-                ax=ax,
-                font_size=6,
-                alpha=0.45 if fade else 0.9,
-                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.6},
-                rotate=False,
-            )
 
     # Nodes, grouped by shape and fading (one collection each).
     node_groups: dict[tuple[str, float], list[SceneNode]] = {}
@@ -199,28 +219,112 @@ def render(
         nx.draw_networkx_labels(
             graph, positions, labels=badges, ax=ax, font_size=7, font_color="white"
         )
-    ys = [y for _, y in positions.values()]
-    offset = 0.035 * (max(ys) - min(ys) if len(ys) > 1 and max(ys) > min(ys) else 1.0)
+    _legend(fig, scene)
+    _set_limits(ax, positions)
+    hidden = _place_labels(fig, ax, scene, positions, dpi)
+    note = scene.note
+    if hidden:
+        note += ("; " if note else "") + f"{hidden} label(s) left out where they would overlap"
+    if note:
+        fig.text(0.01, 0.01, textwrap.fill(note, int(figsize[0] * 14)), fontsize=8, color="#555555")
+    return fig
+
+
+def _set_limits(ax: Any, positions: dict[Hashable, tuple[float, float]]) -> None:
+    """Axis limits around the nodes with a margin (labels sit beside the outer nodes)."""
+    xs = [x for x, _ in positions.values()] or [0.0]
+    ys = [y for _, y in positions.values()] or [0.0]
+    for setter, low, high in ((ax.set_xlim, min(xs), max(xs)), (ax.set_ylim, min(ys), max(ys))):
+        span = high - low if high > low else 1.0
+        setter(low - MARGIN * span, high + MARGIN * span)
+
+
+def _place_labels(
+    fig: Any, ax: Any, scene: Scene, positions: dict[Hashable, tuple[float, float]], dpi: int
+) -> int:
+    """Place the node and edge labels (see :mod:`kgcore.visualize.labels`); the number left
+    out."""
+    renderer = fig.canvas.get_renderer()
+    to_pixels = ax.transData.transform
+    pixels = {key: tuple(to_pixels(xy)) for key, xy in positions.items()}
+    circles = []
     for node in scene.nodes:
-        x, y = positions[node.key]
-        ax.text(
-            x,
-            y - offset,
-            short_label(node.name),
+        x, y = pixels[node.key]
+        radius = (node.size**0.5 / 2 + (3.0 if node.ring else 0.8)) * dpi / 72
+        circles.append(Circle(float(x), float(y), radius))
+    obstacles = [Box(*t.get_window_extent(renderer).extents) for t in ax.texts]
+    legend = fig.legends[0] if fig.legends else None
+    if legend is not None:
+        obstacles.append(Box(*legend.get_window_extent(renderer).extents))
+    texts, requests = [], []
+    for index, node in enumerate(scene.nodes):
+        if not node.name:  # a node drawn without a name (G-Retriever's many virtual nodes)
+            continue
+        text = ax.text(
+            0,
+            0,
+            textwrap.fill(short_label(node.name), NODE_LABEL_WIDTH, break_long_words=False),
             fontsize=7,
             ha="center",
-            va="top",
+            va="center",
+            multialignment="center",
             alpha=max(node.alpha, 0.5),
             fontweight="bold" if node.ring else "normal",
         )
-    _legend(ax, scene)
-    ax.margins(0.08)
+        texts.append(text)
+        size = _text_size(text, renderer)
+        requests.append(LabelRequest(node.key, size, _node_priority(node), node=index))
+    for pair, label, faded in _edge_label_texts(scene):
+        text = ax.text(
+            0,
+            0,
+            label,
+            fontsize=6,
+            ha="center",
+            va="center",
+            alpha=0.45 if faded else 0.9,
+            bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.6},
+        )
+        texts.append(text)
+        ends = (pixels[pair[0]], pixels[pair[1]])
+        requests.append(
+            LabelRequest(pair, _text_size(text, renderer), 4 if faded else 2, edge=ends)
+        )
+    area = Box(*ax.get_window_extent(renderer).extents)
+    to_data = ax.transData.inverted().transform
+    hidden = 0
+    for text, box in zip(texts, place_labels(requests, circles, area, obstacles), strict=True):
+        if box is None:
+            text.remove()
+            hidden += 1
+        else:
+            text.set_position(tuple(to_data(box.centre)))
+    return hidden
+
+
+def render(
+    scene: Scene,
+    path: str | Path,
+    *,
+    figsize: tuple[float, float] | None = None,
+    dpi: int = DEFAULT_DPI,
+    seed: int = 0,
+) -> Path:
+    """Draw ``scene`` to ``path`` (PNG, SVG, PDF or JPEG by its suffix) and return the path.
+
+    The image is ``figsize[0] * dpi`` by ``figsize[1] * dpi`` pixels (``figsize`` by default
+    :func:`auto_figsize`); missing parent folders are created. No two labels overlap
+    (:func:`draw_scene`).
+    """
+    path = check_image_path(path)
+    fig = draw_scene(scene, figsize=figsize, dpi=dpi, seed=seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=dpi, facecolor="white")
     return path
 
 
-def _legend(ax: Any, scene: Scene) -> None:
+def _legend(fig: Any, scene: Scene) -> None:
+    """The legend in one row above the drawing, under the title, where it covers no node."""
     from matplotlib.lines import Line2D
 
     handles = []
@@ -257,4 +361,11 @@ def _legend(ax: Any, scene: Scene) -> None:
             )
         )
     if handles:
-        ax.legend(handles=handles, loc="upper left", fontsize=8, framealpha=0.8)
+        fig.legend(
+            handles=handles,
+            loc="center",
+            bbox_to_anchor=(0.5, 0.915),
+            ncol=len(handles),
+            fontsize=8,
+            frameon=False,
+        )

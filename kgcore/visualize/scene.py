@@ -45,7 +45,8 @@ ANSWER_RING = "#f5b400"
 CONNECTOR_COLOUR = "#9ecae1"
 MAX_LABEL_CHARS = 24
 
-_ANSWER_SPLIT = re.compile(r"\s*(?:[,;|\n]|\band\b)\s*", re.IGNORECASE)
+_ANSWER_SPLIT = re.compile(r"\s*[,;|\n]\s*")
+_AND_SPLIT = re.compile(r"\s+and\s+", re.IGNORECASE)
 
 
 class DrawingError(KGRetrieverError, ValueError):
@@ -159,17 +160,22 @@ def answer_matches(answer: str, names: Iterable[str]) -> list[str]:
     """The node names an answer names, in the order given.
 
     A name matches when it equals the whole answer or one of its parts (split at commas,
-    semicolons, bars, line breaks and "and"), ignoring case and spacing.
+    semicolons, bars and line breaks), or a part of a part split at "and" (so a title with
+    "and" in it still matches whole), ignoring case and spacing.
 
     Example
     -------
     >>> answer_matches("Drama, Joseph L. Mankiewicz", ["Cleopatra", "joseph l.  mankiewicz"])
     ['joseph l.  mankiewicz']
+    >>> answer_matches("All About Eve; Guys and Dolls", ["Guys and Dolls", "All About Eve"])
+    ['Guys and Dolls', 'All About Eve']
     """
     whole = normalize_name(answer)
     if not whole:
         return []
-    parts = {whole} | {normalize_name(p) for p in _ANSWER_SPLIT.split(answer) if p.strip()}
+    pieces = [p for p in _ANSWER_SPLIT.split(answer) if p.strip()]
+    pieces += [q for p in pieces for q in _AND_SPLIT.split(p) if q.strip()]
+    parts = {whole} | {normalize_name(p) for p in pieces}
     return [name for name in names if normalize_name(name) in parts]
 
 

@@ -8,6 +8,7 @@ same notebooks with the local model and saves their outputs.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -68,6 +69,11 @@ def test_notebook_runs_with_the_scripted_model(
         kernel_name="python3",
     )
     executed = nbformat.read(out, as_version=4)
+    first = next(c for c in executed.cells if c.get("outputs"))
+    record = first.outputs[0].text.splitlines()
+    # The first output records the commit (here a copy outside git), the model, the settings.
+    assert record[0].startswith("commit ") and record[1].startswith("model: scripted"), record
+    assert len(record) >= 3
     assert _outputs(executed, "image/png"), f"{name} shows no picture"
     assert list((work / "pictures").glob("*.png")) or name == "compare_methods.ipynb"
     text = "".join(_outputs(executed, "stream"))
@@ -76,10 +82,19 @@ def test_notebook_runs_with_the_scripted_model(
         for method in ("io", "cot", "tog", "cgpe", "fasttog", "gretriever"):
             assert f"| {method}" in summary
         assert "0 resumed from the traces" in text
+        assert "answer(s) differ in hit from the committed traces" in text
+        assert "metaqa-2hop-5: who are the directors of the films written by" in text
     if name == "fasttog_langchain_agent.ipynb":
         assert "Final answer: From the knowledge graph: Dermot Mulroney" in text
         assert "fasttog.prune" in text
+        assert "FastToG (through the agent): " in text  # the answer is checked, right or wrong
+        footer = re.search(
+            r"picture footer: LLM calls (\d+) \(FastToG steps the callback counted: (\d+)\)", text
+        )
+        assert footer and footer[1] == footer[2] != "0"  # the picture counts the real calls
     if name == "your_own_graph.ipynb":
         assert "closest names:" in text and "candidate communities pruned" in text
     if name == "gretriever_llamaindex.ipynb":
         assert "PCST subgraph:" in text and "of the neighbourhood" in text
+        assert "gold answers: ['Michael Cristofer', 'James Bridges']" in text
+        assert "RetrieverQueryEngine: " in text and "PropertyGraphIndex: " in text
