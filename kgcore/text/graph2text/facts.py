@@ -98,8 +98,8 @@ RELATION_SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 #: Relations said by a preposition or comma before the object ("in Denmark", "Aarhus, Denmark").
 PLACE_RELATION_WORDS = "country location city state region part ground headquarters language"
-#: Relations whose object is read as a kind: "a western", "a western film".
-KIND_RELATION_WORDS = "genre tags type class category"
+#: Relations whose object is read as a kind: "a western", "a western film", "was a test pilot".
+KIND_RELATION_WORDS = "genre tags type class category occupation profession"
 PLACE_WORDS = frozenset("in of at from near on".split())
 KIND_FOLLOWERS = frozenset("film movie drama comedy story picture".split())
 #: Words that stand for the subject in a later sentence.
@@ -119,8 +119,8 @@ def stem(word: str) -> str:
     """A crude stem: lower case, a common suffix and a final ``s``/``y``/``e`` and a doubled
     last consonant dropped (``"directed"``, ``"director"`` -> ``"direct"``).
 
-    >>> stem("starring"), stem("stars"), stem("starred"), stem("countries")
-    ('star', 'star', 'star', 'countr')
+    >>> stem("starring"), stem("stars"), stem("starred"), stem("director")
+    ('star', 'star', 'star', 'direct')
     """
     w = word.casefold()
     for suffix in _SUFFIXES:
