@@ -49,7 +49,11 @@ from kgcore.text.graph2text.linearize import plain_triples
 #: Non-entity words allowed between a relation word and the object it governs.
 WINDOW = 5
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE_END = re.compile(r"[.!?;]+(?:\s+|$)")
+#: A sentence end: not the dot of an initial ("David R. Ellis") or of a title ("Dr.", "Jr.").
+_SENTENCE_END = re.compile(
+    r"(?<!\b[A-Z])(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bJr)(?<!\bSr)"
+    r"[.!?]+(?:\s+|$)"
+)
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _NT = re.compile(r"\b\w+n[’']t\b", re.IGNORECASE)
 
@@ -101,7 +105,7 @@ PLACE_RELATION_WORDS = "country location city state region part ground headquart
 #: Relations whose object is read as a kind: "a western", "a western film", "was a test pilot".
 KIND_RELATION_WORDS = "genre tags type class category occupation profession"
 PLACE_WORDS = frozenset("in of at from near on".split())
-KIND_FOLLOWERS = frozenset("film movie drama comedy story picture".split())
+KIND_FOLLOWERS = frozenset("film films movie movies drama dramas comedy story picture".split())
 #: Words that stand for the subject in a later sentence.
 REFERRING = frozenset(
     "it its he his him she her they their them this that which who whose whom the".split()
