@@ -114,7 +114,8 @@ def generate_causal(
         add_special_tokens=False,
     ).to(device)
     newline = tokenizer.encode("\n", add_special_tokens=False)
-    stop = [tokenizer.eos_token_id, *newline[-1:]]
+    # EOS, a new line, or any special token (a chat model's end-of-turn): the text has ended
+    stop = list(dict.fromkeys([tokenizer.eos_token_id, *newline[-1:], *tokenizer.all_special_ids]))
     with torch.inference_mode():
         output = model.generate(
             input_ids=encoded["input_ids"],

@@ -191,3 +191,43 @@ def test_publish_dry_run_stages_the_adapter_with_its_card_and_reloads(
     direct = Graph2Text.from_pretrained(tiny_adapter / "model", max_new_tokens=6)
     again = Graph2Text.from_pretrained(staged, max_new_tokens=6)
     assert again.generate([TRIPLES]) == direct.generate([TRIPLES])
+
+
+def test_fasttog_textualizer_g2t_takes_an_adapter_folder(tiny_adapter: Path, movie_store) -> None:
+    from kgcore.evaluation.registry import make_method
+    from kgcore.llm import ScriptedLLM
+    from kgcore.text import resolve_textualizer
+    from kgcore.text.graph2text.guard import GuardedTextualizer
+
+    folder = tiny_adapter / "model"
+    textualizer = resolve_textualizer(f"g2t:{folder}")
+    assert isinstance(textualizer, GuardedTextualizer)
+    assert isinstance(textualizer(["Alan Bean"], TRIPLES), str) and textualizer.calls == 1
+    engine = make_method(
+        "fasttog",
+        movie_store,
+        textualizer=f"g2t:{folder}",
+        width=1,
+        grounded_answers=False,
+        first_choice="llm",
+    )
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1}"], reason=["{All About Eve}"])
+    )
+    result = engine.run("which films share the director of [Cleopatra]", llm)
+    assert result.extra["textualizer_fallbacks"] >= 1  # a random tiny model: its texts fail
+
+
+@pytest.mark.slow
+def test_the_server_serves_an_adapter_folder(tiny_adapter: Path) -> None:
+    import httpx
+
+    from kgcore.text.graph2text.serve_process import serving
+
+    with serving(tiny_adapter / "model", token="t0k") as url:
+        body = {"triples": [["Alan Bean", "occupation", "Test pilot"]]}
+        reply = httpx.post(
+            f"{url}/predict", json=body, headers={"Authorization": "Bearer t0k"}, timeout=120
+        )
+    assert reply.status_code == 200
+    assert isinstance(reply.json()["text"], str) and reply.json()["guard_ok"] is False

@@ -153,15 +153,18 @@ def test_stem(word: str, expected: str) -> None:
 def test_initials_do_not_end_a_sentence() -> None:
     triples = [Triple("Cellular", "directed_by", "David R. Ellis")]
     assert check_facts("David R. Ellis directed Cellular.", triples).ok
-    assert check_facts("J. R. Ellis and David R. Ellis. Cellular directed.", triples).unsupported == [
-        "Cellular | directed by | David R. Ellis"
-    ]
+    assert check_facts(
+        "J. R. Ellis and David R. Ellis. Cellular directed.", triples
+    ).unsupported == ["Cellular | directed by | David R. Ellis"]
 
 
 def test_many_films_of_one_director_in_one_sentence() -> None:
     films = ["Final Destination 2", "Asylum", "Cellular", "Snakes on a Plane"]
     triples = [Triple(f, "directed_by", "David R. Ellis") for f in films]
-    text = "Final Destination 2, Asylum, Cellular and Snakes on a Plane were directed by David R. Ellis."
+    text = (
+        "Final Destination 2, Asylum, Cellular and Snakes on a Plane were directed by "
+        "David R. Ellis."
+    )
     assert check_facts(text, triples).ok
     two = "Final Destination 2 and Asylum were directed by David R. Ellis. Cellular is a film."
     assert [u.split(" | ")[0] for u in check_facts(two, triples[:3]).unsupported] == ["Cellular"]
