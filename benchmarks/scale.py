@@ -309,7 +309,11 @@ def main(argv: list[str] | None = None) -> int:
     loaded_now, load_seconds = 0, 0.0
     indexed = False
     try:
-        store = Neo4jGraphStore(**server.conn, mapping=MAPPING, name_search="fulltext")
+        # Counting 10^7 relationships of a resumed database takes longer than a read's default
+        # deadline (10 s); the timed steps take milliseconds either way.
+        store = Neo4jGraphStore(
+            **server.conn, mapping=MAPPING, name_search="fulltext", query_timeout=600
+        )
         present = store.num_triples()
         done, partial = divmod(present, len(base))
         print(f"resuming: {done} copies loaded" + (" and part of one" if partial else ""))
