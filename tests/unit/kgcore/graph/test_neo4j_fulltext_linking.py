@@ -165,6 +165,30 @@ def test_the_variants_query_is_sent_only_when_no_name_has_the_words(
         store.close()
 
 
+@pytest.mark.parametrize(
+    ("name", "varied", "not_varied"),
+    [
+        # "rcie" is held by no name: only its spellings are asked for, not those of "elizabeth"
+        # (a common word's spellings match names that grow with the graph).
+        ("Elizabeth Rcie", "rice", "elizabet"),
+        # Every word is held ("tricks" by "Tricks of Love"): the held words' spellings are.
+        ("Tricks", "trick", None),
+    ],
+)
+def test_the_variants_query_spells_the_misspelt_words_only(
+    name: str, varied: str, not_varied: str | None
+) -> None:
+    store, driver = fake_store()
+    try:
+        store.search_nodes(name, limit=10)
+        variants = [p["query"].split() for q, p in driver.sent if "queryNodes" in q][1]
+        assert varied in variants
+        if not_varied is not None:
+            assert not_varied not in variants
+    finally:
+        store.close()
+
+
 def test_each_fulltext_query_returns_at_most_its_cap_closest_in_length_first() -> None:
     names = [f"Heat {'x' * k}" for k in range(1, 40)]
     store, _ = fake_store(names)
