@@ -51,7 +51,8 @@ def _git(*args: str) -> str:
         )
     except (OSError, subprocess.SubprocessError):
         return ""
-    return run.stdout.strip() if run.returncode == 0 else ""
+    # Only the end is trimmed: a status line starts with its two status letters, " M path".
+    return run.stdout.rstrip() if run.returncode == 0 else ""
 
 
 def commit_line() -> str:
