@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DATASETS = ("explagraphs",)
+DATASETS = ("explagraphs", "metaqa-graph")
 # Spelled out rather than imported: importing the core's constants would load torch for every
 # kgqa command (tests check they match kgcore.gretriever.gnn's MODES and GNN_KINDS).
 MODES = ("inference", "prompt", "lora")
@@ -33,8 +33,21 @@ def _threads(count: int | None) -> None:
         torch.set_num_threads(count)
 
 
+def load_task(name: str, split: str) -> Any:
+    """The labelled prompts of one split of a task (``DATASETS``)."""
+    if name == "metaqa-graph":
+        from kgcore.gretriever.gnn.graph_task import load_graph_task_prompts
+
+        return load_graph_task_prompts(split)
+    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
+
+    return load_explagraph_prompts(split)
+
+
 def _model_config(args: argparse.Namespace) -> Any:
     from kgcore.gretriever.gnn import GNNConfig, GraphPromptConfig
+    from kgcore.gretriever.gnn.graph_task import SYSTEM_PROMPT
+    from kgcore.gretriever.gnn.model import DEFAULT_SYSTEM_PROMPT
 
     overrides = {
         key: value
@@ -53,12 +66,13 @@ def _model_config(args: argparse.Namespace) -> Any:
         gnn=GNNConfig.preset(args.preset, **overrides),
         graph_tokens=args.graph_tokens,
         max_text_tokens=args.max_text_tokens,
+        max_new_tokens=args.max_new_tokens,
+        system_prompt=SYSTEM_PROMPT if args.data == "metaqa-graph" else DEFAULT_SYSTEM_PROMPT,
         seed=args.seed,
     )
 
 
 def _train(args: argparse.Namespace) -> int:
-    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
     from kgcore.gretriever.gnn import GraphPromptModel
     from kgcore.gretriever.gnn.explagraphs import seeded_subset
     from kgcore.gretriever.gnn.training import BEST_FILE, TrainConfig, Trainer, evaluate_accuracy
@@ -66,8 +80,8 @@ def _train(args: argparse.Namespace) -> int:
     _threads(args.threads)
     config = _model_config(args)
     out = Path(args.out or f"models/gretriever-gnn/{args.mode}")
-    train = seeded_subset(load_explagraph_prompts("train"), args.max_train, args.seed)
-    val = seeded_subset(load_explagraph_prompts("val"), args.max_val, args.seed)
+    train = seeded_subset(load_task(args.data, "train"), args.max_train, args.seed)
+    val = seeded_subset(load_task(args.data, "val"), args.max_val, args.seed)
     model = GraphPromptModel(config)
     progress = not args.quiet
     print(
@@ -91,6 +105,8 @@ def _train(args: argparse.Namespace) -> int:
         warmup_ratio=args.warmup_ratio,
         patience=args.patience,
         eval_batch_size=args.eval_batch_size,
+        save_every=args.save_every,
+        balance=args.balance,
         seed=args.seed,
         progress=progress,
     )
@@ -110,14 +126,13 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
     from kgcore.gretriever.gnn import load_model
     from kgcore.gretriever.gnn.explagraphs import seeded_subset
     from kgcore.gretriever.gnn.training import evaluate_accuracy
 
     _threads(args.threads)
     model = load_model(args.checkpoint, llm=args.llm)
-    examples = seeded_subset(load_explagraph_prompts(args.split), args.sample, args.seed)
+    examples = seeded_subset(load_task(args.data, args.split), args.sample, args.seed)
     result = evaluate_accuracy(model, examples, args.batch_size, not args.quiet, desc=args.split)
     summary = {
         "checkpoint": str(args.checkpoint),
@@ -145,8 +160,13 @@ def add_subcommand(commands: Any) -> None:
         "gretriever", help="train/evaluate G-Retriever's GNN graph prompt with a frozen LLM"
     )
     actions = parser.add_subparsers(dest="action", required=True)
-    train = actions.add_parser("train", help="train the graph prompt (or LoRA) on ExplaGraphs")
-    train.add_argument("--data", choices=DATASETS, default="explagraphs")
+    train = actions.add_parser("train", help="train the graph prompt (or LoRA) on a task")
+    train.add_argument(
+        "--data",
+        choices=DATASETS,
+        default="explagraphs",
+        help="ExplaGraphs, or the graph-only yes/no task on MetaQA's graph",
+    )
     train.add_argument("--mode", choices=MODES, default="prompt")
     train.add_argument("--llm", default="smollm2", help="smollm2 | HF folder | Hub id")
     train.add_argument("--num-params", type=float, help="LLM size in billions (Hub models)")
@@ -157,6 +177,7 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument("--hidden", type=int, help="override the preset's hidden width")
     train.add_argument("--graph-tokens", type=int, default=1)
     train.add_argument("--max-text-tokens", type=int, default=512)
+    train.add_argument("--max-new-tokens", type=int, default=8, help="cap on a reply's tokens")
     train.add_argument("--epochs", type=int, default=10)
     train.add_argument("--lr", type=float, default=1e-5)
     train.add_argument("--weight-decay", type=float, default=0.05)
@@ -165,6 +186,10 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument("--warmup-ratio", type=float, default=0.1)
     train.add_argument("--patience", type=int, default=2)
     train.add_argument("--eval-batch-size", type=int, default=8)
+    train.add_argument("--save-every", type=int, default=25, help="optimiser steps per snapshot")
+    train.add_argument(
+        "--balance", action="store_true", help="class-balanced epochs (rarer labels repeated)"
+    )
     train.add_argument("--max-train", type=int, help="seeded subset of the training graphs")
     train.add_argument("--max-val", type=int, help="seeded subset of the validation graphs")
     train.add_argument("--seed", type=int, default=0)
@@ -175,6 +200,7 @@ def add_subcommand(commands: Any) -> None:
 
     evaluate = actions.add_parser("evaluate", help="accuracy of a checkpoint on a split")
     evaluate.add_argument("--checkpoint", required=True)
+    evaluate.add_argument("--data", choices=DATASETS, default="explagraphs")
     evaluate.add_argument("--split", choices=("train", "val", "test"), default="test")
     evaluate.add_argument("--sample", type=int, help="seeded subset of the split")
     evaluate.add_argument("--seed", type=int, default=0)
