@@ -24,6 +24,7 @@ DATASETS = ("explagraphs", "metaqa-graph")
 MODES = ("inference", "prompt", "lora")
 GNN_KINDS = ("gat", "graph-transformer")
 PRESETS = ("paper", "cpu", "tiny")
+RECIPES = ("paper",)
 
 
 def _threads(count: int | None) -> None:
@@ -59,6 +60,11 @@ def _model_config(args: argparse.Namespace) -> Any:
         )
         if value is not None
     }
+    if args.recipe == "paper":
+        paper_llm = (
+            {} if args.llm == "smollm2" else {"llm": args.llm, "num_params": args.num_params}
+        )
+        return GraphPromptConfig.paper(seed=args.seed, **paper_llm)
     return GraphPromptConfig(
         mode=args.mode,
         llm=args.llm,
@@ -95,6 +101,17 @@ def _train(args: argparse.Namespace) -> int:
         result = evaluate_accuracy(model, val, args.eval_batch_size, progress, desc="val")
         path = model.save(out / BEST_FILE, extra={"val_accuracy": result.accuracy})
         print(json.dumps({"checkpoint": str(path), "val_accuracy": round(result.accuracy, 4)}))
+        return 0
+    if args.recipe == "paper":
+        train_config = TrainConfig.paper(
+            eval_batch_size=args.eval_batch_size,
+            save_every=args.save_every,
+            balance=args.balance,
+            seed=args.seed,
+            progress=progress,
+        )
+        state = Trainer(model, train, val, out, train_config).run()
+        print(json.dumps({"checkpoint": str(out / BEST_FILE), "val_accuracy": state.best_accuracy}))
         return 0
     train_config = TrainConfig(
         epochs=args.epochs,
@@ -166,6 +183,13 @@ def add_subcommand(commands: Any) -> None:
         choices=DATASETS,
         default="explagraphs",
         help="ExplaGraphs, or the graph-only yes/no task on MetaQA's graph",
+    )
+    train.add_argument(
+        "--recipe",
+        choices=RECIPES,
+        help="the paper's setting (GPU): LoRA r=8 alpha=16, Graph Transformer (4 layers, hidden "
+        "1024), Llama-2-7B chat, lr 1e-5, 10 epochs; fixes mode, GNN and optimiser options "
+        "(--llm with --num-params may name another 7B model)",
     )
     train.add_argument("--mode", choices=MODES, default="prompt")
     train.add_argument("--llm", default="smollm2", help="smollm2 | HF folder | Hub id")

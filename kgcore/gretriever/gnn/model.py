@@ -47,6 +47,11 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 #: Format tag written into checkpoints.
 CHECKPOINT_FORMAT = "kg-retrievers/gretriever-gnn/1"
+#: The paper's LLM (He et al., 2024) and its size in billions.
+PAPER_LLM = "meta-llama/Llama-2-7b-chat-hf"
+PAPER_LLM_PARAMS = 7.0
+#: LoRA rank and alpha: the paper's, and the values PyG's ``GRetriever`` fixes (on q_proj, v_proj).
+LORA_R, LORA_ALPHA = 8, 16
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,32 @@ class GraphPromptConfig:
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly fields (stored in checkpoints)."""
         return asdict(self)
+
+    @classmethod
+    def paper(cls, **overrides: Any) -> GraphPromptConfig:
+        """The paper's G-Retriever: LoRA (r=8, alpha=16), a 4-layer Graph Transformer
+        (4 heads, hidden 1024), Llama-2-7B chat, one graph token, 512 text tokens.
+
+        Needs a GPU (and access to the gated Llama-2 weights, or another 7B chat model given
+        as ``llm=`` with ``num_params=``); train it with :meth:`TrainConfig.paper
+        <kgcore.gretriever.gnn.training.TrainConfig.paper>` (lr 1e-5, 10 epochs).
+
+        Example
+        -------
+        >>> config = GraphPromptConfig.paper()
+        >>> config.mode, config.gnn.kind, config.gnn.num_layers, config.llm
+        ('lora', 'graph-transformer', 4, 'meta-llama/Llama-2-7b-chat-hf')
+        """
+        values: dict[str, Any] = {
+            "mode": "lora",
+            "llm": PAPER_LLM,
+            "num_params": PAPER_LLM_PARAMS,
+            "gnn": GNNConfig.preset("paper", kind="graph-transformer"),
+            "graph_tokens": 1,
+            "max_text_tokens": 512,
+            "max_new_tokens": 32,
+        }
+        return cls(**{**values, **overrides})
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> GraphPromptConfig:

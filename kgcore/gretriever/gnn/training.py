@@ -110,6 +110,28 @@ class TrainConfig:
         """The fields, for ``state.json``."""
         return asdict(self)
 
+    @classmethod
+    def paper(cls, **overrides: Any) -> TrainConfig:
+        """The paper's optimisation: AdamW lr 1e-5, weight decay 0.05, 10 epochs, batch 4 with 2
+        accumulation steps, 10 % warm-up, patience 2, gradient norm 0.1.
+
+        Example
+        -------
+        >>> TrainConfig.paper().lr, TrainConfig.paper().epochs
+        (1e-05, 10)
+        """
+        values: dict[str, Any] = {
+            "epochs": 10,
+            "lr": 1e-5,
+            "weight_decay": 0.05,
+            "batch_size": 4,
+            "grad_accumulation": 2,
+            "warmup_ratio": 0.1,
+            "patience": 2,
+            "max_grad_norm": 0.1,
+        }
+        return cls(**{**values, **overrides})
+
 
 @dataclass
 class Accuracy:

@@ -171,3 +171,28 @@ def test_balanced_order_repeats_the_rarer_label() -> None:
     assert drawn.count("support") == drawn.count("counter") == 7
     assert set(order.tolist()) == set(range(10))
     assert order.tolist() == balanced_order(labels, np.random.default_rng(0)).tolist()
+
+
+def test_paper_recipe_is_one_flag_away() -> None:
+    from kgcore.gretriever.gnn import LORA_ALPHA, LORA_R, PAPER_LLM, GraphPromptConfig
+    from kgcore.gretriever.gnn.training import TrainConfig
+    from kgqa.cli import build_parser
+    from kgqa.gretriever import _model_config
+
+    config = GraphPromptConfig.paper()
+    assert (config.mode, config.llm, config.num_params) == ("lora", PAPER_LLM, 7.0)
+    assert config.gnn.kind == "graph-transformer"
+    assert (config.gnn.num_layers, config.gnn.heads, config.gnn.hidden_channels) == (4, 4, 1024)
+    assert (config.graph_tokens, config.max_text_tokens) == (1, 512)
+    assert (LORA_R, LORA_ALPHA) == (8, 16)
+    train = TrainConfig.paper()
+    assert (train.lr, train.epochs, train.weight_decay) == (1e-5, 10, 0.05)
+    assert (train.batch_size, train.grad_accumulation, train.patience) == (4, 2, 2)
+    assert GraphPromptConfig.from_dict(config.to_dict()) == config
+
+    args = build_parser().parse_args(["gretriever", "train", "--recipe", "paper"])
+    assert _model_config(args) == config
+    other = build_parser().parse_args(
+        ["gretriever", "train", "--recipe", "paper", "--llm", "/models/7b", "--num-params", "7.2"]
+    )
+    assert _model_config(other) == GraphPromptConfig.paper(llm="/models/7b", num_params=7.2)
