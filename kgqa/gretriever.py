@@ -73,6 +73,7 @@ def _model_config(args: argparse.Namespace) -> Any:
         graph_tokens=args.graph_tokens,
         max_text_tokens=args.max_text_tokens,
         max_new_tokens=args.max_new_tokens,
+        graph_norm=args.graph_norm,
         system_prompt=SYSTEM_PROMPT if args.data == "metaqa-graph" else DEFAULT_SYSTEM_PROMPT,
         seed=args.seed,
     )
@@ -200,6 +201,11 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument("--heads", type=int, help="override the preset's heads")
     train.add_argument("--hidden", type=int, help="override the preset's hidden width")
     train.add_argument("--graph-tokens", type=int, default=1)
+    train.add_argument(
+        "--graph-norm",
+        action="store_true",
+        help="batch-norm the pooled graph vector before the projector (not in the paper)",
+    )
     train.add_argument("--max-text-tokens", type=int, default=512)
     train.add_argument("--max-new-tokens", type=int, default=8, help="cap on a reply's tokens")
     train.add_argument("--epochs", type=int, default=10)

@@ -135,3 +135,27 @@ def test_inference_mode_has_nothing_to_train(examples, tmp_path) -> None:
         assert loss != pytest.approx(float(model.loss([examples[1].prompt], ["support"])))
     with pytest.raises(ConfigurationError, match="nothing to train"):
         Trainer(model, examples, examples, tmp_path)
+
+
+def test_graph_norm_statistics_travel_with_the_checkpoint(examples, tmp_path) -> None:
+    config = replace(tiny_config(), graph_norm=True)
+    model = GraphPromptModel(config)
+    state = model.trainable_state()
+    assert "projector.0.running_mean" in state and "projector.0.weight" in state
+    prompts, labels = [e.prompt for e in examples], [e.label for e in examples]
+    model.train()
+    model.loss(prompts, labels).backward()  # a training pass moves the running statistics
+    moved = model.trainable_state()["projector.0.running_mean"]
+    assert not torch.equal(moved, state["projector.0.running_mean"])
+    model.save(tmp_path / "norm.safetensors")
+    reloaded = load_model(tmp_path / "norm.safetensors")
+    assert reloaded.config.graph_norm
+    assert torch.equal(reloaded.trainable_state()["projector.0.running_mean"], moved)
+    model.eval()
+    with torch.no_grad():
+        assert float(model.loss(prompts, labels)) == pytest.approx(
+            float(reloaded.eval().loss(prompts, labels)), abs=1e-6
+        )
+    # A lone graph in training uses the running statistics instead of failing.
+    model.train()
+    assert torch.isfinite(model.loss(prompts[:1], labels[:1]))
