@@ -14,7 +14,7 @@ prompt carries the graph when ``intact`` is clearly above ``shuffled`` (``intact
 .. code-block:: console
 
     $ nice -n 19 python benchmarks/gretriever_explagraphs.py --task metaqa-graph \\
-          --checkpoint models/gretriever-gnn/graph-cpu/best.safetensors --threads 2
+          --checkpoint models/gretriever-gnn/graph-cpu/model.safetensors --threads 2
 
 **Modes** (``--prompt``/``--lora``, ExplaGraphs only):
 
