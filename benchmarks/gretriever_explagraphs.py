@@ -55,7 +55,7 @@ def load_test(task: str, sample: int | None, seed: int) -> list[Any]:
     from kgcore.gretriever.gnn.explagraphs import seeded_subset
 
     if task == "metaqa-graph":
-        from kgcore.gretriever.gnn.graph_task import load_graph_task_prompts
+        from kgcore.evaluation.graph_task_prompts import load_graph_task_prompts
 
         return seeded_subset(load_graph_task_prompts("test"), sample, seed)
     from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
@@ -67,7 +67,7 @@ def ablation_report(
     task: str, checkpoint: str, scores: dict[str, Any], majority: float, extra: dict[str, Any]
 ) -> str:
     """The results file: a table per condition, then the result line (last)."""
-    from kgcore.gretriever.gnn.ablation import CONDITIONS, result_line
+    from kgcore.evaluation.gnn_ablation import CONDITIONS, result_line
 
     lines = [
         f"# G-Retriever GNN ablations: task={task}, checkpoint={checkpoint}",
@@ -89,13 +89,13 @@ def ablation_report(
 
 def ablate(args: argparse.Namespace) -> None:
     """Evaluate ``--checkpoint`` intact, shuffled and zeroed; write ``--gnn-out``."""
-    from kgcore.gretriever.gnn import load_model
-    from kgcore.gretriever.gnn.ablation import (
+    from kgcore.evaluation.gnn_ablation import (
         CONDITIONS,
         condition_examples,
         majority_share,
         score,
     )
+    from kgcore.gretriever.gnn import load_model
     from kgcore.gretriever.gnn.training import evaluate_accuracy
 
     test = load_test(args.task, args.sample, args.seed)

@@ -37,7 +37,7 @@ def _threads(count: int | None) -> None:
 def load_task(name: str, split: str) -> Any:
     """The labelled prompts of one split of a task (``DATASETS``)."""
     if name == "metaqa-graph":
-        from kgcore.gretriever.gnn.graph_task import load_graph_task_prompts
+        from kgcore.evaluation.graph_task_prompts import load_graph_task_prompts
 
         return load_graph_task_prompts(split)
     from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts

@@ -28,15 +28,13 @@ Example
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.gnn.explagraphs import LabelledPrompt, prompts_from_examples
 from kgcore.types import Triple
 
 #: The task's name in the CLI and the benchmark.
@@ -141,35 +139,3 @@ def split_examples(
         "val": list(examples[train : train + val]),
         "test": list(examples[train + val : train + val + test]),
     }
-
-
-def load_graph_task_prompts(
-    split: str,
-    data_dir: str | Path | None = None,
-    relation: str = "directed_by",
-    edges: int = 6,
-    seed: int = 0,
-    sizes: tuple[int, int, int] = DEFAULT_SIZES,
-    embedder: TextEmbedder | None = None,
-    cache_dir: str | Path | None = "default",
-) -> list[LabelledPrompt]:
-    """One split of the task as labelled graph prompts, the graph text left out.
-
-    Example
-    -------
-    >>> test = load_graph_task_prompts("test")            # doctest: +SKIP
-    >>> test[0].prompt.text, test[0].label                # doctest: +SKIP
-    ('', 'yes')
-    """
-    from kgcore.evaluation.datasets import default_data_dir
-
-    if split not in ("train", "val", "test"):
-        raise ConfigurationError(f"unknown split {split!r}; expected train, val or test")
-    root = Path(data_dir) if data_dir is not None else default_data_dir()
-    kb = root / "metaqa" / "kb.txt"
-    if not kb.is_file():
-        raise ConfigurationError(f"MetaQA knowledge base not found: {kb}")
-    examples = graph_task_examples(movie_facts(kb), relation, edges, seed, limit=sum(sizes))
-    chosen = split_examples(examples, sizes)[split]
-    prompts = prompts_from_examples(chosen, embedder, cache_dir)
-    return [replace(p, prompt=replace(p.prompt, text="")) for p in prompts]

@@ -10,9 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.gnn import GraphPrompt, textual_graph_to_data
-from kgcore.gretriever.gnn.ablation import (
+from kgcore.evaluation.gnn_ablation import (
     CONDITIONS,
     balanced_accuracy,
     condition_examples,
@@ -21,6 +19,8 @@ from kgcore.gretriever.gnn.ablation import (
     result_line,
     score,
 )
+from kgcore.exceptions import ConfigurationError
+from kgcore.gretriever.gnn import GraphPrompt, textual_graph_to_data
 from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
 from kgcore.gretriever.gnn.graph_task import graph_task_examples, split_examples
 from kgcore.gretriever.gnn.training import balanced_order
