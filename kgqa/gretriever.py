@@ -18,12 +18,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DATASETS = ("explagraphs",)
+DATASETS = ("explagraphs", "metaqa-graph")
 # Spelled out rather than imported: importing the core's constants would load torch for every
 # kgqa command (tests check they match kgcore.gretriever.gnn's MODES and GNN_KINDS).
 MODES = ("inference", "prompt", "lora")
 GNN_KINDS = ("gat", "graph-transformer")
 PRESETS = ("paper", "cpu", "tiny")
+RECIPES = ("paper",)
 
 
 def _threads(count: int | None) -> None:
@@ -33,8 +34,21 @@ def _threads(count: int | None) -> None:
         torch.set_num_threads(count)
 
 
+def load_task(name: str, split: str) -> Any:
+    """The labelled prompts of one split of a task (``DATASETS``)."""
+    if name == "metaqa-graph":
+        from kgcore.evaluation.graph_task_prompts import load_graph_task_prompts
+
+        return load_graph_task_prompts(split)
+    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
+
+    return load_explagraph_prompts(split)
+
+
 def _model_config(args: argparse.Namespace) -> Any:
     from kgcore.gretriever.gnn import GNNConfig, GraphPromptConfig
+    from kgcore.gretriever.gnn.graph_task import SYSTEM_PROMPT
+    from kgcore.gretriever.gnn.model import DEFAULT_SYSTEM_PROMPT
 
     overrides = {
         key: value
@@ -46,6 +60,11 @@ def _model_config(args: argparse.Namespace) -> Any:
         )
         if value is not None
     }
+    if args.recipe == "paper":
+        paper_llm = (
+            {} if args.llm == "smollm2" else {"llm": args.llm, "num_params": args.num_params}
+        )
+        return GraphPromptConfig.paper(seed=args.seed, **paper_llm)
     return GraphPromptConfig(
         mode=args.mode,
         llm=args.llm,
@@ -53,12 +72,14 @@ def _model_config(args: argparse.Namespace) -> Any:
         gnn=GNNConfig.preset(args.preset, **overrides),
         graph_tokens=args.graph_tokens,
         max_text_tokens=args.max_text_tokens,
+        max_new_tokens=args.max_new_tokens,
+        graph_norm=args.graph_norm,
+        system_prompt=SYSTEM_PROMPT if args.data == "metaqa-graph" else DEFAULT_SYSTEM_PROMPT,
         seed=args.seed,
     )
 
 
 def _train(args: argparse.Namespace) -> int:
-    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
     from kgcore.gretriever.gnn import GraphPromptModel
     from kgcore.gretriever.gnn.explagraphs import seeded_subset
     from kgcore.gretriever.gnn.training import BEST_FILE, TrainConfig, Trainer, evaluate_accuracy
@@ -66,8 +87,8 @@ def _train(args: argparse.Namespace) -> int:
     _threads(args.threads)
     config = _model_config(args)
     out = Path(args.out or f"models/gretriever-gnn/{args.mode}")
-    train = seeded_subset(load_explagraph_prompts("train"), args.max_train, args.seed)
-    val = seeded_subset(load_explagraph_prompts("val"), args.max_val, args.seed)
+    train = seeded_subset(load_task(args.data, "train"), args.max_train, args.seed)
+    val = seeded_subset(load_task(args.data, "val"), args.max_val, args.seed)
     model = GraphPromptModel(config)
     progress = not args.quiet
     print(
@@ -82,6 +103,17 @@ def _train(args: argparse.Namespace) -> int:
         path = model.save(out / BEST_FILE, extra={"val_accuracy": result.accuracy})
         print(json.dumps({"checkpoint": str(path), "val_accuracy": round(result.accuracy, 4)}))
         return 0
+    if args.recipe == "paper":
+        train_config = TrainConfig.paper(
+            eval_batch_size=args.eval_batch_size,
+            save_every=args.save_every,
+            balance=args.balance,
+            seed=args.seed,
+            progress=progress,
+        )
+        state = Trainer(model, train, val, out, train_config).run()
+        print(json.dumps({"checkpoint": str(out / BEST_FILE), "val_accuracy": state.best_accuracy}))
+        return 0
     train_config = TrainConfig(
         epochs=args.epochs,
         lr=args.lr,
@@ -91,6 +123,8 @@ def _train(args: argparse.Namespace) -> int:
         warmup_ratio=args.warmup_ratio,
         patience=args.patience,
         eval_batch_size=args.eval_batch_size,
+        save_every=args.save_every,
+        balance=args.balance,
         seed=args.seed,
         progress=progress,
     )
@@ -110,14 +144,13 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
     from kgcore.gretriever.gnn import load_model
     from kgcore.gretriever.gnn.explagraphs import seeded_subset
     from kgcore.gretriever.gnn.training import evaluate_accuracy
 
     _threads(args.threads)
     model = load_model(args.checkpoint, llm=args.llm)
-    examples = seeded_subset(load_explagraph_prompts(args.split), args.sample, args.seed)
+    examples = seeded_subset(load_task(args.data, args.split), args.sample, args.seed)
     result = evaluate_accuracy(model, examples, args.batch_size, not args.quiet, desc=args.split)
     summary = {
         "checkpoint": str(args.checkpoint),
@@ -145,8 +178,20 @@ def add_subcommand(commands: Any) -> None:
         "gretriever", help="train/evaluate G-Retriever's GNN graph prompt with a frozen LLM"
     )
     actions = parser.add_subparsers(dest="action", required=True)
-    train = actions.add_parser("train", help="train the graph prompt (or LoRA) on ExplaGraphs")
-    train.add_argument("--data", choices=DATASETS, default="explagraphs")
+    train = actions.add_parser("train", help="train the graph prompt (or LoRA) on a task")
+    train.add_argument(
+        "--data",
+        choices=DATASETS,
+        default="explagraphs",
+        help="ExplaGraphs, or the graph-only yes/no task on MetaQA's graph",
+    )
+    train.add_argument(
+        "--recipe",
+        choices=RECIPES,
+        help="the paper's setting (GPU): LoRA r=8 alpha=16, Graph Transformer (4 layers, hidden "
+        "1024), Llama-2-7B chat, lr 1e-5, 10 epochs; fixes mode, GNN and optimiser options "
+        "(--llm with --num-params may name another 7B model)",
+    )
     train.add_argument("--mode", choices=MODES, default="prompt")
     train.add_argument("--llm", default="smollm2", help="smollm2 | HF folder | Hub id")
     train.add_argument("--num-params", type=float, help="LLM size in billions (Hub models)")
@@ -156,7 +201,13 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument("--heads", type=int, help="override the preset's heads")
     train.add_argument("--hidden", type=int, help="override the preset's hidden width")
     train.add_argument("--graph-tokens", type=int, default=1)
+    train.add_argument(
+        "--graph-norm",
+        action="store_true",
+        help="batch-norm the pooled graph vector before the projector (not in the paper)",
+    )
     train.add_argument("--max-text-tokens", type=int, default=512)
+    train.add_argument("--max-new-tokens", type=int, default=8, help="cap on a reply's tokens")
     train.add_argument("--epochs", type=int, default=10)
     train.add_argument("--lr", type=float, default=1e-5)
     train.add_argument("--weight-decay", type=float, default=0.05)
@@ -165,6 +216,10 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument("--warmup-ratio", type=float, default=0.1)
     train.add_argument("--patience", type=int, default=2)
     train.add_argument("--eval-batch-size", type=int, default=8)
+    train.add_argument("--save-every", type=int, default=25, help="optimiser steps per snapshot")
+    train.add_argument(
+        "--balance", action="store_true", help="class-balanced epochs (rarer labels repeated)"
+    )
     train.add_argument("--max-train", type=int, help="seeded subset of the training graphs")
     train.add_argument("--max-val", type=int, help="seeded subset of the validation graphs")
     train.add_argument("--seed", type=int, default=0)
@@ -175,6 +230,7 @@ def add_subcommand(commands: Any) -> None:
 
     evaluate = actions.add_parser("evaluate", help="accuracy of a checkpoint on a split")
     evaluate.add_argument("--checkpoint", required=True)
+    evaluate.add_argument("--data", choices=DATASETS, default="explagraphs")
     evaluate.add_argument("--split", choices=("train", "val", "test"), default="test")
     evaluate.add_argument("--sample", type=int, help="seeded subset of the split")
     evaluate.add_argument("--seed", type=int, default=0)

@@ -23,7 +23,10 @@ from kgcore.gretriever.gnn.graph_data import (
 from kgcore.gretriever.gnn.labels import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.local_llm import convert_gguf_to_hf, resolve_llm_path
 from kgcore.gretriever.gnn.model import (
+    LORA_ALPHA,
+    LORA_R,
     MODES,
+    PAPER_LLM,
     GraphPrompt,
     GraphPromptConfig,
     GraphPromptModel,
@@ -33,7 +36,10 @@ from kgcore.gretriever.gnn.model import (
 
 __all__ = [
     "GNN_KINDS",
+    "LORA_ALPHA",
+    "LORA_R",
     "MODES",
+    "PAPER_LLM",
     "UNPARSEABLE",
     "GNNConfig",
     "GraphPrompt",

@@ -98,7 +98,10 @@ def resolve_llm_path(spec: str | Path | None = None, cache_dir: str | Path | Non
         from kgcore.local_models import smollm_gguf_path
 
         root = Path(cache_dir) if cache_dir is not None else default_hf_cache_dir()
-        return str(convert_gguf_to_hf(smollm_gguf_path(), root / "smollm2-135m-instruct"))
+        folder = root / "smollm2-135m-instruct"
+        if (folder / "config.json").is_file() and (folder / "model.safetensors").is_file():
+            return str(folder)  # converted before: the GGUF package is no longer needed
+        return str(convert_gguf_to_hf(smollm_gguf_path(), folder))
     text = str(spec).strip()
     if not text:
         raise ConfigurationError("the LLM must be 'smollm2', a local folder or a Hub model id")

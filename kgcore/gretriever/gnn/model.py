@@ -47,6 +47,11 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 #: Format tag written into checkpoints.
 CHECKPOINT_FORMAT = "kg-retrievers/gretriever-gnn/1"
+#: The paper's LLM (He et al., 2024) and its size in billions.
+PAPER_LLM = "meta-llama/Llama-2-7b-chat-hf"
+PAPER_LLM_PARAMS = 7.0
+#: LoRA rank and alpha: the paper's, and the values PyG's ``GRetriever`` fixes (on q_proj, v_proj).
+LORA_R, LORA_ALPHA = 8, 16
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,12 @@ class GraphPromptConfig:
         Cap on the generated answer.
     system_prompt : str
         The chat's system turn.
+    graph_norm : bool
+        Standardise the pooled graph vector across graphs (batch norm; running statistics at
+        evaluation) before the projector. Off in the paper. Without it, the GNN's pooled
+        vectors of similar graphs share a large common part, the projector's sigmoid keeps
+        it, and the graph token varies by about 1-2 % between graphs: a frozen 135M LLM then
+        learns only the label prior in a CPU-sized run (see ``docs/gretriever.md``).
     seed : int
         Seeds the GNN's and projector's initial weights.
     """
@@ -86,11 +97,14 @@ class GraphPromptConfig:
     max_text_tokens: int = 512
     max_new_tokens: int = 8
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    graph_norm: bool = False
     seed: int = 0
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ConfigurationError(f"unknown mode {self.mode!r}; expected one of {MODES}")
+        if not isinstance(self.graph_norm, bool):
+            raise ConfigurationError(f"graph_norm must be true or false, got {self.graph_norm!r}")
         for name in ("input_dim", "graph_tokens", "max_text_tokens", "max_new_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -99,6 +113,32 @@ class GraphPromptConfig:
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly fields (stored in checkpoints)."""
         return asdict(self)
+
+    @classmethod
+    def paper(cls, **overrides: Any) -> GraphPromptConfig:
+        """The paper's G-Retriever: LoRA (r=8, alpha=16), a 4-layer Graph Transformer
+        (4 heads, hidden 1024), Llama-2-7B chat, one graph token, 512 text tokens.
+
+        Needs a GPU (and access to the gated Llama-2 weights, or another 7B chat model given
+        as ``llm=`` with ``num_params=``); train it with :meth:`TrainConfig.paper
+        <kgcore.gretriever.gnn.training.TrainConfig.paper>` (lr 1e-5, 10 epochs).
+
+        Example
+        -------
+        >>> config = GraphPromptConfig.paper()
+        >>> config.mode, config.gnn.kind, config.gnn.num_layers, config.llm
+        ('lora', 'graph-transformer', 4, 'meta-llama/Llama-2-7b-chat-hf')
+        """
+        values: dict[str, Any] = {
+            "mode": "lora",
+            "llm": PAPER_LLM,
+            "num_params": PAPER_LLM_PARAMS,
+            "gnn": GNNConfig.preset("paper", kind="graph-transformer"),
+            "graph_tokens": 1,
+            "max_text_tokens": 512,
+            "max_new_tokens": 32,
+        }
+        return cls(**{**values, **overrides})
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> GraphPromptConfig:
@@ -119,6 +159,25 @@ class GraphPrompt:
     question: str
     text: str
     data: Any = None
+
+
+class GraphBatchNorm(torch.nn.BatchNorm1d):
+    """Batch norm over the graphs of a batch; a lone graph in training uses the running stats.
+
+    Example
+    -------
+    >>> norm = GraphBatchNorm(4)
+    >>> norm(torch.randn(3, 4)).shape, norm(torch.randn(1, 4)).shape
+    (torch.Size([3, 4]), torch.Size([1, 4]))
+    """
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` standardised per feature (over the batch in training, else running stats)."""
+        if self.training and x.shape[0] < 2:
+            return torch.nn.functional.batch_norm(
+                x, self.running_mean, self.running_var, self.weight, self.bias, False, 0.0, self.eps
+            )
+        return super().forward(x)
 
 
 def _load_pyg_llm(config: GraphPromptConfig) -> Any:
@@ -178,6 +237,10 @@ class GraphPromptModel(torch.nn.Module):
                 use_lora=config.mode == "lora",
                 mlp_out_tokens=config.graph_tokens,
             )
+        if gnn is not None and config.graph_norm:
+            self.inner.projector = torch.nn.Sequential(
+                GraphBatchNorm(config.gnn.hidden_channels), *self.inner.projector
+            ).to(llm.device)
         # Greedy decoding, whatever the model's own generation config says.
         generation = llm.llm.generation_config
         generation.do_sample = False
@@ -186,12 +249,23 @@ class GraphPromptModel(torch.nn.Module):
         self.device = llm.device
 
     # -- parameters -----------------------------------------------------------------------
+    def _trained_tensors(self) -> dict[str, torch.Tensor]:
+        """The trained parameters, and the GNN's and projector's buffers (batch-norm stats)."""
+        tensors = {n: p for n, p in self.inner.named_parameters() if p.requires_grad}
+        tensors.update(
+            (n, b) for n, b in self.inner.named_buffers() if n.startswith(("gnn.", "projector."))
+        )
+        return tensors
+
     def trainable_state(self) -> dict[str, torch.Tensor]:
-        """A copy of the trained parameters by name (GNN, projector, LoRA adapters), on CPU."""
+        """A copy of the trained parameters by name (GNN, projector, LoRA adapters), on CPU.
+
+        The GNN's and projector's buffers (the running statistics of ``graph_norm``) are
+        included: evaluation reads them.
+        """
         return {
-            name: parameter.detach().to("cpu", copy=True).contiguous()
-            for name, parameter in self.inner.named_parameters()
-            if parameter.requires_grad
+            name: tensor.detach().to("cpu", copy=True).contiguous()
+            for name, tensor in self._trained_tensors().items()
         }
 
     def num_trainable(self) -> int:
@@ -304,8 +378,8 @@ class GraphPromptModel(torch.nn.Module):
         from safetensors.torch import load_file
 
         state = load_file(str(path))
-        own = dict(self.inner.named_parameters())
-        expected = {n for n, p in own.items() if p.requires_grad}
+        own = self._trained_tensors()
+        expected = set(own)
         if set(state) != expected:
             missing, unexpected = sorted(expected - set(state)), sorted(set(state) - expected)
             raise ConfigurationError(

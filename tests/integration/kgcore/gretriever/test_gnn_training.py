@@ -135,3 +135,69 @@ def test_inference_mode_has_nothing_to_train(examples, tmp_path) -> None:
         assert loss != pytest.approx(float(model.loss([examples[1].prompt], ["support"])))
     with pytest.raises(ConfigurationError, match="nothing to train"):
         Trainer(model, examples, examples, tmp_path)
+
+
+def test_graph_norm_statistics_travel_with_the_checkpoint(examples, tmp_path) -> None:
+    config = replace(tiny_config(), graph_norm=True)
+    model = GraphPromptModel(config)
+    state = model.trainable_state()
+    assert "projector.0.running_mean" in state and "projector.0.weight" in state
+    prompts, labels = [e.prompt for e in examples], [e.label for e in examples]
+    model.train()
+    model.loss(prompts, labels).backward()  # a training pass moves the running statistics
+    moved = model.trainable_state()["projector.0.running_mean"]
+    assert not torch.equal(moved, state["projector.0.running_mean"])
+    model.save(tmp_path / "norm.safetensors")
+    reloaded = load_model(tmp_path / "norm.safetensors")
+    assert reloaded.config.graph_norm
+    assert torch.equal(reloaded.trainable_state()["projector.0.running_mean"], moved)
+    model.eval()
+    with torch.no_grad():
+        assert float(model.loss(prompts, labels)) == pytest.approx(
+            float(reloaded.eval().loss(prompts, labels)), abs=1e-6
+        )
+    # A lone graph in training uses the running statistics instead of failing.
+    model.train()
+    assert torch.isfinite(model.loss(prompts[:1], labels[:1]))
+
+
+class _Interrupted(Exception):
+    pass
+
+
+class _StopAfterSnapshot(Trainer):
+    """A trainer whose process 'dies' right after its snapshot at optimiser step 2."""
+
+    def _snapshot(self) -> None:
+        super()._snapshot()
+        if self.state.optimizer_steps == 2:
+            raise _Interrupted
+
+
+def test_an_interrupted_run_resumes_from_its_snapshot(examples, tmp_path) -> None:
+    config = TrainConfig(
+        epochs=1,
+        lr=1e-3,
+        batch_size=1,
+        grad_accumulation=1,
+        warmup_ratio=0.0,
+        save_every=2,
+        balance=True,
+        progress=False,
+    )
+    whole = Trainer(GraphPromptModel(tiny_config()), examples, examples[:2], tmp_path / "a", config)
+    whole.run()
+    with pytest.raises(_Interrupted):
+        _StopAfterSnapshot(
+            GraphPromptModel(tiny_config()), examples, examples[:2], tmp_path / "b", config
+        ).run()
+    saved = json.loads((tmp_path / "b" / STATE_FILE).read_text())["state"]
+    assert (saved["optimizer_steps"], saved["batches_done"], saved["finished"]) == (2, 2, False)
+    resumed = Trainer(
+        GraphPromptModel(tiny_config()), examples, examples[:2], tmp_path / "b", config
+    )
+    state = resumed.run()
+    assert state.finished and state.optimizer_steps == whole.state.optimizer_steps == 4
+    assert state.losses == whole.state.losses
+    first, second = whole.model.trainable_state(), resumed.model.trainable_state()
+    assert all(torch.allclose(first[n], second[n], atol=1e-6) for n in first)

@@ -1,0 +1,79 @@
+"""The graph prompt's CUDA path on the real SmolLM2-135M: runs only where a GPU is present.
+
+Where ``torch.cuda.is_available()`` is false (this project's CPU machines and CI) every test here
+is skipped; on a GPU machine with the ``gnn`` extra and a CUDA torch installed
+(``docs/gretriever.md``) it trains, saves, reloads and generates on the GPU.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kgcore.gretriever.gnn import (
+    GNNConfig,
+    GraphPrompt,
+    GraphPromptConfig,
+    GraphPromptModel,
+    load_model,
+    textual_graph_to_data,
+)
+from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
+from kgcore.gretriever.gnn.training import BEST_FILE, TrainConfig, Trainer
+from kgcore.gretriever.textgraph import TextualGraph
+from tests.support.fake_embedder import FakeEmbedder
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+]
+
+DIM = 16
+
+
+def _examples() -> list[LabelledPrompt]:
+    embedder = FakeEmbedder(dim=DIM)
+    rows = [
+        ([("Heat", "directed_by", "Michael Mann"), ("Heat", "release_year", "1995")], "yes"),
+        ([("Alien", "has_genre", "Horror"), ("Alien", "release_year", "1979")], "no"),
+    ]
+    out = []
+    for number, (triples, label) in enumerate(rows):
+        graph = TextualGraph.from_triples(triples)
+        prompt = GraphPrompt(
+            "Does the graph say who directed it?", "", textual_graph_to_data(graph, embedder)
+        )
+        out.append(LabelledPrompt(f"c{number}", prompt, label))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["gat", "graph-transformer"])
+def test_cuda_training_step_checkpoint_and_generation(kind: str, tmp_path) -> None:
+    config = GraphPromptConfig(
+        mode="lora",
+        gnn=GNNConfig.preset("tiny", kind=kind),
+        input_dim=DIM,
+        max_text_tokens=16,
+        max_new_tokens=3,
+        system_prompt="Answer yes or no.",
+    )
+    model = GraphPromptModel(config)
+    assert model.device.type == "cuda"
+    assert all(p.device.type == "cuda" for p in model.inner.gnn.parameters())
+    assert next(model.inner.llm.llm.parameters()).dtype == torch.bfloat16
+    peft = model.inner.llm_generator.peft_config["default"]
+    assert (peft.r, peft.lora_alpha) == (8, 16)
+    examples = _examples()
+    before = model.llm_state()
+    train = TrainConfig(
+        epochs=1, lr=1e-3, batch_size=2, grad_accumulation=1, warmup_ratio=0.0, progress=False
+    )
+    state = Trainer(model, examples, examples, tmp_path, train).run()
+    assert state.optimizer_steps == 1 and all(loss == loss for loss in state.losses)
+    after = model.llm_state()
+    assert all(torch.equal(before[n], after[n]) for n in before)
+    replies = model.generate([e.prompt for e in examples])
+    assert len(replies) == 2 and all(isinstance(r, str) for r in replies)
+    reloaded = load_model(tmp_path / BEST_FILE)
+    assert reloaded.device.type == "cuda"
+    assert reloaded.generate([e.prompt for e in examples]) == replies
