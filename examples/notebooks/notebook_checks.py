@@ -49,12 +49,27 @@ def metaqa_gold(question: str) -> list[str] | None:
 
 
 def verdict(
-    method: str, answer: str, gold: Sequence[str] | None, context: str | None = None
+    method: str,
+    answer: str,
+    gold: Sequence[str] | None,
+    context: str | None = None,
+    fell_back: bool = False,
 ) -> str:
-    """One line: is ``answer`` right, and if not, did the retrieval or the model miss?"""
+    """One line: is ``answer`` right, and if not, did the retrieval or the model miss? An
+    answer of the fallback (``fell_back``) is the model's own knowledge, not the graph's.
+
+    >>> print(verdict("FastToG", "Netherlands", ["Netherlands"], fell_back=True))
+    FastToG: right, but from the fallback: 'Netherlands' is the model's own knowledge, not read \
+off the graph (gold: Netherlands).
+    """
     if not gold:
         return f"{method}: {answer!r} (no gold answer known for this question)"
     shown = ", ".join(list(gold)[:4]) + (" ..." if len(gold) > 4 else "")
+    if hit_at_1(answer, gold) and fell_back:
+        return (
+            f"{method}: right, but from the fallback: {answer!r} is the model's own knowledge, "
+            f"not read off the graph (gold: {shown})."
+        )
     if hit_at_1(answer, gold):
         return f"{method}: right. {answer!r} names a gold answer ({shown})."
     line = f"{method}: WRONG. {answer!r} names no gold answer ({shown})"
