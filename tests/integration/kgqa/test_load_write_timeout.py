@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -34,21 +35,24 @@ CHILD = textwrap.dedent(
         calls[0] += 1
         if calls[0] == int(os.environ["PAUSE_BEFORE"]):
             os.kill(int(os.environ["SERVER_PID"]), signal.SIGSTOP)
-            print(f"paused-at {time.time()}", file=sys.stderr, flush=True)
+            sys.stderr.write(f"paused-at {time.time()}\\n"); sys.stderr.flush()
         return real_write(self, *args, **kwargs)
 
     Neo4jGraphStore.write = write
     status = main(sys.argv[1:])
-    print(f"returned-at {time.time()}", file=sys.stderr, flush=True)
+    sys.stderr.write(f"returned-at {time.time()}\\n"); sys.stderr.flush()
     sys.exit(status)
     """
 )
 
 
 def _stamp(stderr: str, name: str) -> float:
+    # The driver's retry warnings come from another thread and may run into a stamp's line
+    # ("returned-at 1795694475.88Transaction failed and will be retried ..."): read the number.
     for line in stderr.splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
+        found = re.match(rf"{name} (\d+(?:\.\d+)?)", line)
+        if found:
+            return float(found.group(1))
     raise AssertionError(f"no {name} line in:\n{stderr}")
 
 
