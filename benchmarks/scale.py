@@ -166,28 +166,27 @@ def measure_bolt(
     retriever = GRetriever(store=store, embedder=embedder)
     figures: dict[str, list[float]] = {k: [] for k in ("link", "lcs", "tog", "gretriever")}
     trips: dict[str, list[int]] = {k: [] for k in figures}
+
+    def steps(question: str, entity: str, name: str) -> tuple[tuple[str, Callable[[], Any]], ...]:
+        """The four timed steps of one question (``name``: its topic, misspelt)."""
+        return (
+            ("link", lambda: link_or_refuse(store, name)),
+            ("lcs", lambda: local_community_search(store, [entity], LCSConfig(), seed=0)),
+            ("tog", lambda: tog_step(store, entity)),
+            ("gretriever", lambda: retriever.retrieve(question, topic_entities=[entity])),
+        )
+
     # Warm up with one untimed pass over the questions: the server's caches and JIT, and the
     # embedding model's kernels for each new input length (a first pass of the questions took
     # 448 ms per retrieval at 10^5 triples against 52 ms once warm), so every size is timed in
     # the steady state a running service is in.
     warm = random.Random(1)
     for question, entity in asked:
-        local_community_search(store, [entity], LCSConfig(), seed=0)
-        retriever.retrieve(question, topic_entities=[entity])
-        link_or_refuse(store, misspelt(entity, warm))
-        tog_step(store, entity)
+        for _, fn in steps(question, entity, misspelt(entity, warm)):
+            fn()
     refused = 0
     for question, entity in asked:
-        name = misspelt(entity, rng)
-        for key, fn in (
-            ("link", lambda n=name: link_or_refuse(store, n)),
-            ("lcs", lambda e=entity: local_community_search(store, [e], LCSConfig(), seed=0)),
-            ("tog", lambda e=entity: tog_step(store, e)),
-            (
-                "gretriever",
-                lambda q=question, e=entity: retriever.retrieve(q, topic_entities=[e]),
-            ),
-        ):
+        for key, fn in steps(question, entity, misspelt(entity, rng)):
             if key == "link":
                 store.reset_round_trips()
                 started = time.perf_counter()

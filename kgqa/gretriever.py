@@ -103,31 +103,26 @@ def _train(args: argparse.Namespace) -> int:
         path = model.save(out / BEST_FILE, extra={"val_accuracy": result.accuracy})
         print(json.dumps({"checkpoint": str(path), "val_accuracy": round(result.accuracy, 4)}))
         return 0
+    common: dict[str, Any] = {
+        "eval_batch_size": args.eval_batch_size,
+        "save_every": args.save_every,
+        "balance": args.balance,
+        "seed": args.seed,
+        "progress": progress,
+    }
     if args.recipe == "paper":
-        train_config = TrainConfig.paper(
-            eval_batch_size=args.eval_batch_size,
-            save_every=args.save_every,
-            balance=args.balance,
-            seed=args.seed,
-            progress=progress,
+        train_config = TrainConfig.paper(**common)
+    else:
+        train_config = TrainConfig(
+            epochs=args.epochs,
+            lr=args.lr,
+            weight_decay=args.weight_decay,
+            batch_size=args.batch_size,
+            grad_accumulation=args.grad_accumulation,
+            warmup_ratio=args.warmup_ratio,
+            patience=args.patience,
+            **common,
         )
-        state = Trainer(model, train, val, out, train_config).run()
-        print(json.dumps({"checkpoint": str(out / BEST_FILE), "val_accuracy": state.best_accuracy}))
-        return 0
-    train_config = TrainConfig(
-        epochs=args.epochs,
-        lr=args.lr,
-        weight_decay=args.weight_decay,
-        batch_size=args.batch_size,
-        grad_accumulation=args.grad_accumulation,
-        warmup_ratio=args.warmup_ratio,
-        patience=args.patience,
-        eval_batch_size=args.eval_batch_size,
-        save_every=args.save_every,
-        balance=args.balance,
-        seed=args.seed,
-        progress=progress,
-    )
     state = Trainer(model, train, val, out, train_config).run()
     print(
         json.dumps(
