@@ -120,14 +120,40 @@ class ServerPause:
     pid: int
     paused_at: float | None = None  # time.perf_counter() of the last pause
 
-    def pause(self) -> None:
-        """Stop the server: connections stay open, nothing is answered."""
+    def pause(self, settle: float = 10.0) -> None:
+        """Stop the server: connections stay open, nothing is answered.
+
+        Returns once every thread of the process is stopped (Linux ``/proc``), since the stop
+        reaches a busy JVM's threads some time after the signal on a loaded machine; a write
+        sent in between would still be answered.
+        """
         os.kill(self.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + settle
+        while not _all_threads_stopped(self.pid):
+            if time.monotonic() > deadline:
+                pytest.fail(f"server pid {self.pid} not stopped {settle:g} s after SIGSTOP")
+            time.sleep(0.005)
         self.paused_at = time.perf_counter()
 
     def resume(self) -> None:
         """Continue the server, whoever paused it (harmless when it runs)."""
         os.kill(self.pid, signal.SIGCONT)
+
+
+def _all_threads_stopped(pid: int) -> bool:
+    """Whether every thread of ``pid`` is in the stopped state (True where /proc is missing)."""
+    tasks = Path(f"/proc/{pid}/task")
+    if not tasks.is_dir():
+        return True
+    for task in sorted(tasks.iterdir()):
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:  # the thread ended
+            continue
+        state = stat.rpartition(")")[2].split()[0]
+        if state not in ("T", "t", "Z", "X"):  # stopped, or a thread that is ending
+            return False
+    return True
 
 
 @contextmanager

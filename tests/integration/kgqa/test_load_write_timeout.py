@@ -25,16 +25,17 @@ WRITE_TIMEOUT = 2.0
 PAUSE_BEFORE = 4
 CHILD = textwrap.dedent(
     """
-    import os, signal, sys, time
+    import os, sys, time
     from kgcore.graph.neo4j_store import Neo4jGraphStore
     from kgqa.cli import main
+    from tests.support.neo4j_testserver import ServerPause
 
     real_write, calls = Neo4jGraphStore.write, [0]
 
     def write(self, *args, **kwargs):
         calls[0] += 1
         if calls[0] == int(os.environ["PAUSE_BEFORE"]):
-            os.kill(int(os.environ["SERVER_PID"]), signal.SIGSTOP)
+            ServerPause(int(os.environ["SERVER_PID"])).pause()  # returns once it is stopped
             sys.stderr.write(f"paused-at {time.time()}\\n"); sys.stderr.flush()
         return real_write(self, *args, **kwargs)
 
