@@ -100,8 +100,9 @@ def generate_causal(
     num_beams: int,
     max_new_tokens: int,
     max_source_tokens: int,
+    num_return_sequences: int = 1,
 ) -> list[str]:
-    """One text per linearised source, in order (a batch)."""
+    """``num_return_sequences`` texts per linearised source (most likely first), in order."""
     import torch
 
     device = next(model.parameters()).device
@@ -121,6 +122,7 @@ def generate_causal(
             input_ids=encoded["input_ids"],
             attention_mask=encoded["attention_mask"],
             num_beams=num_beams,
+            num_return_sequences=num_return_sequences,
             do_sample=False,
             max_new_tokens=max_new_tokens,
             eos_token_id=stop,

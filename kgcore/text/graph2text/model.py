@@ -102,6 +102,15 @@ class Graph2Text:
     no_repeat_ngram_size : int
         Forbid repeating any n-gram (stops small models looping); 0 disables. Not used by a
         causal model, whose prompt holds the names it must repeat (it stops at a new line).
+    triples_per_sentence : int, optional
+        Sentence planning: a community is split into groups of triples that share their head,
+        at most this many each, in order; each group is written on its own and the texts are
+        joined. ``None`` writes the whole community at once. Small models keep the roles of
+        one or two facts right far more often than those of six (``benchmarks/g2t.py``).
+    candidates : int
+        Texts kept per group from beam search (at most ``num_beams``); the first that passes
+        the hallucination guard (:func:`~kgcore.text.graph2text.guard.check_text`) is used,
+        else the most likely one.
     """
 
     def __init__(
@@ -115,9 +124,21 @@ class Graph2Text:
         max_new_tokens: int | None = None,
         batch_size: int = 32,
         no_repeat_ngram_size: int = 3,
+        triples_per_sentence: int | None = None,
+        candidates: int = 1,
     ) -> None:
         if num_beams < 1 or max_triples < 1 or batch_size < 1:
             raise ConfigurationError("num_beams, max_triples and batch_size must be at least 1")
+        if triples_per_sentence is not None and (
+            isinstance(triples_per_sentence, bool) or triples_per_sentence < 1
+        ):
+            raise ConfigurationError(
+                f"triples_per_sentence must be None or at least 1, not {triples_per_sentence!r}"
+            )
+        if not 1 <= candidates <= num_beams:
+            raise ConfigurationError(
+                f"candidates must be between 1 and num_beams ({num_beams}), not {candidates!r}"
+            )
         self.model = model
         self.tokenizer = tokenizer
         self.settings = settings or G2TSettings()
@@ -126,12 +147,15 @@ class Graph2Text:
         self.max_new_tokens = max_new_tokens or self.settings.max_target_tokens
         self.batch_size = batch_size
         self.no_repeat_ngram_size = no_repeat_ngram_size
+        self.triples_per_sentence = triples_per_sentence
+        self.candidates = candidates
 
     @classmethod
     def from_pretrained(
         cls, name_or_path: str | Path, *, device: str | None = None, **options: Any
     ) -> Graph2Text:
-        """Load a model folder or Hub repo id; ``options`` go to the constructor."""
+        """Load a model folder or Hub repo id; ``options`` go to the constructor, over the
+        folder's writing defaults (``g2t_config.json``: beams, sentence plan, candidates)."""
         try:
             from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
         except ImportError as err:  # pragma: no cover - installed with the [local] extra
@@ -139,6 +163,7 @@ class Graph2Text:
         folder = resolve_model_folder(name_or_path)
         device, dtype = pick_device(device)
         settings = G2TSettings.load(folder)
+        options = {**settings.generation_options(), **options}
         if settings.architecture == "causal":
             model, tokenizer = load_causal(folder, settings, device, dtype)
             return cls(model, tokenizer, settings, **options)
@@ -160,30 +185,59 @@ class Graph2Text:
         return self.settings.prefix + linearize(shown), {}
 
     # -- generation -----------------------------------------------------------------------
+    def plan(self, triples: Sequence[Sequence[str]]) -> list[list[Sequence[str]]]:
+        """The groups of a community written one at a time (see ``triples_per_sentence``)."""
+        shown = list(triples)[: self.max_triples]
+        size = self.triples_per_sentence
+        if size is None or not shown:
+            return [shown]
+        by_head: dict[str, list[Sequence[str]]] = {}
+        for triple in shown:
+            by_head.setdefault(str(triple[0]), []).append(triple)
+        return [
+            group[i : i + size] for group in by_head.values() for i in range(0, len(group), size)
+        ]
+
     def generate(self, communities: Sequence[Sequence[Sequence[str]]]) -> list[str]:
         """One text per community (a list of ``(head, relation, tail)``), in order."""
+        plans = [self.plan(triples) for triples in communities]
+        written = iter(self._write([group for plan in plans for group in plan]))
+        return [" ".join(next(written) for _ in plan).strip() for plan in plans]
+
+    def _write(self, groups: Sequence[Sequence[Sequence[str]]]) -> list[str]:
+        """One text per group: the first of its candidates that passes the guard."""
+        from kgcore.text.graph2text.guard import check_text
+
+        texts: list[str] = []
+        for start in range(0, len(groups), self.batch_size):
+            batch = groups[start : start + self.batch_size]
+            candidates = self._candidates(batch)
+            for index, group in enumerate(batch):
+                options = candidates[index * self.candidates : (index + 1) * self.candidates]
+                passing = (t for t in options if check_text(t, group).ok)
+                texts.append(next(passing, options[0]) if len(options) > 1 else options[0])
+        return texts
+
+    def _candidates(self, batch: Sequence[Sequence[Sequence[str]]]) -> list[str]:
+        """``candidates`` texts per group of one batch, most likely first."""
         import torch
 
-        prepared = [self.source(triples) for triples in communities]
-        texts: list[str] = []
-        device = next(self.model.parameters()).device
-        for start in range(0, len(prepared), self.batch_size):
-            batch = prepared[start : start + self.batch_size]
-            if self.settings.architecture == "causal":
-                decoded = generate_causal(
-                    self.model,
-                    self.tokenizer,
-                    [source for source, _ in batch],
-                    num_beams=self.num_beams,
-                    max_new_tokens=self.max_new_tokens,
-                    max_source_tokens=self.settings.max_source_tokens,
-                )
-                texts.extend(
-                    relexicalize(t, m) if m else t for (_, m), t in zip(batch, decoded, strict=True)
-                )
-                continue
+        prepared = [self.source(triples) for triples in batch]
+        sources = [source for source, _ in prepared]
+        if self.settings.architecture == "causal":
+            decoded = generate_causal(
+                self.model,
+                self.tokenizer,
+                sources,
+                num_beams=self.num_beams,
+                max_new_tokens=self.max_new_tokens,
+                max_source_tokens=self.settings.max_source_tokens,
+                num_return_sequences=self.candidates,
+            )
+        else:
+            device = next(self.model.parameters()).device
             encoded = self.tokenizer(
-                [source for source, _ in batch],
+                sources,
                 return_tensors="pt",
                 padding=True,
                 truncation=True,
@@ -194,15 +248,16 @@ class Graph2Text:
                     input_ids=encoded["input_ids"],
                     attention_mask=encoded["attention_mask"],
                     num_beams=self.num_beams,
+                    num_return_sequences=self.candidates,
                     do_sample=False,
                     max_new_tokens=self.max_new_tokens,
                     no_repeat_ngram_size=self.no_repeat_ngram_size,
                 )
-            decoded = self.tokenizer.batch_decode(output, skip_special_tokens=True)
-            for (_, mapping), text in zip(batch, decoded, strict=True):
-                text = text.strip()
-                texts.append(relexicalize(text, mapping) if mapping else text)
-        return texts
+            decoded = [
+                t.strip() for t in self.tokenizer.batch_decode(output, skip_special_tokens=True)
+            ]
+        mappings = [mapping for _, mapping in prepared for _ in range(self.candidates)]
+        return [relexicalize(t, m) if m else t for t, m in zip(decoded, mappings, strict=True)]
 
     def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str:
         if not triples:

@@ -90,9 +90,11 @@ class Graph2TextAPI(ls.LitAPI):
         model: str,
         max_batch_size: int = 16,
         batch_timeout: float = 0.05,
-        num_beams: int = 1,
+        num_beams: int | None = None,
         threads: int | None = None,
     ) -> None:
+        if num_beams is not None and (isinstance(num_beams, bool) or num_beams < 1):
+            raise ConfigurationError(f"--beams must be at least 1, not {num_beams!r}")
         super().__init__(max_batch_size=max_batch_size, batch_timeout=batch_timeout)
         self.model_name = model
         self.num_beams = num_beams
@@ -105,8 +107,10 @@ class Graph2TextAPI(ls.LitAPI):
 
         if self.threads:
             torch.set_num_threads(self.threads)
+        # The folder's writing defaults (g2t_config.json) unless a beam count is given.
+        beams = {} if self.num_beams is None else {"num_beams": self.num_beams, "candidates": 1}
         self.g2t = Graph2Text.from_pretrained(
-            self.model_name, device=device, num_beams=self.num_beams, batch_size=64
+            self.model_name, device=device, batch_size=64, **beams
         )
 
     def decode_request(self, request: G2TRequest, **kwargs: Any) -> list[tuple[str, str, str]]:
@@ -166,7 +170,7 @@ def build_server(
     token: str | None = None,
     max_batch_size: int = 16,
     batch_timeout: float = 0.05,
-    num_beams: int = 1,
+    num_beams: int | None = None,
     timeout: float = 120.0,
     threads: int | None = None,
     accelerator: str | None = None,

