@@ -42,7 +42,7 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kgcore.graph.compound import is_unnamed_node
 from kgcore.linking import bracketed_entities
@@ -237,6 +237,14 @@ def node_answer(answer: str | None, nodes: Sequence[str], strict: bool = False) 
     'University of Oxford; Oxford University'
     >>> node_answer("university of oxford; Paris", nodes[:3], strict=True)
     'University of Oxford'
+
+    A name that is no node but a comma list of nodes (models list with commas too) is those
+    nodes; a title with a comma that is a node stays whole:
+
+    >>> node_answer("Cobra, Red Sonja", ["Cobra", "Red Sonja"], strict=True)
+    'Cobra; Red Sonja'
+    >>> node_answer("Love, Wedding, Marriage", ["Love, Wedding, Marriage", "Love"])
+    'Love, Wedding, Marriage'
     """
     if answer is None:
         return None
@@ -248,9 +256,35 @@ def node_answer(answer: str | None, nodes: Sequence[str], strict: bool = False) 
         node = exact.get(form)
         if node is None and form:
             node = next((n for f, n in forms if f" {form} " in f" {f} "), None)
-        if node is not None or not strict:
-            kept.setdefault(node or name, None)
+        listed = _listed_nodes(name, exact) if node is None else []
+        for found in listed or ([node or name] if node is not None or not strict else []):
+            kept.setdefault(found, None)
     return "; ".join(kept) or None
+
+
+def _listed_nodes(name: str, exact: Mapping[str, str]) -> list[str]:
+    """The nodes a comma list names, each the longest run of parts that is exactly a node
+    (``"Michael Joseph Jackson, Jr., Prince Michael Jackson II"``: two); ``[]`` unless every
+    part falls in one."""
+    parts = name.split(",")[: MAX_ANSWER_NAMES * 4]
+    if len(parts) < 2:
+        return []
+    found: list[str] = []
+    start = 0
+    while start < len(parts):
+        end = next(
+            (
+                end
+                for end in range(len(parts), start, -1)
+                if normalize_answer(",".join(parts[start:end])) in exact
+            ),
+            None,
+        )
+        if end is None:
+            return []
+        found.append(exact[normalize_answer(",".join(parts[start:end]))])
+        start = end
+    return found if len(found) > 1 else []
 
 
 def parse_graph_answer(text: str) -> str | None:

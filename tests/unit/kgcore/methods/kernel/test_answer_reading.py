@@ -185,6 +185,26 @@ def test_every_method_and_fallback_takes_the_named_part_of_a_sentence(name: str)
     assert result.answer == "Joseph L. Mankiewicz"
 
 
+STAR = [
+    ("Cobra", "directed_by", "George P. Cosmatos"),
+    ("Rambo", "directed_by", "George P. Cosmatos"),
+]
+
+
+@pytest.mark.parametrize("name", ["fasttog", "tog", "gretriever"])  # CGPE: check_answer's own
+@pytest.mark.parametrize("reply", ["{Cobra, Rambo}", "{Cobra; Rambo}"])
+def test_a_listed_answer_is_the_listed_nodes_for_every_graph_method(name: str, reply: str) -> None:
+    """Qwen lists with commas ("{Cobra, Red Sonja}" on MetaQA dev 1-hop-1): G-Retriever, ToG
+    and CGPE, which write an answer as the nodes shown (``check_answer(..., nodes=)``),
+    answered Unknown."""
+    store = InMemoryGraphStore.from_triples(STAR)
+    engine = engine_named(name, store)
+    question = "which films did [George P. Cosmatos] direct"
+    result = engine.run(question, answering(name, reply))  # type: ignore[attr-defined]
+    assert set(result.answer.split("; ")) == {"Cobra", "Rambo"}
+    assert result.grounded
+
+
 def test_read_answer_is_check_answer_of_the_parsed_reply() -> None:
     facts = "Cleopatra directed by Joseph L. Mankiewicz"
     for reply in ["{Mankiewicz}", "{Cleopatra; Joseph L. Mankiewicz}", "{Paris}", "none"]:
@@ -210,3 +230,15 @@ def test_read_answer_is_check_answer_of_the_parsed_reply() -> None:
 )
 def test_final_answer(answer: str | None, expected: str) -> None:
     assert final_answer(answer) == expected
+
+
+def test_check_answer_writes_a_comma_list_as_nodes_and_keeps_a_comma_title_whole() -> None:
+    nodes = ["Cobra", "Red Sonja", "Love, Wedding, Marriage", "Washington"]
+    assert check_answer("Cobra, Red Sonja", ["Brigitte Nielsen"], nodes=nodes) == "Cobra; Red Sonja"
+    assert check_answer("Love, Wedding, Marriage", [], nodes=nodes) == "Love, Wedding, Marriage"
+    # names with commas inside a comma list (WebQSP dev, CGPE's reply): the longest runs
+    sons = ["Michael Joseph Jackson, Jr.", "Prince Michael Jackson II"]
+    reply = "Michael Joseph Jackson, Jr., Prince Michael Jackson II"
+    assert check_answer(reply, ["Michael Jackson"], nodes=sons) == "; ".join(sons)
+    # not every part is a node: no split (a place with a comma is not two answers)
+    assert check_answer("Washington, D.C.", [], nodes=nodes) is None
