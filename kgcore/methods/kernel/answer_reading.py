@@ -256,9 +256,12 @@ def node_answer(answer: str | None, nodes: Sequence[str], strict: bool = False) 
         node = exact.get(form)
         if node is None and form:
             node = next((n for f, n in forms if f" {form} " in f" {f} "), None)
-        listed = _listed_nodes(name, exact) if node is None else []
-        for found in listed or ([node or name] if node is not None or not strict else []):
-            kept.setdefault(found, None)
+        if node is not None:
+            kept.setdefault(node, None)
+        elif listed := _listed_nodes(name, exact):
+            kept.update(dict.fromkeys(listed))  # a key already there keeps its place
+        elif not strict:
+            kept.setdefault(name, None)
     return "; ".join(kept) or None
 
 
