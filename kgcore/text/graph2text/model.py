@@ -31,7 +31,7 @@ from kgcore.local_models import G2T_MODEL_NAMES, graph2text_model_dir
 from kgcore.text.graph2text.causal import generate_causal, is_model_folder, load_causal
 from kgcore.text.graph2text.delex import delexicalize, relexicalize
 from kgcore.text.graph2text.linearize import linearize, plain_triples
-from kgcore.text.graph2text.settings import G2TSettings
+from kgcore.text.graph2text.settings import G2TSettings, check_writing_options
 from kgcore.types import Triple
 
 
@@ -129,16 +129,7 @@ class Graph2Text:
     ) -> None:
         if num_beams < 1 or max_triples < 1 or batch_size < 1:
             raise ConfigurationError("num_beams, max_triples and batch_size must be at least 1")
-        if triples_per_sentence is not None and (
-            isinstance(triples_per_sentence, bool) or triples_per_sentence < 1
-        ):
-            raise ConfigurationError(
-                f"triples_per_sentence must be None or at least 1, not {triples_per_sentence!r}"
-            )
-        if not 1 <= candidates <= num_beams:
-            raise ConfigurationError(
-                f"candidates must be between 1 and num_beams ({num_beams}), not {candidates!r}"
-            )
+        check_writing_options(num_beams, triples_per_sentence, candidates)
         self.model = model
         self.tokenizer = tokenizer
         self.settings = settings or G2TSettings()

@@ -25,6 +25,25 @@ SETTINGS_FILE = "g2t_config.json"
 ARCHITECTURES = ("seq2seq", "causal")
 
 
+def check_writing_options(
+    num_beams: int, triples_per_sentence: int | None, candidates: int
+) -> None:
+    """Raise :class:`ConfigurationError` unless the writing options are in range: at least one
+    beam, ``triples_per_sentence`` ``None`` or at least 1, 1 <= ``candidates`` <= beams."""
+    if isinstance(num_beams, bool) or num_beams < 1:
+        raise ConfigurationError(f"Graph2Text num_beams must be at least 1, not {num_beams!r}")
+    if triples_per_sentence is not None and (
+        isinstance(triples_per_sentence, bool) or triples_per_sentence < 1
+    ):
+        raise ConfigurationError(
+            f"triples_per_sentence must be None or at least 1, not {triples_per_sentence!r}"
+        )
+    if not 1 <= candidates <= num_beams:
+        raise ConfigurationError(
+            f"candidates must be between 1 and num_beams ({num_beams}), not {candidates!r}"
+        )
+
+
 @dataclass(frozen=True)
 class G2TSettings:
     """How inputs are prepared for a Graph2Text model.
@@ -66,13 +85,7 @@ class G2TSettings:
             )
         if self.max_source_tokens < 1 or self.max_target_tokens < 1:
             raise ConfigurationError("Graph2Text token caps must be at least 1")
-        if not 1 <= self.candidates <= self.num_beams:
-            raise ConfigurationError(
-                f"Graph2Text needs 1 <= candidates ({self.candidates}) <= num_beams "
-                f"({self.num_beams})"
-            )
-        if self.triples_per_sentence is not None and self.triples_per_sentence < 1:
-            raise ConfigurationError("Graph2Text triples_per_sentence must be None or >= 1")
+        check_writing_options(self.num_beams, self.triples_per_sentence, self.candidates)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
