@@ -47,6 +47,29 @@ def _examples() -> list[LabelledPrompt]:
     return out
 
 
+def _autocast_dtype(model: GraphPromptModel) -> torch.dtype | None:
+    context = model.inner.llm.autocast_context
+    return context.fast_dtype if isinstance(context, torch.amp.autocast) else None
+
+
+def test_cuda_prompt_mode_keeps_the_frozen_llm_in_bf16() -> None:
+    config = GraphPromptConfig(
+        mode="prompt",
+        gnn=GNNConfig.preset("tiny", kind="gat"),
+        input_dim=DIM,
+        max_text_tokens=16,
+        max_new_tokens=3,
+        system_prompt="Answer yes or no.",
+    )
+    model = GraphPromptModel(config)
+    assert model.device.type == "cuda"
+    assert {p.dtype for p in model.inner.llm.llm.parameters()} == {torch.bfloat16}
+    assert not any(p.requires_grad for p in model.inner.llm.llm.parameters())
+    assert _autocast_dtype(model) == torch.bfloat16
+    replies = model.generate([e.prompt for e in _examples()])
+    assert len(replies) == 2 and all(isinstance(r, str) for r in replies)
+
+
 @pytest.mark.parametrize("kind", ["gat", "graph-transformer"])
 def test_cuda_training_step_checkpoint_and_generation(kind: str, tmp_path) -> None:
     config = GraphPromptConfig(
@@ -60,7 +83,10 @@ def test_cuda_training_step_checkpoint_and_generation(kind: str, tmp_path) -> No
     model = GraphPromptModel(config)
     assert model.device.type == "cuda"
     assert all(p.device.type == "cuda" for p in model.inner.gnn.parameters())
-    assert next(model.inner.llm.llm.parameters()).dtype == torch.bfloat16
+    # PyG's GRetriever prepares a LoRA model with PEFT's prepare_model_for_kbit_training, which
+    # upcasts the frozen base weights to float32; the forward pass runs under bf16 autocast.
+    assert {p.dtype for p in model.inner.llm.llm.parameters()} == {torch.float32}
+    assert _autocast_dtype(model) == torch.bfloat16
     peft = model.inner.llm_generator.peft_config["default"]
     assert (peft.r, peft.lora_alpha) == (8, 16)
     examples = _examples()
