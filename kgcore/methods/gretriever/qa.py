@@ -39,6 +39,7 @@ from kgcore.methods.kernel import (
     ANSWER_SYSTEM,
     UNKNOWN,
     Linked,
+    StepTrace,
     ask_parsed,
     check_answer,
     check_verbalizer,
@@ -258,7 +259,8 @@ class GRetrieverQA(StepMethod[MethodResult]):
         as by every method (``link_steps``, strict: a name not in the graph raises
         :class:`~kgcore.exceptions.EntityNotFoundError`) and seed the retrieval's region; a
         plain question is linked by :meth:`link_plain_question`. The answer is a node of the
-        retrieved subgraph or ``Unknown`` (:meth:`ground`).
+        retrieved subgraph or ``Unknown`` (:meth:`ground`); the answer step (its raw reply,
+        capped, and what was read from it) is in ``extra["steps"]``, as for the other methods.
         """
         meter = self.meter()
         seeds: list[str] = yield from meter.graph_steps(
@@ -276,8 +278,13 @@ class GRetrieverQA(StepMethod[MethodResult]):
             system=ANSWER_SYSTEM,
             max_tokens=self.max_tokens,
         )
+        trace = StepTrace()
         answer = yield from ask_parsed(
-            request, parse_graph_answer, "Reply only with the answer in braces.", meter.usage
+            request,
+            parse_graph_answer,
+            "Reply only with the answer in braces.",
+            meter.usage,
+            record=trace.recorder(edges=kept_edges),
         )
         answer, grounded = self.ground(
             question, answer, retrieved, [*(topic_entities or ()), *seeds]
@@ -291,6 +298,11 @@ class GRetrieverQA(StepMethod[MethodResult]):
             context=context,
         )
         result.extra.update(
-            {"edges": retrieved.num_edges, "nodes": retrieved.num_nodes, "kept_edges": kept_edges}
+            {
+                "edges": retrieved.num_edges,
+                "nodes": retrieved.num_nodes,
+                "kept_edges": kept_edges,
+                "steps": trace.steps,
+            }
         )
         return meter.finish(result)

@@ -87,6 +87,23 @@ def test_an_unknown_text_format_is_refused_when_the_engine_is_built() -> None:
         GRetrieverQA(store, embedder=FakeEmbedder(dim=64), text_format="json")
 
 
+def test_the_answer_step_and_its_raw_reply_are_in_the_trace() -> None:
+    store = InMemoryGraphStore.from_triples(TRIPLES)
+    engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64))
+    # An unreadable reply, then the format retry: both steps are kept, raw, in order.
+    llm = ScriptedLLM(["{}", "{Joseph L. Mankiewicz}"])
+    result = engine.run("who directed Cleopatra", llm, topic_entities=["Cleopatra"])
+    steps = result.extra["steps"]
+    assert [(s["purpose"], s["retry"]) for s in steps] == [
+        ("gretriever_answer", False),
+        ("gretriever_answer", True),
+    ]
+    assert steps[0]["reply"] == "{}" and steps[0]["parsed"] is None
+    assert steps[1]["parsed"] == "Joseph L. Mankiewicz"
+    assert steps[1]["edges"] == result.extra["kept_edges"]
+    assert result.answer == "Joseph L. Mankiewicz"
+
+
 def test_the_topic_entity_is_no_gretriever_answer() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
     engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64))
