@@ -52,16 +52,21 @@ def _autocast_dtype(model: GraphPromptModel) -> torch.dtype | None:
     return context.fast_dtype if isinstance(context, torch.amp.autocast) else None
 
 
-def test_cuda_prompt_mode_keeps_the_frozen_llm_in_bf16() -> None:
+def _model(mode: str, kind: str) -> GraphPromptModel:
+    """A graph-prompt model on the 135M LLM with a tiny GNN of ``kind``."""
     config = GraphPromptConfig(
-        mode="prompt",
-        gnn=GNNConfig.preset("tiny", kind="gat"),
+        mode=mode,
+        gnn=GNNConfig.preset("tiny", kind=kind),
         input_dim=DIM,
         max_text_tokens=16,
         max_new_tokens=3,
         system_prompt="Answer yes or no.",
     )
-    model = GraphPromptModel(config)
+    return GraphPromptModel(config)
+
+
+def test_cuda_prompt_mode_keeps_the_frozen_llm_in_bf16() -> None:
+    model = _model("prompt", "gat")
     assert model.device.type == "cuda"
     assert {p.dtype for p in model.inner.llm.llm.parameters()} == {torch.bfloat16}
     assert not any(p.requires_grad for p in model.inner.llm.llm.parameters())
@@ -72,15 +77,7 @@ def test_cuda_prompt_mode_keeps_the_frozen_llm_in_bf16() -> None:
 
 @pytest.mark.parametrize("kind", ["gat", "graph-transformer"])
 def test_cuda_training_step_checkpoint_and_generation(kind: str, tmp_path) -> None:
-    config = GraphPromptConfig(
-        mode="lora",
-        gnn=GNNConfig.preset("tiny", kind=kind),
-        input_dim=DIM,
-        max_text_tokens=16,
-        max_new_tokens=3,
-        system_prompt="Answer yes or no.",
-    )
-    model = GraphPromptModel(config)
+    model = _model("lora", kind)
     assert model.device.type == "cuda"
     assert all(p.device.type == "cuda" for p in model.inner.gnn.parameters())
     # PyG's GRetriever prepares a LoRA model with PEFT's prepare_model_for_kbit_training, which
