@@ -275,18 +275,18 @@ def _listed_nodes(name: str, exact: Mapping[str, str]) -> list[str]:
     found: list[str] = []
     start = 0
     while start < len(parts):
-        end = next(
+        run = next(
             (
-                end
+                (end, exact[form])
                 for end in range(len(parts), start, -1)
-                if normalize_answer(",".join(parts[start:end])) in exact
+                if (form := normalize_answer(",".join(parts[start:end]))) in exact
             ),
             None,
         )
-        if end is None:
+        if run is None:
             return []
-        found.append(exact[normalize_answer(",".join(parts[start:end]))])
-        start = end
+        start, node = run
+        found.append(node)
     return found if len(found) > 1 else []
 
 
