@@ -127,9 +127,9 @@ class Graph2Text:
         triples_per_sentence: int | None = None,
         candidates: int = 1,
     ) -> None:
-        if num_beams < 1 or max_triples < 1 or batch_size < 1:
-            raise ConfigurationError("num_beams, max_triples and batch_size must be at least 1")
         check_writing_options(num_beams, triples_per_sentence, candidates)
+        if max_triples < 1 or batch_size < 1:
+            raise ConfigurationError("max_triples and batch_size must be at least 1")
         self.model = model
         self.tokenizer = tokenizer
         self.settings = settings or G2TSettings()
