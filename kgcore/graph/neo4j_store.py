@@ -847,11 +847,14 @@ class Neo4jGraphStore:
         default :data:`FULLTEXT_CANDIDATES`), closest in length first, then by score.
 
         The words of ``text`` are asked for as exact terms (an index look-up each). Unless a
-        name found has the same words (linking takes it), a second query asks for the
-        spellings one edit away from each word of three letters or more
-        (:func:`spelling_variants`: the words no name found holds first), again as exact
-        terms. The index's own fuzzy terms (``word~``) are not used: a server may answer
-        them by reading its whole index (ArcadeDB does), a cost that grows with the graph.
+        name found has the same words (linking takes it), a second query asks for the words
+        no name found holds and their spellings one edit away (:func:`spelling_variants`;
+        those of every word of three letters or more when names hold them all), again as
+        exact terms. The second query leaves out the held words: the names that hold them
+        came with the first query, and asking for them again read each one's entries twice
+        (a common word's entries grow with the graph). The index's own fuzzy terms
+        (``word~``) are not used: a server may answer them by reading its whole index
+        (ArcadeDB does), a cost that grows with the graph.
 
         Raises
         ------
@@ -873,7 +876,7 @@ class Neo4jGraphStore:
         spelt = [word for word in dict.fromkeys(words) if len(word) >= 3]
         missing = [w for w in spelt if w not in held] or spelt
         if missing:
-            query = variants_query(words, missing)
+            query = variants_query(missing, missing)
             found += self._fulltext_read("fulltext_variants", text, query, cap)
         return list(dict.fromkeys(found))
 

@@ -168,9 +168,11 @@ def test_the_variants_query_is_sent_only_when_no_name_has_the_words(
 @pytest.mark.parametrize(
     ("name", "varied", "not_varied"),
     [
-        # "rcie" is held by no name: only its spellings are asked for, not those of "elizabeth"
-        # (a common word's spellings match names that grow with the graph).
+        # "rcie" is held by no name: only it and its spellings are asked for, not "elizabeth"
+        # nor its spellings (a common word's entries grow with the graph; the names holding
+        # it came with the first query).
         ("Elizabeth Rcie", "rice", "elizabet"),
+        ("Elizabeth Rcie", "rcie", "elizabeth"),
         # Every word is held ("tricks" by "Tricks of Love"): the held words' spellings are.
         ("Tricks", "trick", None),
     ],
