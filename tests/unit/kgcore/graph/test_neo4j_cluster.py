@@ -74,7 +74,9 @@ class FakeDriver:
             return [[True]]
         if "count(" in query:
             return [[3]]
-        if "fulltext" in query or "vector.queryNodes" in query:
+        if "fulltext" in query:
+            return [[[["Heat", 1.0]]]]  # one record: collect([name, score])
+        if "vector.queryNodes" in query:
             return [["Heat", 1.0]]
         if "AS vector" in query:
             return [["Heat", [0.1, 0.2]]]

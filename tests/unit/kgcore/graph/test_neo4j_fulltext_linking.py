@@ -91,7 +91,8 @@ class FakeIndexDriver:
                 if hits:
                     scored.append((name, float(hits) / len(name)))
             scored.sort(key=lambda row: (abs(len(row[0]) - params["length"]), -row[1]))
-            return [[name, score] for name, score in scored[: params["cap"]]]
+            # One record: the list of [name, score] pairs (collect([name, score])).
+            return [[[[name, score] for name, score in scored[: params["cap"]]]]]
         if "count(n) > 0" in query:
             return [[params["name"] in self.names]]
         if "UNWIND $names AS wanted" in query:
@@ -227,3 +228,31 @@ def test_a_variants_query_never_exceeds_the_clause_limit(words: list[str]) -> No
     assert terms[: len(words)] == words
     # Every word gets its first variants (the swaps) before any word gets its last ones.
     assert all(spelling_variants(word)[0] in terms for word in words if len(set(word)) > 1)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        [],  # no record
+        [[None]],  # no list
+        [["Heat"]],  # a name where the list should be
+        [[[["Heat"], [1, 2], ["Heat", "high"], "Heat", [None, 1.0]]]],  # malformed pairs
+    ],
+)
+def test_a_malformed_fulltext_reply_gives_no_candidates_and_no_error(reply: list[Any]) -> None:
+    store, driver = fake_store()
+    try:
+        driver.answer = lambda query, params: reply  # type: ignore[method-assign]
+        assert store.fulltext_names("Heat") == []
+    finally:
+        store.close()
+
+
+def test_the_fulltext_pairs_are_read_closest_in_length_first() -> None:
+    store, driver = fake_store()
+    try:
+        pairs = [["Heat Wave", 2.0], ["Heat", 1.0], ["Heath", 3]]
+        driver.answer = lambda query, params: [[pairs]]  # type: ignore[method-assign]
+        assert store.fulltext_names("Heat") == ["Heat", "Heath", "Heat Wave"]
+    finally:
+        store.close()
