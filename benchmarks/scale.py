@@ -110,6 +110,22 @@ def misspelt(name: str, rng: random.Random) -> str:
     return name[:i] + name[i + 1] + name[i] + name[i + 2 :]
 
 
+def misspellings(asked: Sequence[tuple[str, str]], seed: int = 0) -> list[str]:
+    """The topic entity of each (question, entity) of ``asked``, misspelt (:func:`misspelt`)
+    from one draw seeded ``seed``: seed 0 gives the names every size is timed on (and that
+    ``scale_link_check.py`` checks), seed 1 those of the warm-up pass."""
+    rng = random.Random(seed)
+    return [misspelt(entity, rng) for _, entity in asked]
+
+
+def memory_copies(base: Sequence[Triple], copies: int) -> InMemoryGraphStore:
+    """An in-memory store of the first ``copies`` copies of ``base`` (:func:`copy_of`)."""
+    store = InMemoryGraphStore()
+    for number in range(copies):
+        store.add_triples(copy_of(base, number))
+    return store
+
+
 def questions(count: int) -> list[tuple[str, str]]:
     """(question, topic entity) of the first ``count`` MetaQA dev 2-hop questions."""
     found = []
@@ -162,7 +178,6 @@ def measure_bolt(
     store: Neo4jGraphStore, asked: list[tuple[str, str]], embedder: Any
 ) -> dict[str, float]:
     """Latencies (p50/p95 ms) and round trips of the four steps on the Bolt store."""
-    rng = random.Random(0)
     retriever = GRetriever(store=store, embedder=embedder)
     figures: dict[str, list[float]] = {k: [] for k in ("link", "lcs", "tog", "gretriever")}
     trips: dict[str, list[int]] = {k: [] for k in figures}
@@ -180,13 +195,12 @@ def measure_bolt(
     # embedding model's kernels for each new input length (a first pass of the questions took
     # 448 ms per retrieval at 10^5 triples against 52 ms once warm), so every size is timed in
     # the steady state a running service is in.
-    warm = random.Random(1)
-    for question, entity in asked:
-        for _, fn in steps(question, entity, misspelt(entity, warm)):
+    for (question, entity), name in zip(asked, misspellings(asked, seed=1), strict=True):
+        for _, fn in steps(question, entity, name):
             fn()
     refused = 0
-    for question, entity in asked:
-        for key, fn in steps(question, entity, misspelt(entity, rng)):
+    for (question, entity), name in zip(asked, misspellings(asked), strict=True):
+        for key, fn in steps(question, entity, name):
             if key == "link":
                 store.reset_round_trips()
                 started = time.perf_counter()
@@ -206,14 +220,10 @@ def measure_bolt(
 def _memory_child(copies: int, asked: list[tuple[str, str]], queue: Any) -> None:
     base = [Triple(*t) for t in read_triples(DATA / "kb.txt", progress=False)]
     started = time.perf_counter()
-    store = InMemoryGraphStore()
-    for number in range(copies):
-        store.add_triples(copy_of(base, number))
+    store = memory_copies(base, copies)
     load = time.perf_counter() - started
-    rng = random.Random(0)
     link, lcs = [], []
-    for _, entity in asked:
-        name = misspelt(entity, rng)
+    for (_, entity), name in zip(asked, misspellings(asked), strict=True):
         link.append(timed(lambda n=name: link_or_refuse(store, n))[0])
         lcs.append(timed(lambda e=entity: local_community_search(store, [e], LCSConfig()))[0])
     queue.put(

@@ -20,27 +20,25 @@ Example
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import arcadedb  # noqa: E402
-from scale import DATA, MAPPING, copy_of, link_or_refuse, misspelt, questions  # noqa: E402
+from scale import (  # noqa: E402
+    DATA,
+    MAPPING,
+    ROOT,
+    link_or_refuse,
+    memory_copies,
+    misspellings,
+    questions,
+)
 
 from kgcore.graph.loaders import read_triples  # noqa: E402
-from kgcore.graph.memory import InMemoryGraphStore  # noqa: E402
 from kgcore.graph.neo4j_store import Neo4jGraphStore  # noqa: E402
 from kgcore.types import Triple  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def misspellings(count: int) -> list[str]:
-    """The topic names ``scale.py`` times, misspelt as it misspells them (seed 0)."""
-    rng = random.Random(0)
-    return [misspelt(entity, rng) for _, entity in questions(count)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "scale")
     parser.add_argument("--results", type=Path, default=None)
     args = parser.parse_args(argv)
-    names = misspellings(args.questions)
+    names = misspellings(questions(args.questions))
 
     server = arcadedb.start(args.out / "arcadedb", heap=args.heap)
     try:
@@ -70,9 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
     finally:
         server.stop()
-    memory = InMemoryGraphStore()
-    for number in range(args.copies):
-        memory.add_triples(copy_of(base, number))
+    memory = memory_copies(base, args.copies)
     in_memory = [link_or_refuse(memory, name) for name in names]
     same = 0
     for name, bolt, mem in zip(names, on_bolt, in_memory, strict=True):
