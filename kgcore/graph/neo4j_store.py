@@ -59,6 +59,8 @@ from functools import partial
 from types import ModuleType, TracebackType
 from typing import Any, TypeVar
 
+from rapidfuzz import fuzz
+
 from kgcore.exceptions import (
     ConfigurationError,
     GraphStoreError,
@@ -87,10 +89,16 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 RELATION_VECTOR_LABEL = "KgRelationText"
 #: How :meth:`Neo4jGraphStore.search_nodes` finds candidate names (``name_search``).
 NAME_SEARCHES = ("auto", "copy", "fulltext", "scan")
-#: Candidates each full-text query returns before they are ranked like the in-memory store's
-#: (names of a length close to the text's first: a fuzzy link's rivals are of about its length;
-#: 1,000 MetaQA names link as in memory, ``benchmarks/neo4j_agreement.py``).
+#: Candidates each full-text query returns: the index's best-scored names (the server reads
+#: the names of these only), then ranked like the in-memory store's, closest in length first (a
+#: fuzzy link's rivals are of about its length; 1,000 MetaQA names link as in memory,
+#: ``benchmarks/neo4j_agreement.py``, and 300 misspellings at 10^7 triples,
+#: ``benchmarks/scale_link_check.py``).
 FULLTEXT_CANDIDATES = 200
+#: The lowest ``fuzz.ratio`` at which a name can be linked or rival a link: linking's
+#: threshold (90) less its margin (5), :data:`kgcore.linking.FUZZY_THRESHOLD` and
+#: :data:`~kgcore.linking.FUZZY_MARGIN`.
+RIVAL_RATIO = 85.0
 #: Characters and words of a name read into a full-text query.
 FULLTEXT_QUERY_CHARS = 200
 FULLTEXT_QUERY_WORDS = 12
@@ -361,8 +369,8 @@ class Neo4jGraphStore:
         How :meth:`search_nodes` (and so fuzzy entity linking) finds candidate names.
         ``"copy"``: all names are copied once (one query) and ranked exactly as in memory;
         ``"fulltext"``: the server's full-text index (:mod:`kgcore.graph.neo4j_indexes`)
-        returns the best :data:`FULLTEXT_CANDIDATES` names, ranked by the same rule, so the
-        client's cost does not grow with the graph; ``"scan"``: names holding a word of the
+        returns its best-scored :data:`FULLTEXT_CANDIDATES` names, ranked by the same rule, so
+        the client's cost does not grow with the graph; ``"scan"``: names holding a word of the
         text, found by a scan of every name. ``"auto"`` copies up to ``name_cache_limit``
         nodes, above it uses the full-text index when the server has it, else scans (and
         warns once, naming ``kgqa load --create-indexes``).
@@ -658,14 +666,16 @@ class Neo4jGraphStore:
             "ORDER BY node, other, relation, direction\n"
             "WITH node, collect([other, relation, direction]) AS rows\n"
         )
-        # Full-text candidates closest in length first (a fuzzy link's rivals are), then by
-        # the index's score; the procedure is the same on Neo4j and ArcadeDB. They come back
-        # as one record holding a list of [name, score] pairs: the driver decodes a record far
-        # more slowly than a list item (at 10^7 triples, 200 records took 2 to 4 ms more).
+        # Full-text candidates: the index's best-scored ``$cap`` by the procedure's own
+        # ``limit`` option (Neo4j 5 and ArcadeDB alike), so the server reads the names of those
+        # only; ordering every match by length on the server read a name per match, and a
+        # common word's matches grow with the graph. The client ranks them closest in length
+        # first. They come back as one record holding a list of [name, score] pairs: the driver
+        # decodes a record far more slowly than a list item (at 10^7 triples, 200 records took
+        # 2 to 4 ms more).
         fulltext = (
-            "CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score\n"
+            "CALL db.index.fulltext.queryNodes($index, $query, {limit: $cap}) YIELD node, score\n"
             f"WITH node.{name} AS name, score WHERE name IS NOT NULL\n"
-            "WITH name, score ORDER BY abs(size(name) - $length), score DESC LIMIT $cap\n"
             "RETURN collect([name, score]) AS rows"
         )
         self._q: dict[str, str] = {
@@ -684,6 +694,7 @@ class Neo4jGraphStore:
             "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",
             "fulltext": fulltext,
             "fulltext_variants": fulltext,
+            "fulltext_rivals": fulltext,
             "nearest": (
                 "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score\n"
                 f"RETURN node.{name} AS name, score"
@@ -846,8 +857,9 @@ class Neo4jGraphStore:
         return rank_names(text, by_normal_c, list(by_normal_c), limit)
 
     def fulltext_names(self, text: str, cap: int = 0) -> list[str]:
-        """The names the full-text index finds for ``text`` (at most ``cap`` per query, by
-        default :data:`FULLTEXT_CANDIDATES`), closest in length first, then by score.
+        """The names the full-text index finds for ``text``: the index's best-scored ``cap``
+        per query (by default :data:`FULLTEXT_CANDIDATES`), closest in length first, then by
+        score.
 
         The words of ``text`` are asked for as exact terms (an index look-up each). Unless a
         name found has the same words (linking takes it), a second query asks for the words
@@ -857,7 +869,9 @@ class Neo4jGraphStore:
         came with the first query, and asking for them again read each one's entries twice
         (a common word's entries grow with the graph). The index's own fuzzy terms
         (``word~``) are not used: a server may answer them by reading its whole index
-        (ArcadeDB does), a cost that grows with the graph.
+        (ArcadeDB does), a cost that grows with the graph. When a query returned its full
+        ``cap`` (so it may have left names out) and the closest name found could be linked
+        (:func:`closest_words`), a third query asks for that name's words: its rivals.
 
         Raises
         ------
@@ -878,13 +892,24 @@ class Neo4jGraphStore:
         # entries grow with the graph ("jane" -> "jade", "lane", "june").
         spelt = [word for word in dict.fromkeys(words) if len(word) >= 3]
         missing = [w for w in spelt if w not in held] or spelt
+        cut = len(found) >= cap
         if missing:
             query = variants_query(missing, missing)
-            found += self._fulltext_read("fulltext_variants", text, query, cap)
+            variants = self._fulltext_read("fulltext_variants", text, query, cap)
+            cut = cut or len(variants) >= cap
+            found += variants
+        rival_words = closest_words(text, found) if cut else None
+        if rival_words:
+            # A query stopped at its cap may have dropped the closest name's rivals (names
+            # holding its words and more, "The Return of the Vampire #2", score lower than
+            # short names holding one of the words): ask for the closest name's words.
+            query = " ".join(rival_words)
+            found += self._fulltext_read("fulltext_rivals", text, query, cap)
         return list(dict.fromkeys(found))
 
     def _fulltext_read(self, kind: str, text: str, query: str, cap: int) -> list[str]:
-        """One full-text query's names, closest in length to ``text`` first, then by score."""
+        """One full-text query's names (the index's best ``cap``), closest in length to
+        ``text`` first, then by score."""
         length = len(" ".join(str(text).split()))
         try:
             rows = self._read(
@@ -1006,6 +1031,12 @@ def _by_score(item: tuple[float, str]) -> tuple[float, str]:
     return (-item[0], item[1])
 
 
+#: A full-text term as Lucene's standard tokenizer (Unicode word boundaries, UAX #29) cuts
+#: it, the tokenizer of Neo4j's default analyzer and of ArcadeDB's: letters joined across an
+#: apostrophe or a full stop, digits across a full stop or a comma.
+_TERM = re.compile(r"\w+(?:(?:(?<=[^\W\d_])['\u2019.](?=[^\W\d_])|(?<=\d)[.,](?=\d))\w+)*")
+
+
 def case_forms(text: str) -> list[str]:
     """The spellings of a name that differ from it only in case, looked up exactly.
 
@@ -1019,14 +1050,41 @@ def case_forms(text: str) -> list[str]:
 
 
 def fulltext_words(text: str) -> list[str]:
-    """The words of a name as full-text terms: word characters only, lower-cased, at most
+    """The words of a name as full-text terms, as the index's standard tokenizer cuts them:
+    word characters, and an apostrophe or a full stop between two letters (``o'malley``,
+    ``h.g``) or a full stop or comma between two digits; lower-cased, at most
     :data:`FULLTEXT_QUERY_WORDS` (no Lucene operator or field of the text reaches a query).
 
     >>> fulltext_words('Cleopatre (1963) a" OR name:*')
     ['cleopatre', '1963', 'a', 'or', 'name']
+    >>> fulltext_words("David O'Malley, H.G. Wells' 2.5 x-men")
+    ['david', "o'malley", 'h.g', 'wells', '2.5', 'x', 'men']
     """
-    words = re.findall(r"\w+", normalize_name(str(text))[:FULLTEXT_QUERY_CHARS])
+    words = _TERM.findall(normalize_name(str(text))[:FULLTEXT_QUERY_CHARS])
     return words[:FULLTEXT_QUERY_WORDS]
+
+
+def closest_words(text: str, names: Sequence[str]) -> list[str] | None:
+    """The full-text words of the name of ``names`` closest to ``text`` (``fuzz.ratio`` of
+    their loose forms; the first of equals), when it could be linked or rival a link (a
+    ratio of at least :data:`RIVAL_RATIO`) and its words differ from the text's; else
+    ``None``.
+
+    >>> closest_words("Teh Matrix", ["Matrix", "The Matrix", "Heat"])
+    ['the', 'matrix']
+    >>> closest_words("Jane Seymour", ["Jane Seymour", "June Seymour"]) is None
+    True
+    """
+    loose = loose_words(text)
+    best, best_ratio = None, -1.0
+    for name in names:
+        ratio = fuzz.ratio(loose, loose_words(name))
+        if ratio > best_ratio:
+            best, best_ratio = name, ratio
+    if best is None or best_ratio < RIVAL_RATIO:
+        return None
+    words = list(dict.fromkeys(fulltext_words(best)))
+    return None if words == list(dict.fromkeys(fulltext_words(text))) else words
 
 
 def loose_words(text: str) -> str:
@@ -1058,14 +1116,17 @@ def spelling_variants(word: str) -> list[str]:
 
 def variants_query(words: Sequence[str], missing: Sequence[str]) -> str:
     """A full-text query of exact terms: ``words`` and the spelling variants of each of
-    ``missing``, taken in turn (the first variants of each, then the next), at most
-    :data:`FULLTEXT_VARIANT_TERMS` terms in all.
+    ``missing`` that are one term to the index (:func:`fulltext_words`), taken in turn (the
+    first variants of each, then the next), at most :data:`FULLTEXT_VARIANT_TERMS` terms in
+    all.
 
     >>> variants_query(["james", "obnd"], ["obnd"]).split()[:4]
     ['james', 'obnd', 'bond', 'onbd']
     """
     terms = dict.fromkeys(words)
-    pools = [spelling_variants(word) for word in missing]
+    # Only spellings the index's tokenizer reads as one term ("o'd9ay" would be two): each
+    # is one clause of the query, whose clauses Lucene caps at 1,024.
+    pools = [[v for v in spelling_variants(word) if _TERM.fullmatch(v)] for word in missing]
     for rank in range(max(len(pool) for pool in pools)):
         for pool in pools:
             if rank < len(pool) and len(terms) < FULLTEXT_VARIANT_TERMS:

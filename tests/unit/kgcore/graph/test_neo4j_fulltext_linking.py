@@ -4,6 +4,7 @@ the candidates the store asks for, and the links they give, can be compared with
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -13,12 +14,13 @@ from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.neo4j_store import (
     FULLTEXT_VARIANT_TERMS,
+    RIVAL_RATIO,
     Neo4jGraphStore,
     fulltext_words,
     spelling_variants,
     variants_query,
 )
-from kgcore.linking import link_entity_details
+from kgcore.linking import FUZZY_MARGIN, FUZZY_THRESHOLD, link_entity_details
 
 pytest.importorskip("neo4j", reason="the neo4j driver is in the neo4j extra")
 
@@ -84,13 +86,22 @@ class FakeIndexDriver:
     def answer(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
         if "fulltext.queryNodes" in query:
             assert "~" not in params["query"] and "*" not in params["query"]
+            # The server itself keeps only the best ``cap`` matches (the procedure's option).
+            assert "{limit: $cap}" in query
             terms = set(params["query"].split())
-            scored: list[tuple[str, float]] = []
-            for name in self.names:
-                hits = len(terms & set(fulltext_words(name)))
-                if hits:
-                    scored.append((name, float(hits) / len(name)))
-            scored.sort(key=lambda row: (abs(len(row[0]) - params["length"]), -row[1]))
+            words = {name: set(fulltext_words(name)) for name in self.names}
+            # Like BM25: rare terms weigh more, names of fewer words score higher.
+            weight = {
+                t: math.log(1 + len(self.names) / sum(t in w for w in words.values()))
+                for t in terms
+                if any(t in w for w in words.values())
+            }
+            scored = [
+                (name, sum(weight[t] for t in terms & words[name]) / (1 + 0.1 * len(words[name])))
+                for name in self.names
+                if terms & words[name]
+            ]
+            scored.sort(key=lambda row: (-row[1], row[0]))
             # One record: the list of [name, score] pairs (collect([name, score])).
             return [[[[name, score] for name, score in scored[: params["cap"]]]]]
         if "count(n) > 0" in query:
@@ -192,14 +203,17 @@ def test_the_variants_query_spells_the_misspelt_words_only(
         store.close()
 
 
-def test_each_fulltext_query_returns_at_most_its_cap_closest_in_length_first() -> None:
+def test_each_fulltext_query_keeps_the_index_best_cap_then_closest_in_length_first() -> None:
+    # "Heat xxxx" holds both words; the others tie on "heat" and the index breaks ties by name,
+    # so its best five are "Heat xxxx" and the four names first in order, not the closest in
+    # length ("Heat xxxxxx" is as close as "Heat xx" but not among them).
     names = [f"Heat {'x' * k}" for k in range(1, 40)]
-    store, _ = fake_store(names)
+    store, driver = fake_store(names)
     try:
         found = store.fulltext_names("Heat xxxx", cap=5)
-        assert found[0] == "Heat xxxx"
-        assert len(found) <= 10  # two queries of at most 5 rows each
-        assert {len(n) for n in found[:5]} <= {7, 8, 9, 10, 11}
+        assert found == ["Heat xxxx", "Heat xxx", "Heat xxxxx", "Heat xx", "Heat x"]
+        # The same words found: no second query; the cap went to the server.
+        assert [p["cap"] for q, p in driver.sent if "queryNodes" in q] == [5]
     finally:
         store.close()
 
@@ -256,3 +270,78 @@ def test_the_fulltext_pairs_are_read_closest_in_length_first() -> None:
         assert store.fulltext_names("Heat") == ["Heat", "Heath", "Heat Wave"]
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("David O'Malley", ["david", "o'malley"]),
+        ("Schindler's List", ["schindler's", "list"]),
+        ("H.G. Wells", ["h.g", "wells"]),
+        ("X-Men 2.5", ["x", "men", "2.5"]),
+        ("'Quoted' name.", ["quoted", "name"]),
+    ],
+)
+def test_fulltext_words_are_the_terms_the_standard_tokenizer_cuts(
+    name: str, words: list[str]
+) -> None:
+    assert fulltext_words(name) == words
+
+
+def test_each_spelling_asked_for_is_one_term_of_the_index() -> None:
+    # "o'd9ay" would be two terms, so two clauses: a query of 1,000 could pass Lucene's 1,024.
+    terms = variants_query(["o'day", "kitty"], ["o'day", "kitty"]).split()
+    assert "o'dya" in terms and "oday" in terms
+    assert all(fulltext_words(term) == [term] for term in terms)
+
+
+def scripted(driver: FakeIndexDriver, replies: list[list[list[Any]]]) -> None:
+    """Answer the full-text queries in turn with ``replies`` (lists of [name, score])."""
+    answers = iter(replies)
+    driver.answer = lambda query, params: [[next(answers)]]  # type: ignore[method-assign]
+
+
+def test_a_search_cut_at_its_cap_asks_for_the_closest_names_words() -> None:
+    # The rivals of "The Return of the Vampire" hold its words and more: the index scores
+    # them below short names holding one of the words, so a capped query can leave them out.
+    store, driver = fake_store()
+    try:
+        scripted(
+            driver,
+            [
+                [["Vampire", 2.0], ["Mark of the Vampire", 1.0]],  # the words: cut at 2
+                [["The Return of the Vampire", 2.0], ["Return", 1.0]],  # the spellings
+                [["The Return of the Vampire", 3.0], ["The Return of the Vampire 2", 2.0]],
+            ],
+        )
+        found = store.fulltext_names("The Reutrn of the Vampire", cap=2)
+        queries = [p["query"] for q, p in driver.sent if "queryNodes" in q]
+        assert queries[2] == "the return of vampire"
+        assert "The Return of the Vampire 2" in found
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("words_reply", "spellings_reply"),
+    [
+        # Nothing cut (fewer names than the cap): every name holding the words came back.
+        ([["Mark of the Vampire", 1.0]], [["The Return of the Vampire", 2.0]]),
+        # Cut, but no name close enough to be linked or to rival a link.
+        ([["Vampire", 2.0], ["Mark of the Vampire", 1.0]], [["Return", 2.0], ["Vampire", 1.0]]),
+    ],
+)
+def test_no_rivals_query_without_a_cut_or_a_close_name(
+    words_reply: list[list[Any]], spellings_reply: list[list[Any]]
+) -> None:
+    store, driver = fake_store()
+    try:
+        scripted(driver, [words_reply, spellings_reply])
+        store.fulltext_names("The Reutrn of the Vampire", cap=2)
+        assert sum("queryNodes" in q for q, _ in driver.sent) == 2
+    finally:
+        store.close()
+
+
+def test_the_rival_ratio_is_linkings_threshold_less_its_margin() -> None:
+    assert RIVAL_RATIO == FUZZY_THRESHOLD - FUZZY_MARGIN
