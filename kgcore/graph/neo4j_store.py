@@ -59,8 +59,6 @@ from functools import partial
 from types import ModuleType, TracebackType
 from typing import Any, TypeVar
 
-from rapidfuzz import fuzz
-
 from kgcore.exceptions import (
     ConfigurationError,
     GraphStoreError,
@@ -92,13 +90,9 @@ NAME_SEARCHES = ("auto", "copy", "fulltext", "scan")
 #: Candidates each full-text query returns: the index's best-scored names (the server reads
 #: the names of these only), then ranked like the in-memory store's, closest in length first (a
 #: fuzzy link's rivals are of about its length; 1,000 MetaQA names link as in memory,
-#: ``benchmarks/neo4j_agreement.py``, and 300 misspellings at 10^7 triples,
+#: ``benchmarks/neo4j_agreement.py``, and 299 of 300 misspellings at 10^7 triples,
 #: ``benchmarks/scale_link_check.py``).
 FULLTEXT_CANDIDATES = 200
-#: The lowest ``fuzz.ratio`` at which a name can be linked or rival a link: linking's
-#: threshold (90) less its margin (5), :data:`kgcore.linking.FUZZY_THRESHOLD` and
-#: :data:`~kgcore.linking.FUZZY_MARGIN`.
-RIVAL_RATIO = 85.0
 #: Characters and words of a name read into a full-text query.
 FULLTEXT_QUERY_CHARS = 200
 FULLTEXT_QUERY_WORDS = 12
@@ -694,7 +688,6 @@ class Neo4jGraphStore:
             "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",
             "fulltext": fulltext,
             "fulltext_variants": fulltext,
-            "fulltext_rivals": fulltext,
             "nearest": (
                 "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score\n"
                 f"RETURN node.{name} AS name, score"
@@ -869,9 +862,7 @@ class Neo4jGraphStore:
         came with the first query, and asking for them again read each one's entries twice
         (a common word's entries grow with the graph). The index's own fuzzy terms
         (``word~``) are not used: a server may answer them by reading its whole index
-        (ArcadeDB does), a cost that grows with the graph. When a query returned its full
-        ``cap`` (so it may have left names out) and the closest name found could be linked
-        (:func:`closest_words`), a third query asks for that name's words: its rivals.
+        (ArcadeDB does), a cost that grows with the graph.
 
         Raises
         ------
@@ -892,19 +883,9 @@ class Neo4jGraphStore:
         # entries grow with the graph ("jane" -> "jade", "lane", "june").
         spelt = [word for word in dict.fromkeys(words) if len(word) >= 3]
         missing = [w for w in spelt if w not in held] or spelt
-        cut = len(found) >= cap
         if missing:
             query = variants_query(missing, missing)
-            variants = self._fulltext_read("fulltext_variants", text, query, cap)
-            cut = cut or len(variants) >= cap
-            found += variants
-        rival_words = closest_words(text, found) if cut else None
-        if rival_words:
-            # A query stopped at its cap may have dropped the closest name's rivals (names
-            # holding its words and more, "The Return of the Vampire #2", score lower than
-            # short names holding one of the words): ask for the closest name's words.
-            query = " ".join(rival_words)
-            found += self._fulltext_read("fulltext_rivals", text, query, cap)
+            found += self._fulltext_read("fulltext_variants", text, query, cap)
         return list(dict.fromkeys(found))
 
     def _fulltext_read(self, kind: str, text: str, query: str, cap: int) -> list[str]:
@@ -1062,29 +1043,6 @@ def fulltext_words(text: str) -> list[str]:
     """
     words = _TERM.findall(normalize_name(str(text))[:FULLTEXT_QUERY_CHARS])
     return words[:FULLTEXT_QUERY_WORDS]
-
-
-def closest_words(text: str, names: Sequence[str]) -> list[str] | None:
-    """The full-text words of the name of ``names`` closest to ``text`` (``fuzz.ratio`` of
-    their loose forms; the first of equals), when it could be linked or rival a link (a
-    ratio of at least :data:`RIVAL_RATIO`) and its words differ from the text's; else
-    ``None``.
-
-    >>> closest_words("Teh Matrix", ["Matrix", "The Matrix", "Heat"])
-    ['the', 'matrix']
-    >>> closest_words("Jane Seymour", ["Jane Seymour", "June Seymour"]) is None
-    True
-    """
-    loose = loose_words(text)
-    best, best_ratio = None, -1.0
-    for name in names:
-        ratio = fuzz.ratio(loose, loose_words(name))
-        if ratio > best_ratio:
-            best, best_ratio = name, ratio
-    if best is None or best_ratio < RIVAL_RATIO:
-        return None
-    words = list(dict.fromkeys(fulltext_words(best)))
-    return None if words == list(dict.fromkeys(fulltext_words(text))) else words
 
 
 def loose_words(text: str) -> str:

@@ -14,13 +14,12 @@ from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.neo4j_store import (
     FULLTEXT_VARIANT_TERMS,
-    RIVAL_RATIO,
     Neo4jGraphStore,
     fulltext_words,
     spelling_variants,
     variants_query,
 )
-from kgcore.linking import FUZZY_MARGIN, FUZZY_THRESHOLD, link_entity_details
+from kgcore.linking import link_entity_details
 
 pytest.importorskip("neo4j", reason="the neo4j driver is in the neo4j extra")
 
@@ -293,55 +292,3 @@ def test_each_spelling_asked_for_is_one_term_of_the_index() -> None:
     terms = variants_query(["o'day", "kitty"], ["o'day", "kitty"]).split()
     assert "o'dya" in terms and "oday" in terms
     assert all(fulltext_words(term) == [term] for term in terms)
-
-
-def scripted(driver: FakeIndexDriver, replies: list[list[list[Any]]]) -> None:
-    """Answer the full-text queries in turn with ``replies`` (lists of [name, score])."""
-    answers = iter(replies)
-    driver.answer = lambda query, params: [[next(answers)]]  # type: ignore[method-assign]
-
-
-def test_a_search_cut_at_its_cap_asks_for_the_closest_names_words() -> None:
-    # The rivals of "The Return of the Vampire" hold its words and more: the index scores
-    # them below short names holding one of the words, so a capped query can leave them out.
-    store, driver = fake_store()
-    try:
-        scripted(
-            driver,
-            [
-                [["Vampire", 2.0], ["Mark of the Vampire", 1.0]],  # the words: cut at 2
-                [["The Return of the Vampire", 2.0], ["Return", 1.0]],  # the spellings
-                [["The Return of the Vampire", 3.0], ["The Return of the Vampire 2", 2.0]],
-            ],
-        )
-        found = store.fulltext_names("The Reutrn of the Vampire", cap=2)
-        queries = [p["query"] for q, p in driver.sent if "queryNodes" in q]
-        assert queries[2] == "the return of vampire"
-        assert "The Return of the Vampire 2" in found
-    finally:
-        store.close()
-
-
-@pytest.mark.parametrize(
-    ("words_reply", "spellings_reply"),
-    [
-        # Nothing cut (fewer names than the cap): every name holding the words came back.
-        ([["Mark of the Vampire", 1.0]], [["The Return of the Vampire", 2.0]]),
-        # Cut, but no name close enough to be linked or to rival a link.
-        ([["Vampire", 2.0], ["Mark of the Vampire", 1.0]], [["Return", 2.0], ["Vampire", 1.0]]),
-    ],
-)
-def test_no_rivals_query_without_a_cut_or_a_close_name(
-    words_reply: list[list[Any]], spellings_reply: list[list[Any]]
-) -> None:
-    store, driver = fake_store()
-    try:
-        scripted(driver, [words_reply, spellings_reply])
-        store.fulltext_names("The Reutrn of the Vampire", cap=2)
-        assert sum("queryNodes" in q for q, _ in driver.sent) == 2
-    finally:
-        store.close()
-
-
-def test_the_rival_ratio_is_linkings_threshold_less_its_margin() -> None:
-    assert RIVAL_RATIO == FUZZY_THRESHOLD - FUZZY_MARGIN
