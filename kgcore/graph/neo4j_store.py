@@ -891,11 +891,8 @@ class Neo4jGraphStore:
     def _fulltext_read(self, kind: str, text: str, query: str, cap: int) -> list[str]:
         """One full-text query's names (the index's best ``cap``), closest in length to
         ``text`` first, then by score."""
-        length = len(" ".join(str(text).split()))
         try:
-            rows = self._read(
-                kind, index=self.mapping.fulltext_index_name, query=query, length=length, cap=cap
-            )
+            rows = self._read(kind, index=self.mapping.fulltext_index_name, query=query, cap=cap)
         except GraphStoreError as err:
             raise GraphStoreError(
                 f"full-text name search on {self.uri} failed (index "
@@ -904,6 +901,7 @@ class Neo4jGraphStore:
                 "pass name_search='scan'"
             ) from err
         pairs = rows[0][0] if rows and rows[0] and isinstance(rows[0][0], list) else []
+        length = len(" ".join(str(text).split()))
         ranked = sorted(
             (abs(len(pair[0]) - length), -float(pair[1]), pair[0])
             for pair in pairs
