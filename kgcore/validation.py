@@ -79,6 +79,7 @@ FASTTOG_LIMITS: dict[str, tuple[float, float]] = {
     "max_depth": (1, 10),
     "max_option_triples": (1, 64),
     "joint_limit": (0, 64),
+    "topic_facts": (0, 64),
     "prune_max_tokens": (1, MAX_TOKENS),
     "reason_max_tokens": (1, MAX_TOKENS),
     "prune_temperature": TEMPERATURE_RANGE,

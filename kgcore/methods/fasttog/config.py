@@ -148,6 +148,14 @@ class FastToGConfig(Settings):
         are between 1 and ``joint_limit`` of them; ``0`` never. What joins the topic entities
         is where a question about all of them is answered (a deviation from the paper,
         ``docs/fasttog.md``). A question with one topic entity is not affected.
+    topic_facts : int
+        The start community opens with this many facts of the topic entities, those closest
+        to the question by sentence embeddings (one per neighbour, through an unnamed
+        compound node too; :meth:`~kgcore.methods.fasttog.engine.FastToG.topic_facts`), when
+        the engine ranks by similarity (it has an embedder, or a choice is
+        ``"similarity"``); ``0`` never. Sampling keeps few of a hub's facts, and the fact that
+        answers "what currency does Mexico use" was rarely among them (a deviation from the
+        paper, ``docs/fasttog.md``).
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper).
@@ -194,6 +202,7 @@ class FastToGConfig(Settings):
     first_choice: str = "auto"
     chain_choice: str = "auto"
     joint_limit: int = 5
+    topic_facts: int = 3
     grounded_answers: bool = True
     neighbour_answers: bool = True
     shared_topics: bool = True

@@ -481,7 +481,7 @@ class FastToG(StepMethod[FastToGResult]):
         with run.meter.graph():
             step = self.lcs_step(run.topic, run.history, depth=0, chain=0)
         run.result.lcs_steps += 1
-        run.result.start = self.start_community(run.topic, step.candidates)
+        run.result.start = self.start_community(run.topic, step.candidates, run.question)
         run.start_text = run.result.start.text
         return step
 
@@ -825,7 +825,7 @@ class FastToG(StepMethod[FastToGResult]):
         return [i for i in every if len(candidates[i].nodes) > 1] or every
 
     def start_community(
-        self, topic: Sequence[str], candidates: Sequence[Community]
+        self, topic: Sequence[str], candidates: Sequence[Community], question: str = ""
     ) -> ChainCommunity:
         """The start community: the topic's triples and, with ``leaves.with_topic``, the linking
         triples of the one-node communities among the first step's ``candidates``.
@@ -837,8 +837,9 @@ class FastToG(StepMethod[FastToGResult]):
         reasoning step see them; the node stays a candidate. On MetaQA dev 3-hop, a gold answer
         is a neighbour of the topic for 27 of the first 50 questions ("the genres of the films
         that share actors with [X]" includes X's own genre), and the model rarely chose a
-        one-node chain to read it. Built once, after the first step: a Graph2Text textualizer
-        runs a model per call.
+        one-node chain to read it. With ``question`` (and ``topic_facts``), the facts of the
+        topic entities closest to it open the start community (:meth:`topic_facts`). Built
+        once, after the first step: a Graph2Text textualizer runs a model per call.
         """
         triples = tuple(self.store.triples_among(topic))
         if self.config.leaves.with_topic:
@@ -846,6 +847,9 @@ class FastToG(StepMethod[FastToGResult]):
         joint, joint_links = self.joint_neighbours(topic)
         if joint_links:
             triples += tuple(t for t in joint_links if t not in triples)
+        if question:
+            closest = self.topic_facts(question, topic)
+            triples = tuple(t for t in closest if t not in triples) + triples
         text = self.textualizer(topic, triples)
         if joint:
             text = f"{joint_sentence(topic, joint)} {text}"
@@ -856,6 +860,66 @@ class FastToG(StepMethod[FastToGResult]):
             triples=triples,
             links=(),
             text=text,
+        )
+
+    def topic_facts(self, question: str, topic: Sequence[str]) -> list[Triple]:
+        """The ``topic_facts`` triples of the ``topic`` entities closest to ``question``: each
+        neighbour's linking triple closest to it (cosine similarity of sentence embeddings of
+        the triple as the textualizer writes it), best first; none when the engine does not
+        rank by similarity (:attr:`ranks_by_similarity`).
+
+        One batch read of at most :data:`JOINT_READ_LIMIT` triples per topic entity (through
+        an unnamed compound node too, never to one), and one embedding call; equal scores
+        keep the graph's canonical order.
+
+        >>> import numpy as np
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> class Letters:  # a toy embedder: counts of a few letters
+        ...     def embed(self, texts, progress=False):
+        ...         return np.array([[t.count(c) + 0.1 for c in "xyz"] for t in texts])
+        >>> store = InMemoryGraphStore.from_triples([
+        ...     ("Mexico", "anthem", "Himno"), ("Mexico", "currency", "Peso"),
+        ...     ("Peso", "used in", "Mexico")])
+        >>> engine = FastToG(store, FastToGConfig(topic_facts=1), embedder=Letters())
+        >>> engine.topic_facts("yyy", ["Mexico"])
+        [Triple(head='Mexico', relation='currency', tail='Peso')]
+        >>> FastToG(store, FastToGConfig(topic_facts=1)).topic_facts("yyy", ["Mexico"])
+        []
+        """
+        limit = self.config.topic_facts
+        if limit == 0 or not self.ranks_by_similarity:
+            return []
+        excluded = set(topic)
+        candidates: list[Triple] = []
+        for by_node in self.topic_links(topic):
+            for node, linking in by_node.items():
+                if node not in excluded and not self.store.is_unnamed(node):
+                    candidates.extend(linking)
+        candidates = list(dict.fromkeys(candidates))
+        if not candidates:
+            return []
+        texts = [question, *(self.textualizer((), (t,)) for t in candidates)]
+        # In float64, so that near ties rank the same in every run (see rank_by_similarity).
+        vectors = np.nan_to_num(np.asarray(self.embedder.embed(texts), dtype=np.float64))
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        vectors = vectors / norms[:, None]
+        scores = vectors[1:] @ vectors[0]
+        kept: dict[str, Triple] = {}
+        for i in sorted(range(len(candidates)), key=lambda i: -float(scores[i])):
+            triple = candidates[i]
+            kept.setdefault(triple.tail if triple.head in excluded else triple.head, triple)
+            if len(kept) == limit:
+                break
+        return list(kept.values())
+
+    @property
+    def ranks_by_similarity(self) -> bool:
+        """Whether this engine ranks by sentence embeddings: it was given an embedder, or a
+        choice is ``"similarity"`` (which loads the offline one)."""
+        return self._embedder is not None or "similarity" in (
+            self.first_choice,
+            self.chain_choice,
         )
 
     def topic_links(self, topic: Sequence[str]) -> list[dict[str, list[Triple]]]:

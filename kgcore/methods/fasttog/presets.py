@@ -159,6 +159,7 @@ PAPER: dict[str, Any] = {
     "grounded_answers": False,
     "neighbour_answers": False,
     "joint_limit": 0,
+    "topic_facts": 0,
     "shared_topics": False,
     "fallback": "cot",
     "prune_prompt": PAPER_PRUNE_PROMPT,

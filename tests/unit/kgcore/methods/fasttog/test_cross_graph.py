@@ -147,3 +147,74 @@ def test_joint_limit_is_checked_when_made(bad: object) -> None:
 
     with pytest.raises(InvalidSettingError, match="joint_limit"):
         FastToGConfig(joint_limit=bad)  # type: ignore[arg-type]
+
+
+#: A hub with one fact about its currency among many others (the peso is used elsewhere too, so
+#: it is no one-node neighbour that the start community would show anyway), and an
+#: officeholder reached through an unnamed compound node.
+MEXICO = [
+    *[(f"Film {i}", "film.featured_film_locations", "Mexico") for i in range(12)],
+    *[("Mexican peso", "finance.currency.countries_used", f"Country {i}") for i in range(4)],
+    *[("Mexico", "location.country.languages_spoken", f"Language {i}") for i in range(6)],
+    ("Mexico", "location.country.currency_used", "Mexican peso"),
+    ("Mexican peso", "finance.currency.countries_used", "Mexico"),
+    ("Mexico", "government.governing_officials", "m.0gov1"),
+    ("m.0gov1", "government.office_holder", "Enrique Pena Nieto"),
+]
+
+
+def test_the_start_community_opens_with_the_topic_facts_closest_to_the_question() -> None:
+    store = InMemoryGraphStore.from_triples(MEXICO)
+    config = FastToGConfig(width=1, max_depth=1, fallback="none", topic_facts=1)
+    embedder = FakeEmbedder(dim=16, keywords=("currency",))
+    llm = ScriptedLLM.by_purpose(replies={"reason": ["{Mexican peso}"]})
+    engine = FastToG(store, config, embedder=embedder)
+    result = engine.run("what currency does [Mexico] use", llm)
+    assert result.start is not None
+    currency = ("Mexico", "location.country.currency_used", "Mexican peso")
+    assert currency in [tuple(t) for t in result.start.triples]
+    assert result.start.text.startswith("Mexico currency used Mexican peso.")
+    reason = [r for r in llm.requests if r.purpose == "reason"][0]
+    assert "1. Mexico currency used Mexican peso." in reason.messages[-1].content
+    assert result.answer == "Mexican peso"
+    # topic_facts=0: the start community is what sampling and the leaves give, as before.
+    off = FastToG(store, config.with_overrides(topic_facts=0), embedder=embedder)
+    llm = ScriptedLLM.by_purpose(replies={"reason": ["{Unknown}"]})
+    start = off.run("what currency does [Mexico] use", llm).start
+    assert start is not None and currency not in [tuple(t) for t in start.triples]
+
+
+def test_topic_facts_are_one_per_neighbour_never_an_unnamed_node_and_repeat() -> None:
+    store = InMemoryGraphStore.from_triples(MEXICO)
+    embedder = FakeEmbedder(dim=16, keywords=("currency", "holder"))
+    engine = FastToG(store, FastToGConfig(topic_facts=3), embedder=embedder)
+    facts = engine.topic_facts("currency used and office holder of Mexico", ["Mexico"])
+    others = [t.tail if t.head == "Mexico" else t.head for t in facts]
+    assert len(facts) == 3 and len(set(others)) == 3  # the peso once, not both directions
+    assert others[:2] == ["Mexican peso", "Enrique Pena Nieto"] or others[:2] == [
+        "Enrique Pena Nieto",
+        "Mexican peso",
+    ]
+    assert not any(is_unnamed_node(name) for t in facts for name in (t.head, t.tail))
+    again = FastToG(
+        store,
+        FastToGConfig(topic_facts=3),
+        embedder=FakeEmbedder(dim=16, keywords=("currency", "holder")),
+    )
+    assert again.topic_facts("currency used and office holder of Mexico", ["Mexico"]) == facts
+    # No embedding model and no "similarity" choice: nothing is ranked, nothing is added.
+    assert FastToG(store, FastToGConfig(topic_facts=3)).topic_facts("currency", ["Mexico"]) == []
+    assert (
+        FastToG(store, FastToGConfig(topic_facts=0), embedder=embedder).topic_facts(
+            "currency", ["Mexico"]
+        )
+        == []
+    )
+
+
+@pytest.mark.parametrize("bad", [-1, 65, 2.5, "3", True])
+def test_topic_facts_is_checked_when_made(bad: object) -> None:
+    from kgcore.exceptions import InvalidSettingError
+
+    with pytest.raises(InvalidSettingError, match="topic_facts"):
+        FastToGConfig(topic_facts=bad)  # type: ignore[arg-type]

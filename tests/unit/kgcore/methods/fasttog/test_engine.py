@@ -640,17 +640,19 @@ def test_auto_first_choice_ranks_by_similarity_only_with_an_embedder(
     first = result.extra["steps"][0]
     if resolved == "similarity":
         assert purposes(llm) == ["reason"] and first["ranked"] == "similarity"
-        assert embedder.calls == 1
-    else:  # the paper's fine pruning: one multiple-choice call, the embedder unused
+        assert embedder.calls == 2  # the topic facts, then the first choice
+    else:  # the paper's fine pruning: one multiple-choice call
         assert purposes(llm)[:2] == ["prune", "reason"] and "ranked" not in first
-        assert embedder.calls == 0
+        assert embedder.calls == (1 if with_embedder else 0)  # the topic facts only
     assert FastToGConfig().first_choice == "auto"
 
 
 def test_first_choice_by_similarity_embeds_nothing_when_the_choice_is_forced(
     movie_store: InMemoryGraphStore,
 ) -> None:
-    config = FastToGConfig(width=3, max_depth=1, max_community_size=2, first_choice="similarity")
+    config = FastToGConfig(
+        width=3, max_depth=1, max_community_size=2, first_choice="similarity", topic_facts=0
+    )
     embedder = FakeEmbedder(keywords=("directed",))
     llm = ScriptedLLM.by_purpose(replies={"reason": ["{All About Eve}"]})
     result = FastToG(movie_store, config, embedder=embedder).run(QUESTION, llm)

@@ -94,6 +94,8 @@ PAPER_SETTINGS: list[tuple[str, Any]] = [
     # paper and reference: no "linked to each of" start facts, no joint-first ranking.
     ("joint_limit", 0),
     ("shared_topics", False),
+    # paper: the start community is the topic's community, nothing ranked by the question.
+    ("topic_facts", 0),
     # paper: CoT prompting answers when the graph gave no answer (reference: cot_answer_prompt).
     ("fallback", "cot"),
     # paper: no demonstration beyond the prompt's instruction (the reference's worked examples
