@@ -898,7 +898,10 @@ class FastToG(StepMethod[FastToGResult]):
         candidates = list(dict.fromkeys(candidates))
         if not candidates:
             return []
-        texts = [question, *(self.textualizer((), (t,)) for t in candidates)]
+        # Ranked as the rule-based Triple2Text writes them: a Graph2Text textualizer would run
+        # its model once per candidate.
+        writer = self.textualizer if isinstance(self.textualizer, Triple2Text) else Triple2Text()
+        texts = [question, *(writer((), (t,)) for t in candidates)]
         # In float64, so that near ties rank the same in every run (see rank_by_similarity).
         vectors = np.nan_to_num(np.asarray(self.embedder.embed(texts), dtype=np.float64))
         norms = np.linalg.norm(vectors, axis=1)

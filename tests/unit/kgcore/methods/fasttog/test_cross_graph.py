@@ -218,3 +218,17 @@ def test_topic_facts_is_checked_when_made(bad: object) -> None:
 
     with pytest.raises(InvalidSettingError, match="topic_facts"):
         FastToGConfig(topic_facts=bad)  # type: ignore[arg-type]
+
+
+def test_topic_facts_are_ranked_without_running_the_apps_textualizer() -> None:
+    written: list[int] = []
+
+    def textualizer(nodes: object, triples: tuple[object, ...]) -> str:
+        written.append(len(triples))  # a Graph2Text model would run once per call
+        return "; ".join(map(str, triples))
+
+    store = InMemoryGraphStore.from_triples(MEXICO)
+    embedder = FakeEmbedder(dim=16, keywords=("currency",))
+    engine = FastToG(store, FastToGConfig(topic_facts=2), textualizer, embedder=embedder)
+    facts = engine.topic_facts("what currency does Mexico use", ["Mexico"])
+    assert len(facts) == 2 and written == []
