@@ -279,15 +279,19 @@ class FastToG(StepMethod[FastToGResult]):
         >>> engine.rank_by_similarity("zz", [Community(("x",), (), ()), Community(("z",), (), ())])
         [1, 0]
         """
-        texts = [question, *(self._text(c) for c in candidates)]
+        scores = self._similarities(question, [self._text(c) for c in candidates])
+        return sorted(range(len(candidates)), key=lambda i: -float(scores[i]))
+
+    def _similarities(self, question: str, texts: Sequence[str]) -> np.ndarray:
+        """The cosine similarity of each of ``texts`` to ``question`` (one embedding call)."""
         # An app's embedder may return unnormalised rows, or NaN for an empty text; in float64,
         # so that near ties rank the same in every run.
-        vectors = np.nan_to_num(np.asarray(self.embedder.embed(texts), dtype=np.float64))
+        embedded = self.embedder.embed([question, *texts])
+        vectors = np.nan_to_num(np.asarray(embedded, dtype=np.float64))
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
         vectors = vectors / norms[:, None]
-        scores = vectors[1:] @ vectors[0]
-        return sorted(range(len(candidates)), key=lambda i: -float(scores[i]))
+        return vectors[1:] @ vectors[0]
 
     def lcs_step(
         self, current: Sequence[str], history: set[str], depth: int, chain: int
@@ -844,11 +848,14 @@ class FastToG(StepMethod[FastToGResult]):
         triples = tuple(self.store.triples_among(topic))
         if self.config.leaves.with_topic:
             triples += self._leaf_links(candidates)
-        joint, joint_links = self.joint_neighbours(topic)
+        # One batch read serves both the joint facts and the topic facts.
+        with_facts = bool(question) and self.gives_topic_facts
+        linked = self.topic_links(topic) if with_facts else None
+        joint, joint_links = self.joint_neighbours(topic, linked)
         if joint_links:
             triples += tuple(t for t in joint_links if t not in triples)
-        if question:
-            closest = self.topic_facts(question, topic)
+        if with_facts:
+            closest = self.topic_facts(question, topic, linked)
             triples = tuple(t for t in closest if t not in triples) + triples
         text = self.textualizer(topic, triples)
         if joint:
@@ -862,15 +869,21 @@ class FastToG(StepMethod[FastToGResult]):
             text=text,
         )
 
-    def topic_facts(self, question: str, topic: Sequence[str]) -> list[Triple]:
+    def topic_facts(
+        self,
+        question: str,
+        topic: Sequence[str],
+        linked: list[dict[str, list[Triple]]] | None = None,
+    ) -> list[Triple]:
         """The ``topic_facts`` triples of the ``topic`` entities closest to ``question``: each
         neighbour's linking triple closest to it (cosine similarity of sentence embeddings of
         the triple as the textualizer writes it), best first; none when the engine does not
         rank by similarity (:attr:`ranks_by_similarity`).
 
         One batch read of at most :data:`JOINT_READ_LIMIT` triples per topic entity (through
-        an unnamed compound node too, never to one), and one embedding call; equal scores
-        keep the graph's canonical order.
+        an unnamed compound node too, never to one; ``linked``, :meth:`topic_links`' result,
+        when the caller already read it), and one embedding call; equal scores keep the
+        graph's canonical order.
 
         >>> import numpy as np
         >>> from kgcore.graph import InMemoryGraphStore
@@ -887,11 +900,11 @@ class FastToG(StepMethod[FastToGResult]):
         []
         """
         limit = self.config.topic_facts
-        if limit == 0 or not self.ranks_by_similarity:
+        if not self.gives_topic_facts:
             return []
         excluded = set(topic)
         candidates: list[Triple] = []
-        for by_node in self.topic_links(topic):
+        for by_node in self.topic_links(topic) if linked is None else linked:
             for node, linking in by_node.items():
                 if node not in excluded and not self.store.is_unnamed(node):
                     candidates.extend(linking)
@@ -901,13 +914,7 @@ class FastToG(StepMethod[FastToGResult]):
         # Ranked as the rule-based Triple2Text writes them: a Graph2Text textualizer would run
         # its model once per candidate.
         writer = self.textualizer if isinstance(self.textualizer, Triple2Text) else Triple2Text()
-        texts = [question, *(writer((), (t,)) for t in candidates)]
-        # In float64, so that near ties rank the same in every run (see rank_by_similarity).
-        vectors = np.nan_to_num(np.asarray(self.embedder.embed(texts), dtype=np.float64))
-        norms = np.linalg.norm(vectors, axis=1)
-        norms[norms == 0] = 1.0
-        vectors = vectors / norms[:, None]
-        scores = vectors[1:] @ vectors[0]
+        scores = self._similarities(question, [writer((), (t,)) for t in candidates])
         kept: dict[str, Triple] = {}
         for i in sorted(range(len(candidates)), key=lambda i: -float(scores[i])):
             triple = candidates[i]
@@ -915,6 +922,12 @@ class FastToG(StepMethod[FastToGResult]):
             if len(kept) == limit:
                 break
         return list(kept.values())
+
+    @property
+    def gives_topic_facts(self) -> bool:
+        """Whether the start community opens with topic facts: ``topic_facts`` is above 0 and
+        the engine ranks by similarity."""
+        return self.config.topic_facts > 0 and self.ranks_by_similarity
 
     @property
     def ranks_by_similarity(self) -> bool:
@@ -938,13 +951,16 @@ class FastToG(StepMethod[FastToGResult]):
             linked.append(by_node)
         return linked
 
-    def joint_neighbours(self, topic: Sequence[str]) -> tuple[list[str], list[Triple]]:
+    def joint_neighbours(
+        self, topic: Sequence[str], linked: list[dict[str, list[Triple]]] | None = None
+    ) -> tuple[list[str], list[Triple]]:
         """The named nodes linked to every one of several ``topic`` entities (through an
         unnamed compound node too), and their linking triples: at most ``joint_limit``, else
         none (a question with one topic entity has none).
 
         One batch read of at most :data:`JOINT_READ_LIMIT` triples per topic entity, so a hub
-        costs no more than that. On the CWQ dev questions with two topic entities in the
+        costs no more than that (``linked``, :meth:`topic_links`' result, when the caller
+        already read it). On the CWQ dev questions with two topic entities in the
         graph, a gold answer is among these nodes for 100 of 131, 5 or fewer of them for 99.
 
         >>> from kgcore.graph import InMemoryGraphStore
@@ -959,7 +975,7 @@ class FastToG(StepMethod[FastToGResult]):
         limit = self.config.joint_limit
         if len(topic) < 2 or limit == 0:
             return [], []
-        linked = self.topic_links(topic)
+        linked = self.topic_links(topic) if linked is None else linked
         excluded = set(topic)
         joint = [
             node

@@ -4,6 +4,7 @@ similarity, answers that are nodes (issue 34)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -232,3 +233,21 @@ def test_topic_facts_are_ranked_without_running_the_apps_textualizer() -> None:
     engine = FastToG(store, FastToGConfig(topic_facts=2), textualizer, embedder=embedder)
     facts = engine.topic_facts("what currency does Mexico use", ["Mexico"])
     assert len(facts) == 2 and written == []
+
+
+def test_the_joint_facts_and_the_topic_facts_share_one_batch_read() -> None:
+    embedder = FakeEmbedder(dim=16, keywords=("directed",))
+    engine = FastToG(
+        InMemoryGraphStore.from_triples(FILMS), FastToGConfig(topic_facts=2), embedder=embedder
+    )
+    reads: list[list[str]] = []
+    read = engine.topic_links
+
+    def counted(topic: Any) -> Any:
+        reads.append(list(topic))
+        return read(topic)
+
+    engine.topic_links = counted  # type: ignore[method-assign]
+    start = engine.start_community(["Miley Cyrus", "Tom Vaughan"], [], QUESTION)
+    assert start.text.startswith("Linked to each of Miley Cyrus and Tom Vaughan: Film 4.")
+    assert reads == [["Miley Cyrus", "Tom Vaughan"]]
