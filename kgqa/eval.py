@@ -10,6 +10,7 @@
     $ kgqa eval --method tog --data all:10 --llm local --out runs/   # the six cross-graph sets
     $ kgqa eval --method io --data pathquestion:all:5 --data-dir /data/kgqa --out runs/
     $ kgqa eval --method fasttog --preset paper --data metaqa:2hop:50 --llm local --out runs/
+    $ kgqa eval --method echo --data pathquestion:PQL-3H:50 --out runs/   # no LLM loaded
     $ kgqa eval --report-only --out runs/          # rewrite the table and plots from traces
 
 Datasets are read from ``--data-dir`` when given, else the folder in the ``KGQA_DATA``
@@ -217,10 +218,12 @@ def run_eval_command(args: argparse.Namespace) -> int:
         check_options(spec.name, by_method[spec.name])
     datasets = [d for spec in args.data for d in load_datasets(spec, data_dir=args.data_dir)]
 
+    from kgcore.evaluation.harness import NoLLM
     from kgqa.common import llm_for
 
-    llm0 = llm_for(args.llm, args.sampling)
-    if args.llm.startswith("local"):
+    # Methods that call no LLM (echo) need no model: none is loaded when only they run.
+    llm0 = llm_for(args.llm, args.sampling) if any(s.needs_llm for s in specs) else None
+    if llm0 is not None and args.llm.startswith("local"):
         # Load the weights before the clock runs: the first question's LLM time would include it.
         from kgcore.llm.protocol import LLMRequest
 
@@ -228,7 +231,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
     graphs: dict[str, GraphStore] = {}
     progress = not args.quiet
     for spec in specs:
-        llm = type(llm0)(llm0.model, run_name_prefix=spec.name, sampling=llm0.sampling)
+        llm: Any = NoLLM()
+        if spec.needs_llm and llm0 is not None:
+            llm = type(llm0)(llm0.model, run_name_prefix=spec.name, sampling=llm0.sampling)
         for dataset in datasets:
             needs_shared = spec.needs_graph and any(e.triples is None for e in dataset.examples)
             store = (
@@ -244,7 +249,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
                 out_dir=out,
                 resume=not args.no_resume,
                 retry_errors=args.retry_errors,
-                serialize_llm=args.llm.startswith("local"),
+                serialize_llm=spec.needs_llm and args.llm.startswith("local"),
                 progress=progress,
                 plots=False,
                 summary_name=args.summary,

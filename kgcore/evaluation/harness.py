@@ -26,9 +26,9 @@ from tqdm.auto import tqdm
 
 from kgcore.evaluation.datasets import Dataset, EvalExample, load_dataset
 from kgcore.evaluation.lock import locks_output_folder
-from kgcore.evaluation.metrics import answer_recall, hit_at_1
+from kgcore.evaluation.metrics import answer_recall, scored_hit
 from kgcore.evaluation.registry import get_method, make_method
-from kgcore.evaluation.report import summarize, write_report
+from kgcore.evaluation.report import score_record, summarize, write_report
 from kgcore.evaluation.traces import (
     append_trace,
     read_traces,
@@ -93,6 +93,22 @@ def check_not_all_failing(records: list[dict[str, Any]], label: str) -> None:
         raise ConfigurationError(
             f"{label}: the first {len(records)} questions all failed with: {errors.pop()}"
         )
+
+
+class NoLLM:
+    """The model given to methods that call none (``echo``, ``MethodSpec.needs_llm=False``):
+    ``kgqa eval`` loads no model for them, and a request would be a bug, so it is refused.
+
+    Example
+    -------
+    >>> NoLLM().generate(LLMRequest.from_prompt("hi", purpose="io"))
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.ConfigurationError: no LLM was loaded, yet a method asked one ('io')
+    """
+
+    def generate(self, request: LLMRequest) -> LLMReply:
+        raise ConfigurationError(f"no LLM was loaded, yet a method asked one ({request.purpose!r})")
 
 
 class SerializedLLM:
@@ -173,7 +189,12 @@ def run_example(
     llm: ChatLLM,
     base: dict[str, Any],
 ) -> dict[str, Any]:
-    """Answer one example and score it; a failure becomes an ``error`` field, not a crash."""
+    """Answer one example and score it; a failure becomes an ``error`` field, not a crash.
+
+    ``hit`` is hit@1 under the topic-entity rule
+    (:func:`~kgcore.evaluation.metrics.scored_hit`): an answer echoing a topic entity that is
+    no gold answer is a miss.
+    """
     record = dict(base)
     started = time.perf_counter()
     try:
@@ -192,7 +213,7 @@ def run_example(
     context = result.context or ""
     record.update(
         prediction=result.answer,
-        hit=hit_at_1(result.answer, example.answers),
+        hit=scored_hit(result.answer, example.answers, example.topic_entities),
         recall=answer_recall(context, example.answers),
         llm_calls=result.llm_calls,
         prompt_tokens=result.prompt_tokens,
@@ -242,7 +263,8 @@ def evaluate(
     Parameters
     ----------
     method : str
-        A registered name: fasttog, fasttog-node, tog, cgpe, gretriever, io, cot or cot-sc.
+        A registered name: fasttog, fasttog-node, tog, cgpe, gretriever, io, cot, cot-sc or
+        echo (no LLM call: the first topic entity).
     data : str or Dataset
         A dataset or a spec naming one, such as ``"metaqa:2hop:10"``,
         ``"pathquestion:PQ-3H:10"``, ``"webqsp:10"`` or ``"cwq"`` (see
@@ -330,7 +352,7 @@ def evaluate(
         return run_example(engine, example, llm, base)
 
     finished = [done[e.id] for e in dataset.examples if e.id in done]
-    hits = sum(bool(r.get("hit")) for r in finished)
+    hits = sum(score_record(r).hit for r in finished)
     count = len(finished)
     with (
         tqdm(
@@ -351,7 +373,7 @@ def evaluate(
             if trace_path is not None:
                 append_trace(trace_path, record)
             done[record["id"]] = record
-            hits += bool(record.get("hit"))
+            hits += score_record(record).hit
             count += 1
             bar.update(1)
             bar.set_postfix(hit1=f"{hits / count:.2f}")

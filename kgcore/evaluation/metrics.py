@@ -1,10 +1,14 @@
 """Answer normalisation and the scores the reports use: hit@1, strict and grounded hit@1,
-answer recall, and a Wilson interval for a hit rate.
+answer F1, answer recall, and a Wilson interval for a hit rate.
 
 hit@1 is scored as the ToG and FastToG papers do: the prediction counts as correct when a
 normalised gold answer equals the normalised prediction or is contained in it. Containment is
 checked on word boundaries, so the gold ``"1963"`` is found in ``"released in 1963"`` but the
 gold ``"Up"`` is not found in ``"Upside Down"``.
+
+A prediction whose first answer is a topic entity of the question is a miss (an *echo*,
+:func:`topic_echo`) unless a gold answer is that entity: in PathQuestion's PQL sets many
+questions loop back to their topic entity (:func:`is_loop_back`), and those answers count.
 
 Example
 -------
@@ -26,16 +30,22 @@ from collections.abc import Sequence
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.text.answer_forms import contains_answer, normalize_answer
+from kgcore.validation import UNKNOWN
 
 __all__ = [
+    "answer_f1",
     "answer_recall",
+    "answer_set",
     "contains_answer",
     "first_answer",
     "grounded_hit",
     "hit_at_1",
+    "is_loop_back",
     "is_topic_answer",
     "normalize_answer",
+    "scored_hit",
     "strict_hit",
+    "topic_echo",
     "wilson_interval",
 ]
 
@@ -66,6 +76,36 @@ def first_answer(prediction: str) -> str:
     return parts[0] if parts else ""
 
 
+def answer_set(prediction: str) -> set[str]:
+    """The normalised answers a prediction gives, split at ``|``, ``;`` and line breaks (as
+    :func:`first_answer`); empty for an empty or ``Unknown`` prediction.
+
+    >>> sorted(answer_set("The Matrix; Shane | shane"))
+    ['matrix', 'shane']
+    """
+    forms = {normalize_answer(p) for p in _FIRST_SPLIT.split(str(prediction).strip())} - {""}
+    return set() if forms == {normalize_answer(UNKNOWN)} else forms
+
+
+def answer_f1(prediction: str, answers: Sequence[str]) -> float:
+    """F1 of the predicted answer set against the gold set, both normalised
+    (:func:`answer_set`; an answer counts when it equals a gold one). An empty or ``Unknown``
+    prediction has F1 0.
+
+    >>> answer_f1("Shane; Giant", ["Shane"]), answer_f1("Shane", ["Shane", "Giant"])
+    (0.6666666666666666, 0.6666666666666666)
+    >>> answer_f1("shane | GIANT", ["Giant", "Shane"]), answer_f1("Unknown", ["Shane"])
+    (1.0, 0.0)
+    """
+    predicted = answer_set(prediction)
+    golds = {normalize_answer(a) for a in answers} - {""}
+    correct = len(predicted & golds)
+    if not correct:
+        return 0.0
+    precision, recall = correct / len(predicted), correct / len(golds)
+    return 2 * precision * recall / (precision + recall)
+
+
 def strict_hit(prediction: str, answers: Sequence[str]) -> bool:
     """Strict hit@1: the first answer given equals a gold answer after normalisation.
 
@@ -93,9 +133,46 @@ def grounded_hit(prediction: str, answers: Sequence[str], context: str) -> bool:
 
 
 def is_topic_answer(prediction: str, topic_entities: Sequence[str]) -> bool:
-    """Whether the prediction is one of the question's topic entities (never an answer)."""
+    """Whether the prediction's first answer is one of the question's topic entities (a miss
+    only when no gold answer is that entity: :func:`topic_echo`)."""
     forms = {normalize_answer(t) for t in topic_entities} - {""}
     return normalize_answer(first_answer(prediction)) in forms
+
+
+def is_loop_back(answers: Sequence[str], topic_entities: Sequence[str]) -> bool:
+    """Whether a gold answer is a topic entity of the question (compared normalised): the
+    question loops back to where it starts, as 40% of PathQuestion PQL-3H's do.
+
+    >>> is_loop_back(["Indiana"], ["indiana"]), is_loop_back(["Ohio"], ["Indiana"])
+    (True, False)
+    """
+    forms = {normalize_answer(t) for t in topic_entities} - {""}
+    return any(normalize_answer(a) in forms for a in answers)
+
+
+def topic_echo(prediction: str, answers: Sequence[str], topic_entities: Sequence[str]) -> bool:
+    """Whether the prediction echoes the question: its first answer is a topic entity that no
+    gold answer is (normalised). Such a prediction is a miss; a topic entity that is a gold
+    answer (a loop-back question, :func:`is_loop_back`) is not an echo.
+
+    >>> topic_echo("Indiana", ["Ohio"], ["Indiana"])
+    True
+    >>> topic_echo("Indiana", ["Indiana"], ["Indiana"])
+    False
+    """
+    first = normalize_answer(first_answer(prediction))
+    topics = {normalize_answer(t) for t in topic_entities} - {""}
+    return first in topics and first not in {normalize_answer(a) for a in answers}
+
+
+def scored_hit(prediction: str, answers: Sequence[str], topic_entities: Sequence[str]) -> bool:
+    """hit@1 under the topic-entity rule: :func:`hit_at_1`, and not a :func:`topic_echo`.
+
+    >>> scored_hit("Indiana", ["Indiana"], ["Indiana"]), scored_hit("Giant", ["Giant", "Shane"],
+    ...     ["Giant"]), scored_hit("the Giant", ["Shane"], ["Giant"])
+    (True, True, False)
+    """
+    return hit_at_1(prediction, answers) and not topic_echo(prediction, answers, topic_entities)
 
 
 def wilson_interval(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -97,13 +97,15 @@ def keyword_names(target: Callable[..., Any], skip: tuple[str, ...] = ()) -> fro
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A registered method: its factory, whether it reads the graph, and its option names."""
+    """A registered method: its factory, whether it reads the graph, its option names, and
+    whether it calls an LLM (``kgqa eval`` loads no model for methods that do not)."""
 
     name: str
     factory: Factory
     needs_graph: bool
     description: str
     options: OptionNames = lambda: frozenset()
+    needs_llm: bool = True
 
 
 def fasttog_config(options: dict[str, Any], node_level: bool = False) -> Any:
@@ -177,6 +179,12 @@ def _prompt(kind: str) -> Factory:
         return PromptBaseline(kind, **options)
 
     return make
+
+
+def _echo(store: GraphStore | None = None, **options: Any) -> Any:
+    from kgcore.methods.baselines import EchoBaseline
+
+    return EchoBaseline(**options)
 
 
 def _fasttog_options() -> frozenset[str]:
@@ -264,6 +272,13 @@ METHODS: dict[str, MethodSpec] = {
             False,
             "CoT with self-consistency, no graph",
             _cot_sc_options,
+        ),
+        MethodSpec(
+            "echo",
+            _echo,
+            False,
+            "the question's first topic entity, no LLM call",
+            needs_llm=False,
         ),
     )
 }

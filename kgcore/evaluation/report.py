@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgcore.evaluation.metrics import (
+    answer_f1,
     grounded_hit,
-    is_topic_answer,
+    is_loop_back,
     strict_hit,
+    topic_echo,
     wilson_interval,
 )
 from kgcore.evaluation.traces import read_dataset_ids, read_traces
@@ -32,6 +34,7 @@ COLUMNS = (
     ("n", "n"),
     ("hit@1", "hit@1"),
     ("hit@1_ci", "CI"),
+    ("f1", "F1"),
     ("strict", "strict"),
     ("grounded", "grounded"),
     ("recall", "answer recall"),
@@ -52,32 +55,63 @@ def _avg(values: Iterable[Any]) -> float | None:
     return mean(numbers) if numbers else None
 
 
-def score_record(record: dict[str, Any]) -> tuple[bool, bool | None, bool | None]:
-    """(hit@1, strict, grounded) of one record; a topic entity as the answer is a miss.
+#: The suffix of a dataset's rows computed over its questions whose gold answer is no topic
+#: entity (the others loop back to the topic entity: :func:`summary_rows`).
+NOT_LOOP_BACK = "[gold≠topic]"
 
-    Strict and grounded are ``None`` for records without ``prediction`` and ``answers``.
+
+class RecordScore(NamedTuple):
+    """The scores of one trace record (:func:`score_record`)."""
+
+    hit: bool
+    strict: bool | None
+    grounded: bool | None
+    f1: float | None
+
+
+def score_record(record: dict[str, Any]) -> RecordScore:
+    """(hit@1, strict, grounded, F1) of one record, under the topic-entity rule: a first answer
+    that is a topic entity is a miss (F1 0) unless a gold answer is that entity
+    (:func:`~kgcore.evaluation.metrics.topic_echo`).
+
+    Strict, grounded and F1 are ``None`` for records without ``prediction`` and ``answers``.
+
+    Example
+    -------
+    >>> loop = {"answers": ["Indiana"], "topic_entities": ["Indiana"]}
+    >>> score_record(loop | {"prediction": "Indiana", "hit": True})
+    RecordScore(hit=True, strict=True, grounded=False, f1=1.0)
+    >>> score_record(loop | {"answers": ["Ohio"], "prediction": "Indiana", "hit": True})
+    RecordScore(hit=False, strict=False, grounded=False, f1=0.0)
     """
     prediction, answers = record.get("prediction"), record.get("answers")
     if prediction is None or answers is None:
-        return bool(record.get("hit")), None, None
-    if is_topic_answer(str(prediction), record.get("topic_entities") or []):
-        return False, False, False
+        return RecordScore(bool(record.get("hit")), None, None, None)
+    prediction = str(prediction)
+    if topic_echo(prediction, answers, record.get("topic_entities") or []):
+        return RecordScore(False, False, False, 0.0)
     hit = bool(record.get("hit"))
-    strict = hit and strict_hit(str(prediction), answers)
-    grounded = hit and grounded_hit(str(prediction), answers, str(record.get("context") or ""))
-    return hit, strict, grounded
+    strict = hit and strict_hit(prediction, answers)
+    grounded = hit and grounded_hit(prediction, answers, str(record.get("context") or ""))
+    return RecordScore(hit, strict, grounded, answer_f1(prediction, answers))
+
+
+def loops_back(record: dict[str, Any]) -> bool:
+    """Whether a gold answer of the record is a topic entity of its question."""
+    return is_loop_back(record.get("answers") or [], record.get("topic_entities") or [])
 
 
 def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Averages over one run's records (errors count as misses for hit@1)."""
     scores = [score_record(r) for r in records]
-    hits = sum(s[0] for s in scores)
+    hits = sum(s.hit for s in scores)
     return {
         "n": len(records),
-        "hit@1": _avg(s[0] for s in scores),
+        "hit@1": _avg(s.hit for s in scores),
         "hit@1_ci": wilson_interval(hits, len(records)) if records else None,
-        "strict": _avg(s[1] for s in scores),
-        "grounded": _avg(s[2] for s in scores),
+        "f1": _avg(s.f1 for s in scores),
+        "strict": _avg(s.strict for s in scores),
+        "grounded": _avg(s.grounded for s in scores),
         "recall": _avg(r.get("recall") for r in records),
         "llm_calls": _avg(r.get("llm_calls", 0) for r in records),
         "prompt_tokens": _avg(r.get("prompt_tokens") for r in records),
@@ -97,7 +131,7 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def _cell(key: str, value: Any) -> str:
     if value is None:
         return "–"
-    if key in ("hit@1", "recall", "strict", "grounded"):
+    if key in ("hit@1", "f1", "recall", "strict", "grounded"):
         return f"{value:.2f}"
     if key == "hit@1_ci":
         return f"{value[0]:.2f}–{value[1]:.2f}"
@@ -115,22 +149,22 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
-    """hit@1 overall (with its 95% interval, strict and grounded) and per dataset, LLM calls,
-    prompt tokens and wall seconds per question, one line per run.
+    """hit@1 overall (with its 95% interval, F1, strict and grounded) and per dataset, LLM
+    calls, prompt tokens and wall seconds per question, one line per run.
 
     ``None`` unless some run spans several datasets (the detailed table says it all then).
 
     Example
     -------
     >>> rows = [
-    ...     {"run": "io", "dataset": "a", "hit@1": 1.0, "llm_calls": 1.0},
-    ...     {"run": "io", "dataset": "b", "hit@1": 0.0, "llm_calls": 1.0},
-    ...     {"run": "io", "dataset": "all", "hit@1": 0.5, "llm_calls": 1.0, "n": 2},
+    ...     {"run": "io", "dataset": "a", "hit@1": 1.0, "f1": 0.5, "llm_calls": 1.0},
+    ...     {"run": "io", "dataset": "b", "hit@1": 0.0, "f1": 0.0, "llm_calls": 1.0},
+    ...     {"run": "io", "dataset": "all", "hit@1": 0.5, "f1": 0.25, "llm_calls": 1.0, "n": 2},
     ... ]
-    >>> print(overview_table(rows))
-    | method | n | hit@1 all | CI | strict | grounded | a | b | LLM calls | prompt tok | wall s |
-    |---|---|---|---|---|---|---|---|---|---|---|
-    | io | 2 | 0.50 | – | – | – | 1.00 | 0.00 | 1.0 | – | – |
+    >>> print(overview_table(rows).replace("prompt tok | wall s", "..."))
+    | method | n | hit@1 all | CI | F1 | strict | grounded | a | b | LLM calls | ... |
+    |---|---|---|---|---|---|---|---|---|---|---|---|
+    | io | 2 | 0.50 | – | 0.25 | – | – | 1.00 | 0.00 | 1.0 | – | – |
     """
     datasets = list(dict.fromkeys(r["dataset"] for r in rows if r["dataset"] != "all"))
     if not any(r["dataset"] == "all" for r in rows):
@@ -144,6 +178,7 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
         "n",
         "hit@1 all",
         "CI",
+        "F1",
         "strict",
         "grounded",
         *datasets,
@@ -155,7 +190,7 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
     for run in order:
         row = overall[run]
         cells = [run, _cell("n", row.get("n")), _cell("hit@1", row.get("hit@1"))]
-        cells += [_cell(k, row.get(k)) for k in ("hit@1_ci", "strict", "grounded")]
+        cells += [_cell(k, row.get(k)) for k in ("hit@1_ci", "f1", "strict", "grounded")]
         for dataset in datasets:
             part = by_key.get((run, dataset))
             cells.append(_cell("hit@1", part.get("hit@1") if part else None))
@@ -186,11 +221,30 @@ def load_runs(folder: str | Path) -> dict[tuple[str, str], list[dict[str, Any]]]
 
 
 def summary_rows(runs: dict[tuple[str, str], list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """One row per (run, dataset), then an ``all`` row per run spanning several datasets."""
+    """One row per (run, dataset), then an ``all`` row per run spanning several datasets.
+
+    A dataset where some questions loop back (a gold answer is a topic entity, as in
+    PathQuestion's PQL sets) and some do not gets a second row, ``<dataset>[gold≠topic]``,
+    over the others only; the ``all`` rows count every question once.
+
+    Example
+    -------
+    >>> records = [
+    ...     {"answers": ["Indiana"], "topic_entities": ["Indiana"], "prediction": "Indiana"},
+    ...     {"answers": ["Ohio"], "topic_entities": ["Indiana"], "prediction": "Indiana; Ohio"},
+    ... ]
+    >>> for record in records:
+    ...     record["hit"] = True  # hit_at_1: the gold is in the prediction (an echo, in the 2nd)
+    >>> [(r["dataset"], r["n"], r["hit@1"]) for r in summary_rows({("echo", "d"): records})]
+    [('d', 2, 0.5), ('d[gold≠topic]', 1, 0.0)]
+    """
     rows = []
     by_run: dict[str, list[dict[str, Any]]] = {}
     for (run, dataset), records in sorted(runs.items()):
         rows.append({"run": run, "dataset": dataset, **summarize(records)})
+        others = [r for r in records if not loops_back(r)]
+        if 0 < len(others) < len(records):
+            rows.append({"run": run, "dataset": dataset + NOT_LOOP_BACK, **summarize(others)})
         by_run.setdefault(run, []).extend(records)
     for run, records in sorted(by_run.items()):
         if len({r.get("dataset") for r in records}) > 1:
@@ -388,7 +442,14 @@ def write_report(
         "hit@1: a normalised gold answer equals or is contained (on word boundaries) in the",
         "normalised prediction; CI: its 95% Wilson interval. Strict: the first answer given equals",
         "a gold answer. Grounded: a hit whose gold answer is also in the retrieved context.",
-        "An answer naming a topic entity of the question is a miss for every method.",
+        "F1: of the answer set given (split at ;, | and line breaks) against the gold set, both",
+        "normalised. A first answer that is a topic entity of the question is an echo, a miss",
+        "(F1 0), unless a gold answer is that entity: in PathQuestion PQL-2H and PQL-3H about",
+        "two in five gold answers are the topic entity itself (same-name self-loops of the",
+        "source KB), and answering them is right. A dataset with such loop-back records also",
+        f"has a <data>{NOT_LOOP_BACK} row over the others only; the 'all' rows count each",
+        "question once. The echo method answers the first topic entity with no LLM call: what",
+        "echoing alone scores.",
         "Answer recall: share of gold answers found in the retrieved context (graph methods",
         "only). Averages are per question (prompt tokens and wall seconds too); errors count",
         "as misses.",

@@ -1,10 +1,12 @@
-"""Prompt-only baselines: IO, chain-of-thought (CoT) and CoT with self-consistency (CoT-SC).
+"""Prompt-only baselines: IO, chain-of-thought (CoT) and CoT with self-consistency (CoT-SC),
+and the echo baseline (no model at all).
 
 They answer from the model's own knowledge. Their step generators live in the kernel
 (:mod:`kgcore.methods.kernel.steps`), since the graph methods fall back on them; this module
 gives them the engine shape of the graph methods (:class:`PromptBaseline`). CoT-SC samples
 ``n`` CoT replies at a temperature and keeps the majority answer (compared after
-:func:`~kgcore.text.answer_forms.normalize_answer`).
+:func:`~kgcore.text.answer_forms.normalize_answer`). :class:`EchoBaseline` answers the
+question's first topic entity with no LLM call: what echoing the question alone scores.
 
 Example
 -------
@@ -22,12 +24,12 @@ from dataclasses import dataclass
 from kgcore.exceptions import InvalidSettingError
 from kgcore.llm.protocol import Steps
 from kgcore.methods.base import StepMethod
-from kgcore.methods.kernel import cot_sc_steps, cot_steps, io_steps
+from kgcore.methods.kernel import cot_sc_steps, cot_steps, io_steps, topic_names
 from kgcore.methods.result import MethodResult
 from kgcore.settings import Settings, checked_settings
-from kgcore.validation import COT_SC_LIMITS
+from kgcore.validation import COT_SC_LIMITS, UNKNOWN
 
-__all__ = ["CoTSCConfig", "PromptBaseline"]
+__all__ = ["CoTSCConfig", "EchoBaseline", "PromptBaseline"]
 
 
 @checked_settings("CoT-SC", limits=COT_SC_LIMITS)
@@ -91,4 +93,31 @@ class PromptBaseline(StepMethod[MethodResult]):
             temperature=self.temperature,
             seed=self.seed,
             topic_entities=topic_entities,
+        )
+
+
+class EchoBaseline(StepMethod[MethodResult]):
+    """Answers the question's first topic entity (the given ones, else the bracketed names),
+    ``Unknown`` without one, and asks no model: the score of echoing the question alone.
+
+    Example
+    -------
+    >>> from kgcore.llm import ScriptedLLM
+    >>> echo = EchoBaseline()
+    >>> echo.run("what is the recording of [Indiana] 's recording ?", ScriptedLLM([])).answer
+    'Indiana'
+    >>> echo.run("who directed it?", ScriptedLLM([]), ["Giant", "Shane"]).llm_calls
+    0
+    """
+
+    name = "echo"
+
+    def steps(
+        self, question: str, topic_entities: Sequence[str] | None = None
+    ) -> Steps[MethodResult]:
+        """A step generator that yields no request and returns the first topic entity."""
+        yield from ()
+        topics = topic_names(question, topic_entities)
+        return MethodResult(
+            question=question, answer=topics[0] if topics else UNKNOWN, method="echo"
         )

@@ -207,3 +207,21 @@ def test_local_models_are_warmed_up_before_the_clock_runs(
     assert run_eval_command(args) == 0
     record = json.loads((tmp_path / "io__qa.jsonl").read_text())
     assert record["hit"] is True and record["llm_calls"] == 1
+
+
+def test_echo_loads_no_model_even_with_the_default_llm(
+    tmp_path: Path, data: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, qa = data
+    seen = fake_models(monkeypatch, [])
+    out = tmp_path / "out"
+    argv = ["eval", "--method", "echo", "--data", f"jsonl:{qa}", "--out", str(out), "--quiet"]
+    args = parse([*argv, "--no-plots"])
+    assert args.llm == "local"  # the default, never resolved: echo asks no model
+    assert args.handler(args) == 0
+    assert seen == []
+    records = [json.loads(line) for line in (out / "echo__qa.jsonl").read_text().splitlines()]
+    assert [(r["prediction"], r["llm_calls"], r["hit"]) for r in records] == [
+        ("Cleopatra", 0, False),
+        ("Brigitte Nielsen", 0, False),
+    ]

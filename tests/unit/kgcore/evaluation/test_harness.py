@@ -241,6 +241,7 @@ def test_registry_names_every_method_and_options_name_the_run() -> None:
         "io",
         "cot",
         "cot-sc",
+        "echo",
     ]
     store = InMemoryGraphStore.from_triples(TRIPLES)
     assert make_method("fasttog-node", store).config.lcs.max_community_size == 1
@@ -296,12 +297,12 @@ def test_report_overview_ranks_runs_with_hit_at_1_per_dataset(tmp_path: Path) ->
     text = write_report(tmp_path, plots=False).read_text()
     overview = text[text.index("## Overview") : text.index("## Details")]
     assert overview.splitlines()[2:5] == [
-        "| method | n | hit@1 all | CI | strict | grounded | one | two | LLM calls "
+        "| method | n | hit@1 all | CI | F1 | strict | grounded | one | two | LLM calls "
         "| prompt tok | wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-        "| cgpe | 1 | 1.00 | 0.21–1.00 | – | – | 1.00 | – | 3.0 | – | – |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| cgpe | 1 | 1.00 | 0.21–1.00 | – | – | – | 1.00 | – | 3.0 | – | – |",
     ]
-    assert "| io | 4 | 0.25 | 0.05–0.70 | – | – | 0.00 | 0.50 | 1.0 | – | – |" in overview
+    assert "| io | 4 | 0.25 | 0.05–0.70 | – | – | – | 0.00 | 0.50 | 1.0 | – | – |" in overview
 
 
 def test_strict_grounded_and_topic_answers_in_the_summary() -> None:
@@ -320,6 +321,99 @@ def test_strict_grounded_and_topic_answers_in_the_summary() -> None:
     assert summary["grounded"] == 0.25  # only "1991" is also in the retrieved context
     low, high = summary["hit@1_ci"]
     assert 0.14 < low < 0.16 and 0.84 < high < 0.86
+
+
+def test_a_loop_back_answer_is_a_hit_and_an_echo_is_a_miss() -> None:
+    from kgcore.evaluation.report import score_record
+
+    loop_back = {"answers": ["Indiana"], "topic_entities": ["Indiana"], "context": "Indiana"}
+    elsewhere = {"answers": ["Ohio"], "topic_entities": ["Indiana"], "context": "Indiana Ohio"}
+    # the gold answer is the topic entity: answering it is right
+    assert score_record(loop_back | {"prediction": "indiana", "hit": True}) == (
+        True,
+        True,
+        True,
+        1.0,
+    )
+    # the gold answer is elsewhere: the topic entity is an echo, even listed before the gold
+    for prediction in ("Indiana", "Indiana; Ohio"):
+        record = elsewhere | {"prediction": prediction, "hit": True}
+        assert score_record(record) == (False, False, False, 0.0)
+    # the gold answer first, the topic entity after it: a hit, with F1 for the extra name
+    score = score_record(elsewhere | {"prediction": "Ohio; Indiana", "hit": True})
+    assert score.hit and score.strict and score.f1 == pytest.approx(2 / 3)
+
+
+def test_the_harness_scores_a_loop_back_hit_and_an_echo_miss(tmp_path: Path) -> None:
+    examples = [
+        EvalExample(
+            "loop", "what is the recording of Indiana 's recording", ("Indiana",), ("Indiana",)
+        ),
+        EvalExample(
+            "echo", "which state are the Indiana Pacers of", ("Indiana",), ("Indiana Pacers",)
+        ),
+        EvalExample("given", "where was it recorded", ("Shane",), ("Giant", "Shane")),
+    ]
+    run = evaluate(
+        "echo", Dataset("d", examples), ScriptedLLM([]), out_dir=tmp_path, progress=False
+    )
+    records = {r["id"]: r for r in run.records}
+    assert {k: (r["prediction"], r["hit"]) for k, r in records.items()} == {
+        "loop": ("Indiana", True),
+        "echo": ("Indiana Pacers", False),  # the gold is in it, but it echoes the topic
+        "given": ("Giant", False),  # the first given topic entity; the gold is the second
+    }
+    assert all(r["llm_calls"] == 0 for r in records.values())
+    assert run.summary["hit@1"] == pytest.approx(1 / 3) and run.summary["f1"] == pytest.approx(
+        1 / 3
+    )
+    text = (tmp_path / "summary.md").read_text()
+    assert "| echo | d | 3 | 0.33 |" in text
+    # "given" loops back too (its gold is a topic entity, the second): only "echo" is left
+    assert "| echo | d[gold≠topic] | 1 | 0.00 |" in text
+
+
+def test_loop_back_split_rows_leave_the_all_rows_on_every_question() -> None:
+    from kgcore.evaluation.report import NOT_LOOP_BACK, overview_table, summary_rows
+
+    def record(dataset: str, gold: str, prediction: str) -> dict[str, object]:
+        return {
+            "dataset": dataset,
+            "answers": [gold],
+            "topic_entities": ["Indiana"],
+            "prediction": prediction,
+            "hit": prediction == gold,
+        }
+
+    runs = {
+        ("m", "pql"): [record("pql", "Indiana", "Indiana"), record("pql", "Ohio", "Ohio")],
+        ("m", "pq"): [record("pq", "Ohio", "Texas"), record("pq", "Ohio", "Ohio")],
+    }
+    rows = summary_rows(runs)
+    assert [(r["dataset"], r["n"], r["hit@1"]) for r in rows] == [
+        ("pq", 2, 0.5),
+        ("pql", 2, 1.0),
+        ("pql" + NOT_LOOP_BACK, 1, 1.0),
+        ("all", 4, 0.75),  # four questions, none counted twice
+    ]
+    overview = overview_table(rows)
+    assert overview is not None
+    assert "| m | 4 | 0.75 |" in overview and f"| pql{NOT_LOOP_BACK} |" in overview
+
+
+def test_answer_f1_in_the_summary_and_the_tables(tmp_path: Path) -> None:
+    base = {"run": "io", "dataset": "d", "answers": ["Paris", "Rome"], "topic_entities": []}
+    records = [
+        base | {"id": "1", "prediction": "Paris; Rome", "hit": True},  # F1 1
+        base | {"id": "2", "prediction": "Paris | Oslo", "hit": True},  # P 1/2, R 1/2: F1 1/2
+        base | {"id": "3", "prediction": "Unknown", "hit": False},  # F1 0
+        base | {"id": "4", "prediction": "", "hit": False, "error": "x"},  # F1 0
+    ]
+    assert summarize(records)["f1"] == pytest.approx(1.5 / 4)
+    (tmp_path / "io__d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    text = write_report(tmp_path, plots=False).read_text()
+    assert "| method | data | n | hit@1 | CI | F1 | strict |" in text
+    assert "| io | d | 4 | 0.50 | 0.15–0.85 | 0.38 |" in text
 
 
 def test_a_report_on_one_dataset_has_no_overview(tmp_path: Path) -> None:

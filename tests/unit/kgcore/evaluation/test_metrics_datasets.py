@@ -13,7 +13,15 @@ from kgcore.evaluation.datasets import (
     load_jsonl,
     load_metaqa,
 )
-from kgcore.evaluation.metrics import answer_recall, hit_at_1, normalize_answer
+from kgcore.evaluation.metrics import (
+    answer_f1,
+    answer_recall,
+    hit_at_1,
+    is_loop_back,
+    normalize_answer,
+    scored_hit,
+    topic_echo,
+)
 from kgcore.exceptions import ConfigurationError
 from tests.support.paths import SHARED_DATA
 
@@ -35,6 +43,42 @@ SHARED = SHARED_DATA
 )
 def test_hit_at_1(prediction: str, answers: list[str], hit: bool) -> None:
     assert hit_at_1(prediction, answers) is hit
+
+
+@pytest.mark.parametrize(
+    ("prediction", "answers", "f1"),
+    [
+        ("Shane", ["Shane"], 1.0),
+        ("the Shane; GIANT", ["Giant", "Shane"], 1.0),
+        ("Shane | Giant\nCobra", ["Shane"], 0.5),  # P 1/3, R 1
+        ("Shane", ["Shane", "Giant", "Cobra", "Up"], 0.4),  # P 1, R 1/4
+        ("Cobra; Shane", ["Shane", "Giant"], 0.5),
+        ("It was Shane", ["Shane"], 0.0),  # set members are compared whole
+        ("Unknown", ["Shane"], 0.0),
+        ("", ["Shane"], 0.0),
+        ("Shane", [], 0.0),
+    ],
+)
+def test_answer_f1_over_the_answer_set(prediction: str, answers: list[str], f1: float) -> None:
+    assert answer_f1(prediction, answers) == pytest.approx(f1)
+
+
+def test_a_topic_entity_answer_counts_only_on_a_loop_back_question() -> None:
+    # PQL-3H: "what is the recording of recording of Indiana 's recording ?" gold: Indiana
+    assert is_loop_back(["Indiana"], ["Indiana"]) and not is_loop_back(["Ohio"], ["Indiana"])
+    assert scored_hit("Indiana", ["Indiana"], ["Indiana"])  # a loop-back hit
+    assert scored_hit("the indiana.", ["Indiana"], ["Indiana"])  # normalised
+    assert not topic_echo("Indiana", ["Indiana"], ["Indiana"])
+    # an echo: the gold is elsewhere, even when it is contained in the topic's name
+    assert topic_echo("Indiana Pacers", ["Indiana"], ["Indiana Pacers"])
+    assert hit_at_1("Indiana Pacers", ["Indiana"])
+    assert not scored_hit("Indiana Pacers", ["Indiana"], ["Indiana Pacers"])
+    assert not scored_hit("Indiana; Ohio", ["Ohio"], ["Indiana"])  # the first answer echoes
+    assert scored_hit("Ohio; Indiana", ["Ohio"], ["Indiana"])  # the first answer is the gold
+    # two topic entities, the gold is the second: naming the first is still an echo
+    assert not scored_hit("Giant", ["Shane"], ["Giant", "Shane"])
+    assert scored_hit("Shane", ["Shane"], ["Giant", "Shane"])
+    assert scored_hit("Shane", ["Shane"], [])  # no topic entities: plain hit@1
 
 
 def test_normalize_answer_drops_case_punctuation_and_articles() -> None:
