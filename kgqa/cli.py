@@ -65,6 +65,13 @@ def require_module(module: str, extra: str) -> None:
 def format_result(result: FastToGResult) -> str:
     """The answer, the chains and the run's figures, for a terminal."""
     lines = [f"Answer: {result.answer}"]
+    path = result.extra.get("path")
+    if isinstance(path, dict):
+        capped = ", fan-out capped" if path.get("capped") else ""
+        lines.append(
+            f"Path: from {path.get('topic')}: {path.get('label')} "
+            f"({path.get('reached')} reached{capped})"
+        )
     if result.start is not None:
         lines.append(f"Start: {', '.join(result.start.nodes)}")
     for index, chain in enumerate(result.chains, start=1):

@@ -14,6 +14,8 @@ Example
 >>> docs = retriever.invoke("which films share the director of [Cleopatra]")
 >>> docs[0].metadata["answer"], docs[0].metadata["chain"], docs[0].metadata["llm_calls"]
 ('All About Eve', 0, 1)
+>>> docs[0].page_content  # the followed path's facts: the evidence of the answer
+'Cleopatra; All About Eve directed by Joseph L. Mankiewicz.'
 >>> documents_to_result("which films share the director of [Cleopatra]", docs).llm_calls
 1
 """

@@ -108,11 +108,18 @@ class MethodSpec:
     needs_llm: bool = True
 
 
+#: FastToG's nested settings, which options may set one by one as ``GROUP.NAME``.
+NESTED_FASTTOG_SETTINGS = ("leaves", "paths")
+
+
 def fasttog_config(options: dict[str, Any], node_level: bool = False) -> Any:
     """The :class:`~kgcore.methods.fasttog.FastToGConfig` of harness options: an opt-in
-    ``preset`` first, then the settings (``leaves.NAME`` ones set the leaf sub-config).
+    ``preset`` first, then the settings (``leaves.NAME`` and ``paths.NAME`` ones set those
+    sub-configs).
 
     >>> fasttog_config({"width": 2, "leaves.with_topic": False}).leaves.with_topic
+    False
+    >>> fasttog_config({"paths.max_hops": 0}).paths.enabled
     False
     """
     from kgcore.methods.fasttog import FastToGConfig
@@ -120,9 +127,13 @@ def fasttog_config(options: dict[str, Any], node_level: bool = False) -> Any:
     options = dict(options)
     preset = options.pop("preset", None)
     base = FastToGConfig.preset(preset) if preset else FastToGConfig()
-    leaves = {k.removeprefix("leaves."): options.pop(k) for k in list(options) if "." in k}
-    if leaves:
-        options["leaves"] = base.leaves.with_overrides(**leaves)
+    for group in NESTED_FASTTOG_SETTINGS:
+        prefix = f"{group}."
+        nested = {
+            k.removeprefix(prefix): options.pop(k) for k in list(options) if k.startswith(prefix)
+        }
+        if nested:
+            options[group] = getattr(base, group).with_overrides(**nested)
     if node_level:
         options["max_community_size"] = 1
     return base.with_overrides(**options)
@@ -189,9 +200,11 @@ def _echo(store: GraphStore | None = None, **options: Any) -> Any:
 
 def _fasttog_options() -> frozenset[str]:
     from kgcore.methods.fasttog.config import FastToGConfig, LeafSettings
+    from kgcore.paths import PathSettings
 
-    leaves = {f"leaves.{name}" for name in LeafSettings.setting_names()}
-    return frozenset(FastToGConfig.setting_names()) | leaves | {"textualizer", "preset"}
+    nested = {f"leaves.{name}" for name in LeafSettings.setting_names()}
+    nested |= {f"paths.{name}" for name in PathSettings.setting_names()}
+    return frozenset(FastToGConfig.setting_names()) | nested | {"textualizer", "preset"}
 
 
 def _tog_options() -> frozenset[str]:

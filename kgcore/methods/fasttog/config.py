@@ -37,6 +37,7 @@ from kgcore.methods.fasttog.prompts import (
     ReasonDemo,
 )
 from kgcore.methods.kernel import check_template
+from kgcore.paths.settings import PathSettings
 from kgcore.settings import Settings, checked_settings
 from kgcore.text.triple2text import SENTENCE_UNITS
 from kgcore.validation import FASTTOG_LIMITS
@@ -120,6 +121,11 @@ class FastToGConfig(Settings):
         each may also be given as a keyword of its own, which overrides ``lcs``'s.
     leaves : LeafSettings
         How one-node communities are kept and shown.
+    paths : PathSettings
+        Path planning before the communities: the model chooses a relation path among those
+        the graph holds around the topic entities, the graph walks it, and its end nodes
+        answer (:meth:`~kgcore.methods.fasttog.engine.FastToG._plan_path`; a deviation from
+        the paper); ``PathSettings(max_hops=0)`` turns it off.
     prune_temperature, reason_temperature, prune_max_tokens, reason_max_tokens :
         Sampling of the pruning and reasoning replies.
     fallback : {"cot", "cot-sc", "io", "none"}
@@ -194,6 +200,7 @@ class FastToGConfig(Settings):
     max_depth: int = 5
     lcs: LCSConfig = field(default_factory=LCSConfig)
     leaves: LeafSettings = field(default_factory=LeafSettings)
+    paths: PathSettings = field(default_factory=PathSettings)
     prune_temperature: float = 0.4
     reason_temperature: float = 0.1
     fallback: str = "cot"

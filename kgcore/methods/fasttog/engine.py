@@ -23,8 +23,13 @@ Example
 >>> engine = FastToG(store, FastToGConfig(max_community_size=2))
 >>> result = engine.run("which films share the director of [Cleopatra]",
 ...                     ScriptedLLM(["{All About Eve}"]))
->>> result.answer, result.llm_calls  # one candidate: chosen without a call
-('All About Eve', 1)
+>>> result.answer, result.llm_calls, result.extra["path"]["label"]  # the path that reaches it
+('All About Eve', 1, 'directed by / directed by of')
+>>> from kgcore.paths import PathSettings
+>>> off = FastToGConfig(max_community_size=2, paths=PathSettings(max_hops=0))
+>>> FastToG(store, off).run("which films share the director of [Cleopatra]",
+...                         ScriptedLLM(["{All About Eve}"])).answer  # one community: no choice
+'All About Eve'
 """
 
 from __future__ import annotations
@@ -69,6 +74,15 @@ from kgcore.methods.kernel import (
     step_record,
     topic_names,
 )
+from kgcore.methods.kernel.path_planning import (
+    PathPlan,
+    join_answers,
+    path_answer,
+    path_scorer,
+    plan_steps,
+    read_paths,
+)
+from kgcore.paths import FollowedPath
 from kgcore.text.answer_forms import normalize_answer
 from kgcore.text.registry import resolve_textualizer
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
@@ -121,9 +135,20 @@ def _links_several(community: Community, topic: Sequence[str]) -> bool:
     return len(touched & set(topic)) > 1
 
 
+#: Answers named after a followed path's facts ("Leads to: A; B; C (12 in all).").
+PATH_ENDS_SHOWN = 5
+
+#: Texts whose embeddings an engine keeps (:meth:`FastToG._embed_texts`).
+TEXT_VECTOR_CACHE = 50_000
+
 #: Triples read per topic entity to find the nodes that join several of them
 #: (:meth:`FastToG.joint_neighbours`).
 JOINT_READ_LIMIT = 2000
+
+
+def _path_label(path: FollowedPath) -> str:
+    """A followed path's hops as a person reads them ("child / parent of")."""
+    return " / ".join(hop.text() for hop in path.hops)
 
 
 def joint_sentence(topic: Sequence[str], joint: Sequence[str]) -> str:
@@ -156,6 +181,8 @@ class _Run:
     result: FastToGResult
     trace: list[dict[str, object]]
     start_text: str = ""
+    path: ChainCommunity | None = None
+    followed: list[FollowedPath] = dataclasses.field(default_factory=list)
     history: set[str] = dataclasses.field(default_factory=set)
     active: list[bool] = dataclasses.field(default_factory=list)
     ahead: dict[int, LCSStep] = dataclasses.field(default_factory=dict)
@@ -215,6 +242,7 @@ class FastToG(StepMethod[FastToGResult]):
         else:
             self.textualizer = resolve_textualizer(textualizer)  # "g2t", ... or an object
         self._example_names = demo_names(self.config.reason_demos)  # never taken for answers
+        self._text_vectors: dict[str, np.ndarray] = {}
 
     # -- the method ---------------------------------------------------------------------
     def _text(self, community: Community | ChainCommunity, leaves: tuple[Triple, ...] = ()) -> str:
@@ -409,6 +437,9 @@ class FastToG(StepMethod[FastToGResult]):
         """The method as a step generator (see :mod:`kgcore.llm.protocol`), phase by phase.
 
         1. :meth:`_link_topic_entities`: the topic entities, as graph nodes;
+           :meth:`_plan_path` (``paths``, this project's): the relation paths closest to the
+           question, followed on the graph, join the start community's facts (``"read"``), or
+           the one the model chooses answers (``"choose"``);
         2. :meth:`_start_communities`: Local Community Search around them, the start community;
         3. :meth:`_first_choice`: up to W of its candidates, each starting a chain;
         4. :meth:`_reason_and_grow`: reasoning, an answer or every chain one community deeper
@@ -419,10 +450,16 @@ class FastToG(StepMethod[FastToGResult]):
         if self.store.num_triples() == 0:
             raise EmptyGraphError("the knowledge graph has no triples: load some before asking")
         run = yield from self._link_topic_entities(question, topic_entities)
+        if run.topic and self.config.paths.enabled:
+            if (yield from self._plan_path(run)):
+                return self._finish(run.result, run.meter)
         if run.topic:
             step = self._start_communities(run)
             yield from self._first_choice(run, step)
-        answered = (yield from self._reason_and_grow(run)) if run.chains else False
+        # The followed paths alone are facts to reason over (a topic whose only link is a
+        # self-loop has no community to start a chain).
+        reasonable = bool(run.chains) or run.path is not None
+        answered = (yield from self._reason_and_grow(run)) if reasonable else False
         if not answered:
             yield from self._fall_back(run)
         return self._finish(run.result, run.meter)
@@ -467,6 +504,167 @@ class FastToG(StepMethod[FastToGResult]):
             trace=trace,
         )
 
+    def _plan_path(self, run: _Run) -> Steps[bool]:
+        """Path planning (``paths``; a deviation from the paper): the model chooses one of the
+        relation paths the graph holds around the topic entities, shown with an example and
+        where each leads, and the graph walks it (:mod:`kgcore.methods.kernel.path_planning`).
+
+        A followed path that reaches between 1 and ``paths.max_answers`` nodes answers with
+        them all, best supported first, and is the run's one chain (its facts are the
+        evidence); one that reaches more joins the start community's facts, and FastToG goes
+        on. A topic entity is an answer only when the path leads back to it.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state, with its topic entities.
+
+        Returns
+        -------
+        bool
+            Whether the path answered (then the answer is the result's).
+        """
+        settings = self.config.paths
+        scorer = path_scorer(self._embed_texts if self.ranks_by_similarity else None)
+        if settings.mode == "read":
+            with run.meter.graph():
+                run.followed, chained = read_paths(
+                    self.store, run.question, run.topic, settings, scorer
+                )
+            if not run.followed:
+                return False
+            run.path = self._paths_community(run.followed)
+            run.trace.append(
+                report_step(
+                    {
+                        "purpose": "paths",
+                        "offered": [_path_label(f) for f in run.followed],
+                        "reached": [len(f.answers) for f in run.followed],
+                        "chain": chained,
+                    }
+                )
+            )
+            return (yield from self._confirm_path(run)) if chained else False
+
+        def record(asked: LLMRequest, reply: LLMReply, picked: list[int] | None) -> None:
+            run.trace.append(step_record(asked, reply, picked=picked))
+
+        plan: PathPlan | None = yield from run.meter.graph_steps(
+            plan_steps(
+                self.store, run.question, run.topic, settings, run.meter.usage, scorer, record
+            )
+        )
+        if plan is None:
+            return False
+        run.trace.append(report_step(plan.record()))
+        followed = plan.followed
+        if followed is None or not followed.answers:
+            return False
+        nodes = tuple(dict.fromkeys(n for t in followed.facts for n in (t.head, t.tail)))
+        community = ChainCommunity(
+            chain=0,
+            depth=1,
+            nodes=nodes,
+            triples=tuple(followed.facts),
+            links=(),
+            text=self.textualizer(nodes, tuple(followed.facts)),
+        )
+        run.result.extra["path"] = {
+            "topic": followed.topic,
+            "relations": [[h.relation, h.forward] for h in followed.hops],
+            "label": plan.chosen.label() if plan.chosen else "",
+            "reached": len(followed.answers),
+            "capped": followed.capped,
+        }
+        if len(followed.answers) > settings.max_answers:
+            run.path = community
+            return False
+        run.result.chains.append([community])
+        run.result.answer = join_answers(followed.answers)
+        run.result.extra["answers"] = followed.answers[: settings.max_answers]
+        run.result.grounded = True
+        run.result.depth = 1
+        return True
+
+    def _confirm_path(self, run: _Run) -> Steps[bool]:
+        """A question read as a chain of relation phrases: the model reads the one path
+        aligned with it, alone, and answers; a node the path reaches is the answer (the path's
+        answer set), anything else lets FastToG go on with the path's facts in its start
+        community.
+
+        Parameters
+        ----------
+        run : _Run
+            The run's state, with its followed path.
+
+        Returns
+        -------
+        bool
+            Whether the model confirmed the path (then the answer is the result's).
+        """
+        cfg = self.config
+        assert run.path is not None
+        request = reason_request(
+            run.question,
+            run.path.text,
+            [],
+            temperature=cfg.reason_temperature,
+            max_tokens=cfg.reason_max_tokens,
+            template=cfg.reason_prompt,
+            demos=cfg.reason_demos,
+            system=cfg.reason_system,
+        )
+        reply = yield request
+        run.meter.usage.add(reply)
+        parsed = parse_braced_answer(reply.text, self._example_names)
+        answer = self._answer_by_path(run, parsed) if parsed is not None else None
+        run.trace.append(step_record(request, reply, depth=0, answer=answer, parsed=parsed))
+        if answer is None:
+            return False
+        run.result.answer = answer
+        run.result.grounded = True
+        run.result.depth = 1
+        return True
+
+    def _paths_community(self, followed: Sequence[FollowedPath]) -> ChainCommunity:
+        """The followed paths as facts the reasoning step reads first: each path's facts,
+        then where it leads."""
+        texts, triples = [], []
+        for path in followed:
+            nodes = tuple(dict.fromkeys(n for t in path.facts for n in (t.head, t.tail)))
+            ends = "; ".join(path.answers[:PATH_ENDS_SHOWN])
+            more = f" ({len(path.answers)} in all)" if len(path.answers) > PATH_ENDS_SHOWN else ""
+            texts.append(f"{self.textualizer(nodes, tuple(path.facts))} Leads to: {ends}{more}.")
+            triples += [t for t in path.facts if t not in triples]
+        nodes = tuple(dict.fromkeys(n for t in triples for n in (t.head, t.tail)))
+        return ChainCommunity(
+            chain=-1, depth=0, nodes=nodes, triples=tuple(triples), links=(), text=" ".join(texts)
+        )
+
+    def _path_chain(self, path: FollowedPath) -> ChainCommunity:
+        """The followed path that gave the answer, as the evidence chain of the result."""
+        nodes = tuple(dict.fromkeys(n for t in path.facts for n in (t.head, t.tail)))
+        return ChainCommunity(
+            chain=0,
+            depth=1,
+            nodes=nodes,
+            triples=tuple(path.facts),
+            links=(),
+            text=self.textualizer(nodes, tuple(path.facts)),
+        )
+
+    def _embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Sentence embeddings of ``texts``, cached (path planning embeds the same relation
+        paths and phrases question after question)."""
+        cache = self._text_vectors
+        if len(cache) > TEXT_VECTOR_CACHE:
+            cache.clear()
+        missing = [t for t in dict.fromkeys(texts) if t not in cache]
+        if missing:
+            rows = np.asarray(self.embedder.embed(missing), dtype=np.float64)
+            cache.update(zip(missing, rows, strict=True))
+        return np.vstack([cache[t] for t in texts])
+
     def _start_communities(self, run: _Run) -> LCSStep:
         """Phase 2, Local Community Search around the topic entities (depth 0); sets the
         start community (:meth:`start_community`) and the history set.
@@ -485,8 +683,16 @@ class FastToG(StepMethod[FastToGResult]):
         with run.meter.graph():
             step = self.lcs_step(run.topic, run.history, depth=0, chain=0)
         run.result.lcs_steps += 1
-        run.result.start = self.start_community(run.topic, step.candidates, run.question)
-        run.start_text = run.result.start.text
+        start = self.start_community(run.topic, step.candidates, run.question)
+        if run.path is not None:  # the followed path's facts first
+            path = run.path
+            start = dataclasses.replace(
+                start,
+                triples=path.triples + tuple(t for t in start.triples if t not in path.triples),
+                text=f"{path.text} {start.text}",
+            )
+        run.result.start = start
+        run.start_text = start.text
         return step
 
     def _first_choice(self, run: _Run, step: LCSStep) -> Steps[None]:
@@ -592,11 +798,36 @@ class FastToG(StepMethod[FastToGResult]):
             facts="\n".join(self._texts(run.result)) if grounded else None,
             nodes=self._nodes(run.result) if grounded else None,
         )
+        if parsed is not None and run.followed:
+            answer = self._answer_by_path(run, parsed) or answer
         if answer is None and parsed is not None and grounded and cfg.neighbour_answers:
             answer = self.neighbour_answer(parsed, run.topic)
         run.result.grounded = grounded  # without grounding, the answer is only checked sane
         run.trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
         run.result.depth = depth
+        return answer
+
+    def _answer_by_path(self, run: _Run, parsed: str) -> str | None:
+        """``paths.mode="read"``: when the reply names a node that a followed path reaches,
+        that path's answers, the named one first (:func:`~kgcore.methods.kernel.
+        path_planning.path_answer`); the path becomes the result's evidence chain."""
+        names = [part.strip() for part in parsed.split(";")]
+        found = path_answer(names, run.followed, self.config.paths.max_answers)
+        if found is None:
+            return None
+        answer, path = found
+        evidence = self._path_chain(path)
+        run.result.extra["path"] = {
+            "topic": path.topic,
+            "relations": [[h.relation, h.forward] for h in path.hops],
+            "label": _path_label(path),
+            "reached": len(path.answers),
+            "capped": path.capped,
+        }
+        run.result.extra["answers"] = path.answers[: self.config.paths.max_answers]
+        run.result.chains.insert(0, [dataclasses.replace(evidence, chain=0)])
+        for index, chain in enumerate(run.result.chains[1:], start=1):
+            chain[:] = [dataclasses.replace(c, chain=index) for c in chain]
         return answer
 
     def neighbour_answer(self, parsed: str, topic: Sequence[str]) -> str | None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from kgcore.methods.fasttog.config import LeafSettings
 from kgcore.methods.fasttog.prompts import ReasonDemo
+from kgcore.paths.settings import PathSettings
 
 #: The movie demonstrations (FastToG's default until the cross-graph report, issue 34): the paper's
 #: prompt shows one short example inline. Three short
@@ -161,6 +162,8 @@ PAPER: dict[str, Any] = {
     "joint_limit": 0,
     "topic_facts": 0,
     "shared_topics": False,
+    # No path planning: the paper's FastToG reasons over communities only.
+    "paths": PathSettings(max_hops=0),
     "fallback": "cot",
     "prune_prompt": PAPER_PRUNE_PROMPT,
     "reason_prompt": PAPER_REASON_PROMPT,

@@ -19,12 +19,14 @@ from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, Neo4jGraphStore
 from kgcore.llm.protocol import LLMRequest
 from kgcore.llm.scripted import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.paths import PathSettings
 from kgcore.types import Triple
 from tests.support.fake_embedder import FakeEmbedder
 from tests.support.neo4j_testgraphs import metaqa_questions, metaqa_slice, synthetic_triples
 from tests.support.neo4j_testserver import BoltServer, delete_label, fresh_mapping
 
 QUESTIONS = metaqa_questions(8)
+NO_PATHS = PathSettings(max_hops=0)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +73,9 @@ def scripted_model(request: LLMRequest) -> str:
 
 
 def fasttog_run(store: Any, question: str, seed: int) -> tuple[dict[str, Any], list[str]]:
-    engine = FastToG(store, FastToGConfig(width=2, max_depth=3, seed=seed))
+    # Path planning off: the communities are what is compared here (test_neo4j_paths.py
+    # holds path planning to the same rule).
+    engine = FastToG(store, FastToGConfig(width=2, max_depth=3, seed=seed, paths=NO_PATHS))
     llm = ScriptedLLM(scripted_model)
     result = engine.run(question, llm)
     summary = {
@@ -133,7 +137,9 @@ def test_fasttog_langchain_retriever_same_documents(
         docs = []
         for store in (memory, server):
             retriever = FastToGRetriever(
-                graph=store, llm=ScriptedChat(), config=FastToGConfig(width=2, max_depth=3, seed=3)
+                graph=store,
+                llm=ScriptedChat(),
+                config=FastToGConfig(width=2, max_depth=3, seed=3, paths=NO_PATHS),
             )
             docs.append([(d.page_content, d.metadata) for d in retriever.invoke(question)])
         assert docs[0] == docs[1] and docs[0], question

@@ -1,0 +1,72 @@
+"""Path planning's settings (:class:`PathSettings`), nested in a method's config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgcore.settings import Settings, checked_settings
+
+#: name -> (minimum, maximum) of :class:`PathSettings`.
+PATH_LIMITS: dict[str, tuple[float, float]] = {
+    "max_hops": (0, 4),
+    "offered": (1, 20),
+    "beam": (1, 1000),
+    "max_frontier": (1, 1000),
+    "max_fanout": (1, 5000),
+    "max_answers": (1, 200),
+    "max_facts": (1, 200),
+}
+
+
+#: How a method uses the paths (:attr:`PathSettings.mode`).
+PATH_MODES = ("read", "choose")
+
+
+@checked_settings("path planning", limits=PATH_LIMITS, choices={"mode": PATH_MODES})
+@dataclass(frozen=True)
+class PathSettings(Settings):
+    """How a method plans a relation path and follows it on the graph
+    (:func:`kgcore.paths.planner.plan_steps`).
+
+    Parameters
+    ----------
+    mode : {"read", "choose"}
+        ``"read"``: the ``offered`` paths, followed, join the facts the method's reasoning
+        step reads, and the path that reaches the answer the model names gives the answer set
+        (no call of its own); ``"choose"``: one call in which the model chooses a path by
+        number, and its end nodes answer.
+    max_hops : int
+        The longest relation path offered; ``0`` turns path planning off.
+    offered : int
+        Relation paths shown to the model, the closest to the question first.
+    beam : int
+        At each hop, only the ``beam`` paths closest to the question are walked on further.
+    max_frontier : int
+        Nodes of each path walked on per hop while the paths are listed.
+    max_fanout : int
+        Nodes walked on per hop when the chosen path is followed.
+    max_answers : int
+        The chosen path answers when it reaches between 1 and this many nodes; with more, its
+        facts join the method's context and the method goes on.
+    max_facts : int
+        Facts of the followed path kept as its evidence.
+
+    Example
+    -------
+    >>> PathSettings().max_hops, PathSettings(max_hops=0).enabled
+    (3, False)
+    """
+
+    mode: str = "read"
+    max_hops: int = 3
+    offered: int = 3
+    beam: int = 12
+    max_frontier: int = 50
+    max_fanout: int = 300
+    max_answers: int = 40
+    max_facts: int = 9
+
+    @property
+    def enabled(self) -> bool:
+        """Whether paths are planned at all."""
+        return self.max_hops > 0

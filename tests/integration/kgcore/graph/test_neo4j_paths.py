@@ -1,0 +1,75 @@
+"""Path planning over Bolt gives what it gives in memory: the same paths offered, the same
+path followed through a compound node, the same answer and facts, a few queries per hop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from kgcore.graph.compound import compound_view
+from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.neo4j_loader import write_triples_to_neo4j
+from kgcore.graph.neo4j_store import Neo4jGraphStore
+from kgcore.methods.fasttog import FastToG
+from kgcore.paths import Hop, follow_path
+from tests.support.neo4j_testserver import BoltServer, delete_label, fresh_mapping
+from tests.support.path_graphs import FAMILY
+from tests.unit.kgcore.methods.fasttog.test_path_planning import (
+    CHOOSE,
+    THREE_HOPS,
+    choose,
+    reasoning,
+)
+
+
+@pytest.fixture(scope="module")
+def stores(bolt_server: BoltServer) -> Iterator[tuple[InMemoryGraphStore, Neo4jGraphStore]]:
+    server = Neo4jGraphStore(
+        bolt_server.uri,
+        bolt_server.username,
+        bolt_server.password,
+        bolt_server.database,
+        mapping=fresh_mapping(),
+    )
+    write_triples_to_neo4j(server, FAMILY, progress=False)
+    try:
+        yield InMemoryGraphStore.from_triples(FAMILY), server
+    finally:
+        delete_label(server, drop_schema=not bolt_server.is_arcadedb)
+        server.close()
+
+
+def test_a_three_hop_path_question_gets_the_same_answer_and_facts_over_bolt(
+    stores: tuple[InMemoryGraphStore, Neo4jGraphStore],
+) -> None:
+    runs = []
+    for store, config, llm in [
+        (store, config, make())
+        for config, make in (
+            (FastToG(stores[0]).config, lambda: reasoning("{Emden}")),
+            (CHOOSE, lambda: choose("child / spouse, spouse / birthplace")),
+        )
+        for store in stores
+    ]:
+        result = FastToG(store, config).run(THREE_HOPS, llm)
+        prompts = [r.prompt_text for r in llm.requests]
+        runs.append((result.answer, result.chains, result.extra["path"], prompts))
+    assert runs[0] == runs[1] and runs[2] == runs[3]  # read, then choose
+    assert runs[0][0] == runs[2][0] == "Emden"
+
+
+def test_following_a_path_reads_a_bounded_number_of_queries_per_hop(
+    stores: tuple[InMemoryGraphStore, Neo4jGraphStore],
+) -> None:
+    memory, server = stores
+    view = compound_view(server)
+    plan = FastToG(memory).run(THREE_HOPS, reasoning("{Emden}"))
+    hops = plan.extra["path"]["relations"]
+
+    server.reset_round_trips()
+    walked = follow_path(view, "Ann", [Hop(r, f) for r, f in hops])
+    assert walked.answers == ["Emden"]
+    reads = sum(server.queries.values())
+    # One neighbour query per hop, and one for the legs of the compound nodes met.
+    assert reads <= 2 * len(hops), server.queries
