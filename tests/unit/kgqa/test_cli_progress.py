@@ -48,10 +48,13 @@ def test_each_step_is_printed_before_the_next_model_call(
     stderr = sys.stderr.getvalue()  # type: ignore[attr-defined]
     assert code == 0, stderr
     assert "Answer: All About Eve" in capsys.readouterr().out
-    assert len(at_call) == 2 and "[step" not in at_call[0]
-    assert at_call[1].count("[step 1] prune: 3 offered") == 1  # printed while the model works
+    # Path planning (on by default) reads the graph without a model call: its step is printed
+    # before the first call, and nothing else is.
+    assert len(at_call) == 2 and at_call[0].count("[step") == 1
+    assert at_call[0].count("[step 1] paths: 3 offered") == 1
+    assert at_call[1].count("[step 2] prune: 3 offered") == 1  # printed while the model works
     assert "-> picked {All About Eve, Joseph L. Mankiewicz}" in at_call[1]
-    assert "[step 2] reason (depth 1): answer All About Eve" in stderr
+    assert "[step 3] reason (depth 1): answer All About Eve" in stderr
 
 
 def test_quiet_prints_no_steps(

@@ -7,6 +7,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
+from kgcore.paths import PathSettings
 from langchain_fasttog import FastToGChain, FastToGRetriever, LangChainEmbedder
 from langchain_fasttog.embeddings import as_text_embedder
 from tests.support.fake_embedder import FakeEmbedder
@@ -81,6 +82,7 @@ def test_retriever_ranks_the_first_choice_with_the_apps_embeddings(
         max_depth=1,
         max_community_size=2,
         embeddings=embeddings,  # the default first_choice="auto" then ranks by similarity
+        paths=PathSettings(max_hops=0),  # off: the community phases' embedding calls are counted
     )
     docs = retriever.invoke(question)
     # One LLM call, the reasoning: the first choice asked no LLM.

@@ -20,6 +20,7 @@ from kgcore.methods.fasttog import FastToGConfig
 from kgcore.methods.fasttog.config import LeafSettings
 from kgcore.methods.gretriever import GRetrieverQAConfig
 from kgcore.methods.tog import ToGConfig
+from kgcore.paths import PathSettings
 from kgqa.cli import main
 
 BAD_SETTINGS: list[tuple[type, dict[str, Any]]] = [
@@ -46,6 +47,10 @@ BAD_SETTINGS: list[tuple[type, dict[str, Any]]] = [
     (FastToGConfig, {"wdth": 3}),
     (LeafSettings, {"kept": 10**6}),
     (LeafSettings, {"with_topic": "yes"}),
+    (PathSettings, {"max_hops": 5}),
+    (PathSettings, {"offered": 0}),
+    (PathSettings, {"mode": "guess"}),
+    (PathSettings, {"max_hops": 1.5}),
     (LCSConfig, {"max_community_size": -5}),
     (LCSConfig, {"algorithm": "nope"}),
     (LCSConfig, {"decay": 1.5}),
@@ -108,8 +113,8 @@ def test_evaluate_refuses_a_bad_option_before_the_first_question(
 
 @pytest.mark.parametrize(
     "config",
-    [FastToGConfig, LeafSettings, LCSConfig, ToGConfig, CGPEConfig, CoTSCConfig, PCSTSettings,
-     RegionSettings, GRetrieverQAConfig],
+    [FastToGConfig, LeafSettings, PathSettings, LCSConfig, ToGConfig, CGPEConfig, CoTSCConfig,
+     PCSTSettings, RegionSettings, GRetrieverQAConfig],
     ids=lambda c: c.__name__,
 )  # fmt: skip
 def test_every_config_keeps_the_contract(config: type) -> None:
@@ -137,6 +142,7 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
         ("fasttog", "width=2.5"),
         ("fasttog", "seed=-1"),
         ("fasttog", "leaves.kept=1000000"),
+        ("fasttog", "paths.max_hops=9"),
         ("fasttog", "prune_temperature=nan"),
         ("tog", "width=1.5"),
         ("cgpe", "max_branches=-2"),
@@ -195,7 +201,8 @@ def test_the_docs_table_lists_every_fasttog_setting_with_its_default() -> None:
     expected.update(
         {f"leaves.{n}": getattr(config.leaves, n) for n in LeafSettings.setting_names()}
     )
-    for nested in ("lcs", "leaves"):
+    expected.update({f"paths.{n}": getattr(config.paths, n) for n in PathSettings.setting_names()})
+    for nested in ("lcs", "leaves", "paths"):
         expected.pop(nested)
     assert set(table) == set(expected)
     for name, value in expected.items():

@@ -14,9 +14,16 @@ from kgcore.graph.compound import is_unnamed_node
 from kgcore.llm import LLMRequest, ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.kernel import node_answer
+from kgcore.paths import PathSettings
 from tests.support.fake_embedder import FakeEmbedder
 
 FIXTURES = Path(__file__).resolve().parents[4] / "fixtures" / "data" / "webqsp_cwq"
+
+
+# Path planning off: these tests hold the community phases (test_path_planning.py holds it).
+def _config(**settings: Any) -> FastToGConfig:
+    return FastToGConfig(paths=PathSettings(max_hops=0), **settings)
+
 
 #: Miley Cyrus's films; the one Tom Vaughan directed joins both topic entities.
 FILMS = [
@@ -32,7 +39,7 @@ QUESTION = "What movie featuring Miley Cyrus was directed by Tom Vaughan?"
 
 def test_with_several_topic_entities_only_what_joins_them_starts_a_chain() -> None:
     store = InMemoryGraphStore.from_triples(FILMS)
-    config = FastToGConfig(width=3, max_depth=1, fallback="none", first_choice="llm")
+    config = _config(width=3, max_depth=1, fallback="none", first_choice="llm")
     llm = ScriptedLLM.by_purpose(replies={"prune": ["{1}"], "reason": ["{Film 4}"]})
     result = FastToG(store, config).run(QUESTION, llm, ["Miley Cyrus", "Tom Vaughan"])
     assert result.answer == "Film 4"
@@ -46,7 +53,7 @@ def test_with_several_topic_entities_only_what_joins_them_starts_a_chain() -> No
 
 def test_compound_nodes_are_crossed_in_one_hop_and_never_shown() -> None:
     store = InMemoryGraphStore.from_triples(FILMS)
-    config = FastToGConfig(width=1, max_depth=1, fallback="none", first_choice="llm")
+    config = _config(width=1, max_depth=1, fallback="none", first_choice="llm")
     llm = ScriptedLLM.by_purpose(replies={"prune": ["{1}"], "reason": ["{Film 4}"]})
     result = FastToG(store, config).run("which films has [Miley Cyrus] been in", llm)
     shown = "\n".join(m.content for r in llm.requests for m in r.messages)
@@ -115,7 +122,7 @@ def test_on_the_webqsp_and_cwq_fixtures_no_unnamed_node_is_shown_or_answered() -
 
 def test_the_start_community_opens_with_what_joins_several_topic_entities() -> None:
     store = InMemoryGraphStore.from_triples(FILMS)
-    config = FastToGConfig(width=1, max_depth=1, fallback="none", first_choice="llm")
+    config = _config(width=1, max_depth=1, fallback="none", first_choice="llm")
     llm = ScriptedLLM.by_purpose(replies={"prune": ["{1}"], "reason": ["{Film 4}"]})
     result = FastToG(store, config).run(QUESTION, llm, ["Miley Cyrus", "Tom Vaughan"])
     assert result.start is not None
@@ -166,7 +173,7 @@ MEXICO = [
 
 def test_the_start_community_opens_with_the_topic_facts_closest_to_the_question() -> None:
     store = InMemoryGraphStore.from_triples(MEXICO)
-    config = FastToGConfig(width=1, max_depth=1, fallback="none", topic_facts=1)
+    config = _config(width=1, max_depth=1, fallback="none", topic_facts=1)
     embedder = FakeEmbedder(dim=16, keywords=("currency",))
     llm = ScriptedLLM.by_purpose(replies={"reason": ["{Mexican peso}"]})
     engine = FastToG(store, config, embedder=embedder)

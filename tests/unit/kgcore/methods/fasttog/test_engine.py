@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import pytest
 
@@ -25,11 +26,19 @@ from kgcore.methods.fasttog.prompts import (
     parse_braced_answer,
     reason_request,
 )
+from kgcore.paths import PathSettings
 from tests.support.fake_embedder import FakeEmbedder
 
 QUESTION = "which films share the director of [Cleopatra]"
+
+
+# Path planning off: these tests hold the community phases (test_path_planning.py holds it).
+def community_config(**settings: Any) -> FastToGConfig:
+    return FastToGConfig(paths=PathSettings(max_hops=0), **settings)
+
+
 #: For control-flow tests whose scripted answers are placeholders the facts do not hold.
-UNGROUNDED = FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
+UNGROUNDED = community_config(width=2, max_community_size=2, grounded_answers=False)
 
 
 def purposes(llm: ScriptedLLM) -> list[str]:
@@ -62,7 +71,7 @@ def test_initial_phase_starts_one_chain_per_choice(movie_store: InMemoryGraphSto
 
 def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM(["{1}", "{x}"])
-    config = FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
+    config = community_config(width=2, max_community_size=2, grounded_answers=False)
     FastToG(movie_store, config).run(QUESTION, llm)
     prompt = llm.requests[0].messages[-1].content
     assert "Question: " + QUESTION in prompt
@@ -356,7 +365,8 @@ def test_node_level_preset_uses_single_node_communities(movie_store: InMemoryGra
 
 def test_no_call_when_the_start_offers_w_or_fewer(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM.by_purpose(repeat_last=True, replies=dict(reason=["{All About Eve}"]))
-    result = FastToG(movie_store, FastToGConfig(width=3, max_community_size=2)).run(QUESTION, llm)
+    config = community_config(width=3, max_community_size=2)
+    result = FastToG(movie_store, config).run(QUESTION, llm)
     assert purposes(llm) == ["reason"]  # 3 candidates, W=3: every one starts a chain
     assert len(result.chains) == 3 and result.llm_calls == 1
     first = result.extra["steps"][0]
@@ -446,7 +456,7 @@ def scripted_leaf_run(
     """One run on ``triples`` with width 1 and communities of 2: the first option is picked,
     reasoning replies ``reason`` in turn, CoT says ``Unknown``; ``leaves`` set
     :class:`LeafSettings`."""
-    config = FastToGConfig(
+    config = community_config(
         width=1, max_community_size=2, leaves=LeafSettings(**(leaves or {}))
     ).with_overrides(**settings)
     llm = ScriptedLLM.by_purpose(
@@ -603,7 +613,7 @@ def test_chain_leaves_do_nothing_in_the_node_level_variant() -> None:
 def test_first_choice_by_similarity_takes_the_closest_w_without_a_call(
     movie_store: InMemoryGraphStore,
 ) -> None:
-    config = FastToGConfig(width=1, max_depth=1, max_community_size=2, first_choice="similarity")
+    config = community_config(width=1, max_depth=1, max_community_size=2, first_choice="similarity")
     embedder = FakeEmbedder(keywords=("director", "directed"))
     llm = ScriptedLLM.by_purpose(replies={"reason": ["{All About Eve}"]})
     result = FastToG(movie_store, config, embedder=embedder).run(
@@ -629,7 +639,7 @@ def test_first_choice_by_similarity_takes_the_closest_w_without_a_call(
 def test_auto_first_choice_ranks_by_similarity_only_with_an_embedder(
     movie_store: InMemoryGraphStore, first_choice: str, with_embedder: bool, resolved: str
 ) -> None:
-    config = FastToGConfig(width=1, max_depth=1, max_community_size=2, first_choice=first_choice)
+    config = community_config(width=1, max_depth=1, max_community_size=2, first_choice=first_choice)
     embedder = FakeEmbedder(keywords=("director", "directed"))
     llm = ScriptedLLM.by_purpose(
         replies={"prune": ["{3}"], "reason": ["{All About Eve}"], "cot": ["{Unknown}"]}
@@ -650,7 +660,7 @@ def test_auto_first_choice_ranks_by_similarity_only_with_an_embedder(
 def test_first_choice_by_similarity_embeds_nothing_when_the_choice_is_forced(
     movie_store: InMemoryGraphStore,
 ) -> None:
-    config = FastToGConfig(
+    config = community_config(
         width=3, max_depth=1, max_community_size=2, first_choice="similarity", topic_facts=0
     )
     embedder = FakeEmbedder(keywords=("directed",))

@@ -20,6 +20,7 @@ from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.fasttog.config import LeafSettings
 from kgcore.methods.fasttog.presets import PAPER, PRESETS
+from kgcore.paths import PathSettings
 from kgcore.text.triple2text import Triple2Text
 from kgcore.types import Triple
 
@@ -67,6 +68,9 @@ PAPER_SETTINGS: list[tuple[str, Any]] = [
     ("leaves.start_chains", True),
     # paper and reference: a chain community is shown as it is.
     ("leaves.with_chains", False),
+    # paper and reference: no path planning (this project's, issue 48), communities only.
+    ("paths.max_hops", 0),
+    ("paths.enabled", False),
     # paper: fine pruning by the LLM picks the first W communities (reference:
     # community_prune_by_triples with keep_candidate=W).
     ("first_choice", "llm"),
@@ -116,6 +120,7 @@ def test_the_table_covers_every_setting_the_preset_changes() -> None:
     flat = set(PAPER) - {"leaves"}
     lcs_fields = set(FastToGConfig().lcs.setting_names())
     assert {f"lcs.{f}" for f in flat & lcs_fields} <= {p for p, _ in PAPER_SETTINGS}
+    assert {f"paths.{f}" for f in _paths_the_paper_changes()} <= {p for p, _ in PAPER_SETTINGS}
     assert (flat - lcs_fields) - prompts <= covered
     # Every project default that differs from the paper preset is a setting tested above.
     paper, default = FastToGConfig.paper(), FastToGConfig()
@@ -128,6 +133,12 @@ def test_the_table_covers_every_setting_the_preset_changes() -> None:
     assert differing - prompts - {"lcs", "leaves"} <= covered
 
 
+def _paths_the_paper_changes() -> set[str]:
+    """The :class:`PathSettings` fields the paper preset sets away from their defaults."""
+    paper, default = PAPER["paths"], PathSettings()
+    return {n for n in PathSettings.setting_names() if getattr(paper, n) != getattr(default, n)}
+
+
 def test_no_default_changes() -> None:
     config = FastToGConfig()
     assert (config.first_choice, config.chain_choice, config.lcs.decay) == ("auto", "auto", 1.0)
@@ -137,6 +148,7 @@ def test_no_default_changes() -> None:
         "numbers",
     )
     assert config.shared_topics and config.merge_shared and config.grounded_answers
+    assert config.paths == PathSettings() and config.paths.enabled
 
 
 def test_overrides_apply_after_the_preset_and_an_unknown_preset_lists_them() -> None:
@@ -180,6 +192,9 @@ def test_a_paper_run_asks_the_llm_with_lettered_options_and_the_paper_prompt(
     llm = ScriptedLLM(["{A, B, C}", "To sum up, the answer is {Joseph L. Mankiewicz}."])
     result = engine.run("who directed [Cleopatra]", llm)
     assert result.answer == "Joseph L. Mankiewicz" and result.llm_calls == 2
+    # No relation path was followed: nothing but communities, no path chain, no path answers.
+    assert not {"path", "answers"} & set(result.extra)
+    assert not [s for s in result.extra["steps"] if s["purpose"] in ("path", "paths")]
     prune, reason = llm.requests
     assert prune.purpose == "prune" and result.extra["first_choice"] == "llm"  # embedder unused
     prompt = prune.messages[-1].content
@@ -214,9 +229,17 @@ def test_the_paper_keeps_the_models_answer_where_the_project_grounds_it(
     paper = FastToG(store, FastToGConfig.paper(max_community_size=2, max_depth=1, width=1))
     result = paper.run(question, ScriptedLLM(["{A}", "{Alexandria}"]))
     assert (result.answer, result.fell_back, result.grounded) == ("Alexandria", False, False)
+    # The project's grounding of the community phases' reply: path planning off (its own
+    # reading of a chain question is held by test_path_planning.py).
     project = FastToG(
         store,
-        FastToGConfig(max_community_size=2, max_depth=1, width=1, first_choice="llm"),
+        FastToGConfig(
+            max_community_size=2,
+            max_depth=1,
+            width=1,
+            first_choice="llm",
+            paths=PathSettings(max_hops=0),
+        ),
     )
     grounded = project.run(question, ScriptedLLM(["{1}", "{Alexandria}", "{Unknown}"]))
     reason = [s for s in grounded.extra["steps"] if s["purpose"] == "reason"]
@@ -246,5 +269,6 @@ def test_the_docs_table_names_every_setting_of_the_preset() -> None:
         if len(cells) == 5 and cells[0].startswith("`"):
             named |= {n.split()[0].strip("`") for n in cells[0].split(",")}
     expected = {f"leaves.{name}" for name in LeafSettings.setting_names()}
-    expected |= set(PAPER) - {"leaves"}
+    expected |= {f"paths.{name}" for name in _paths_the_paper_changes()}
+    expected |= set(PAPER) - {"leaves", "paths"}
     assert expected <= named, sorted(expected - named)

@@ -12,12 +12,16 @@ from kgcore.methods.baselines import PromptBaseline
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.kernel import listening_to_steps, report_step
 from kgcore.methods.tog import ToG
+from kgcore.paths import PathSettings
 
 QUESTION = "which films share the director of [Cleopatra]"
 
 
 def _fasttog(store: InMemoryGraphStore) -> FastToG:
-    return FastToG(store, FastToGConfig(width=1, max_community_size=2, grounded_answers=False))
+    # Path planning off: these runs pin the community phases' steps (test_path_planning.py).
+    off = PathSettings(max_hops=0)
+    config = FastToGConfig(width=1, max_community_size=2, grounded_answers=False, paths=off)
+    return FastToG(store, config)
 
 
 def test_each_record_is_seen_before_the_next_model_call(movie_store: InMemoryGraphStore) -> None:

@@ -10,6 +10,7 @@ from kgcore.evaluation.registry import make_method
 from kgcore.exceptions import ConfigurationError
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgcore.paths import PathSettings
 from kgcore.text import Triple2Text, resolve_textualizer
 from kgcore.text.graph2text.guard import GuardedTextualizer, check_text
 from kgcore.types import Triple
@@ -72,6 +73,9 @@ def test_fasttog_with_g2t_records_fallbacks(movie_store, tiny_model) -> None:
         width=1,
         grounded_answers=False,
         first_choice="llm",  # as the plain engine below chooses
+        # Path planning off in both: the communities are compared (and the harness ranks paths
+        # with its embedder, the plain engine below without one).
+        **{"paths.max_hops": 0},
     )
     assert isinstance(engine.textualizer, GuardedTextualizer)
     llm = ScriptedLLM.by_purpose(
@@ -82,7 +86,8 @@ def test_fasttog_with_g2t_records_fallbacks(movie_store, tiny_model) -> None:
     # the tiny model writes nonsense: every community with triples falls back to Triple2Text
     assert 1 <= result.extra["textualizer_fallbacks"] <= communities
     assert engine.textualizer.fallbacks >= result.extra["textualizer_fallbacks"]
-    plain = FastToG(movie_store, FastToGConfig(width=1, grounded_answers=False)).run(
+    config = FastToGConfig(width=1, grounded_answers=False, paths=PathSettings(max_hops=0))
+    plain = FastToG(movie_store, config).run(
         "which films share the director of [Cleopatra]",
         ScriptedLLM.by_purpose(
             repeat_last=True, replies=dict(prune=["{1}"], reason=["{All About Eve}"])
