@@ -26,7 +26,7 @@ PATH_MODES = ("read", "choose")
 @dataclass(frozen=True)
 class PathSettings(Settings):
     """How a method plans a relation path and follows it on the graph
-    (:func:`kgcore.paths.planner.plan_steps`).
+    (:mod:`kgcore.methods.kernel.path_planning`).
 
     Parameters
     ----------

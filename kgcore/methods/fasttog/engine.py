@@ -505,14 +505,19 @@ class FastToG(StepMethod[FastToGResult]):
         )
 
     def _plan_path(self, run: _Run) -> Steps[bool]:
-        """Path planning (``paths``; a deviation from the paper): the model chooses one of the
-        relation paths the graph holds around the topic entities, shown with an example and
-        where each leads, and the graph walks it (:mod:`kgcore.methods.kernel.path_planning`).
+        """Path planning (``paths``; a deviation from the paper): the relation paths the graph
+        holds around the topic entities, ranked by closeness to the question and followed on
+        the graph (:mod:`kgcore.methods.kernel.path_planning`).
 
-        A followed path that reaches between 1 and ``paths.max_answers`` nodes answers with
-        them all, best supported first, and is the run's one chain (its facts are the
-        evidence); one that reaches more joins the start community's facts, and FastToG goes
-        on. A topic entity is an answer only when the path leads back to it.
+        ``"read"`` (the default): the best ``paths.offered`` paths open the start community's
+        facts, and the path that reaches the answer the model names gives the answer set
+        (:meth:`_answer_by_path`); a question read as a chain of relation phrases is first
+        shown its aligned path alone (:meth:`_confirm_path`, one reasoning call).
+        ``"choose"``: one call in which the model chooses a path by number; a followed path
+        that reaches between 1 and ``paths.max_answers`` nodes answers with them all, best
+        supported first, and is the run's one chain; one that reaches more joins the start
+        community's facts, and FastToG goes on. A topic entity is an answer only when a path
+        leads back to it.
 
         Parameters
         ----------
@@ -812,7 +817,9 @@ class FastToG(StepMethod[FastToGResult]):
         that path's answers, the named one first (:func:`~kgcore.methods.kernel.
         path_planning.path_answer`); the path becomes the result's evidence chain."""
         names = [part.strip() for part in parsed.split(";")]
-        found = path_answer(names, run.followed, self.config.paths.max_answers)
+        found = path_answer(
+            names, run.followed, self.config.paths.max_answers, expand=len(run.topic) == 1
+        )
         if found is None:
             return None
         answer, path = found
