@@ -89,6 +89,6 @@ def test_each_sample_gets_its_own_seed_and_topic_answers_are_refused() -> None:
 def test_the_baselines_module_exports_only_its_own_names() -> None:
     import kgcore.methods.baselines as baselines
 
-    assert sorted(baselines.__all__) == ["CoTSCConfig", "PromptBaseline"]
+    assert sorted(baselines.__all__) == ["CoTSCConfig", "EchoBaseline", "PromptBaseline"]
     for kernel_name in ("UNKNOWN", "ask_parsed", "io_request", "majority_answer", "step_record"):
         assert not hasattr(baselines, kernel_name)  # import it from kgcore.methods.kernel
