@@ -591,6 +591,22 @@ class FastToG(StepMethod[FastToGResult]):
         run.result.depth = 1
         return True
 
+    def _reason_request(
+        self, question: str, start: str, chains: Sequence[Sequence[str]]
+    ) -> LLMRequest:
+        """A reasoning request with the config's prompt, demonstrations and sampling."""
+        cfg = self.config
+        return reason_request(
+            question,
+            start,
+            chains,
+            temperature=cfg.reason_temperature,
+            max_tokens=cfg.reason_max_tokens,
+            template=cfg.reason_prompt,
+            demos=cfg.reason_demos,
+            system=cfg.reason_system,
+        )
+
     def _confirm_path(self, run: _Run) -> Steps[bool]:
         """A question read as a chain of relation phrases: the model reads the one path
         aligned with it, alone, and answers; a node the path reaches is the answer (the path's
@@ -607,18 +623,8 @@ class FastToG(StepMethod[FastToGResult]):
         bool
             Whether the model confirmed the path (then the answer is the result's).
         """
-        cfg = self.config
         assert run.path is not None
-        request = reason_request(
-            run.question,
-            run.path.text,
-            [],
-            temperature=cfg.reason_temperature,
-            max_tokens=cfg.reason_max_tokens,
-            template=cfg.reason_prompt,
-            demos=cfg.reason_demos,
-            system=cfg.reason_system,
-        )
+        request = self._reason_request(run.question, run.path.text, [])
         reply = yield request
         run.meter.usage.add(reply)
         parsed = parse_braced_answer(reply.text, self._example_names)
@@ -783,16 +789,8 @@ class FastToG(StepMethod[FastToGResult]):
             The answer, or ``None``: reasoning goes on.
         """
         cfg = self.config
-        request = reason_request(
-            run.question,
-            run.start_text,
-            [[c.text for c in chain] for chain in run.chains],
-            temperature=cfg.reason_temperature,
-            max_tokens=cfg.reason_max_tokens,
-            template=cfg.reason_prompt,
-            demos=cfg.reason_demos,
-            system=cfg.reason_system,
-        )
+        chains = [[c.text for c in chain] for chain in run.chains]
+        request = self._reason_request(run.question, run.start_text, chains)
         reply = yield request
         run.meter.usage.add(reply)
         parsed = parse_braced_answer(reply.text, self._example_names)

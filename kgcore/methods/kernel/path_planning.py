@@ -312,6 +312,21 @@ def distinct_paths(paths: Sequence[RelationPath]) -> list[RelationPath]:
     return kept
 
 
+def _follow(
+    store: GraphStore, path: RelationPath, settings: PathSettings, topic: Sequence[str]
+) -> FollowedPath:
+    """``path`` followed on the graph with the settings' caps, the topic entities left out of
+    its answers unless it leads back to them alone."""
+    return follow_path(
+        store,
+        path.topic,
+        path.hops,
+        max_fanout=settings.max_fanout,
+        max_facts=settings.max_facts,
+        exclude=topic,
+    )
+
+
 def read_paths(
     store: GraphStore,
     question: str,
@@ -332,17 +347,7 @@ def read_paths(
     chained = bool(ranked) and bool(chain_readings(question, topic, len(ranked[0].hops)))
     if chained:
         offered = 1  # a chain question: the path aligned hop by hop with its phrases alone
-    followed = (
-        follow_path(
-            store,
-            path.topic,
-            path.hops,
-            max_fanout=settings.max_fanout,
-            max_facts=settings.max_facts,
-            exclude=topic,
-        )
-        for path in ranked[:offered]
-    )
+    followed = (_follow(store, path, settings, topic) for path in ranked[:offered])
     return [f for f in followed if f.answers], chained
 
 
@@ -474,12 +479,5 @@ def plan_steps(
     if not picked:
         return PathPlan(offered)
     chosen = offered[picked[0]]
-    followed = follow_path(
-        store,
-        chosen.topic,
-        chosen.hops,
-        max_fanout=settings.max_fanout,
-        max_facts=settings.max_facts,
-        exclude=topic,
-    )
+    followed = _follow(store, chosen, settings, topic)
     return PathPlan(offered, chosen, followed)
