@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import kgcore.validation as validation
 from kgcore.exceptions import InvalidSettingError
 from kgcore.llm.protocol import Steps
 from kgcore.methods.base import StepMethod
 from kgcore.methods.kernel import cot_sc_steps, cot_steps, io_steps, topic_names
 from kgcore.methods.result import MethodResult
 from kgcore.settings import Settings, checked_settings
-from kgcore.validation import COT_SC_LIMITS, UNKNOWN
+from kgcore.validation import COT_SC_LIMITS
 
 __all__ = ["CoTSCConfig", "EchoBaseline", "PromptBaseline"]
 
@@ -119,5 +120,5 @@ class EchoBaseline(StepMethod[MethodResult]):
         yield from ()
         topics = topic_names(question, topic_entities)
         return MethodResult(
-            question=question, answer=topics[0] if topics else UNKNOWN, method="echo"
+            question=question, answer=topics[0] if topics else validation.UNKNOWN, method="echo"
         )
