@@ -22,6 +22,8 @@ import argparse
 import sys
 import time
 
+from fasttog_start_reach import option_value  # the benchmarks folder is the script's
+
 from kgcore.evaluation.datasets import load_dataset
 from kgcore.evaluation.registry import make_method
 from kgcore.graph import InMemoryGraphStore
@@ -36,16 +38,6 @@ from kgcore.text.answer_forms import normalize_answer
 DEFAULT_DATA = (
     "webqsp,cwq,metaqa:1hop,metaqa:2hop,metaqa:3hop,pathquestion:PQ-3H,pathquestion:PQL-3H"
 )
-
-
-def option_value(text: str) -> object:
-    """``"3"`` -> 3, ``"True"`` -> True, anything else as given."""
-    if text in ("True", "False"):
-        return text == "True"
-    try:
-        return int(text)
-    except ValueError:
-        return text
 
 
 def distinct_order(paths: list, order: list[int]) -> list[int]:

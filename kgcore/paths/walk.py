@@ -229,6 +229,14 @@ class FollowedPath:
     facts: list[Triple]
     capped: bool
 
+    def label(self, verbalize: Callable[[str], str] = verbalize_relation) -> str:
+        """The hops as a person reads them, joined by ``" / "``."""
+        return " / ".join(hop.text(verbalize) for hop in self.hops)
+
+    def nodes(self) -> tuple[str, ...]:
+        """The nodes of the path's facts, in the order the facts name them."""
+        return tuple(dict.fromkeys(n for t in self.facts for n in (t.head, t.tail)))
+
 
 def follow_path(
     store: GraphStore,

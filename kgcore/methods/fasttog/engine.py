@@ -146,9 +146,15 @@ TEXT_VECTOR_CACHE = 50_000
 JOINT_READ_LIMIT = 2000
 
 
-def _path_label(path: FollowedPath) -> str:
-    """A followed path's hops as a person reads them ("child / parent of")."""
-    return " / ".join(hop.text() for hop in path.hops)
+def _path_record(path: FollowedPath) -> dict[str, object]:
+    """What ``result.extra["path"]`` says of the followed path that gave the answer."""
+    return {
+        "topic": path.topic,
+        "relations": [[h.relation, h.forward] for h in path.hops],
+        "label": path.label(),
+        "reached": len(path.answers),
+        "capped": path.capped,
+    }
 
 
 def joint_sentence(topic: Sequence[str], joint: Sequence[str]) -> str:
@@ -543,7 +549,7 @@ class FastToG(StepMethod[FastToGResult]):
                 report_step(
                     {
                         "purpose": "paths",
-                        "offered": [_path_label(f) for f in run.followed],
+                        "offered": [f.label() for f in run.followed],
                         "reached": [len(f.answers) for f in run.followed],
                         "chain": chained,
                     }
@@ -565,22 +571,8 @@ class FastToG(StepMethod[FastToGResult]):
         followed = plan.followed
         if followed is None or not followed.answers:
             return False
-        nodes = tuple(dict.fromkeys(n for t in followed.facts for n in (t.head, t.tail)))
-        community = ChainCommunity(
-            chain=0,
-            depth=1,
-            nodes=nodes,
-            triples=tuple(followed.facts),
-            links=(),
-            text=self.textualizer(nodes, tuple(followed.facts)),
-        )
-        run.result.extra["path"] = {
-            "topic": followed.topic,
-            "relations": [[h.relation, h.forward] for h in followed.hops],
-            "label": plan.chosen.label() if plan.chosen else "",
-            "reached": len(followed.answers),
-            "capped": followed.capped,
-        }
+        community = self._path_chain(followed)
+        run.result.extra["path"] = _path_record(followed)
         if len(followed.answers) > settings.max_answers:
             run.path = community
             return False
@@ -642,7 +634,7 @@ class FastToG(StepMethod[FastToGResult]):
         then where it leads."""
         texts, triples = [], []
         for path in followed:
-            nodes = tuple(dict.fromkeys(n for t in path.facts for n in (t.head, t.tail)))
+            nodes = path.nodes()
             ends = "; ".join(path.answers[:PATH_ENDS_SHOWN])
             more = f" ({len(path.answers)} in all)" if len(path.answers) > PATH_ENDS_SHOWN else ""
             texts.append(f"{self.textualizer(nodes, tuple(path.facts))} Leads to: {ends}{more}.")
@@ -654,7 +646,7 @@ class FastToG(StepMethod[FastToGResult]):
 
     def _path_chain(self, path: FollowedPath) -> ChainCommunity:
         """The followed path that gave the answer, as the evidence chain of the result."""
-        nodes = tuple(dict.fromkeys(n for t in path.facts for n in (t.head, t.tail)))
+        nodes = path.nodes()
         return ChainCommunity(
             chain=0,
             depth=1,
@@ -822,13 +814,7 @@ class FastToG(StepMethod[FastToGResult]):
             return None
         answer, path = found
         evidence = self._path_chain(path)
-        run.result.extra["path"] = {
-            "topic": path.topic,
-            "relations": [[h.relation, h.forward] for h in path.hops],
-            "label": _path_label(path),
-            "reached": len(path.answers),
-            "capped": path.capped,
-        }
+        run.result.extra["path"] = _path_record(path)
         run.result.extra["answers"] = path.answers[: self.config.paths.max_answers]
         run.result.chains.insert(0, [dataclasses.replace(evidence, chain=0)])
         for index, chain in enumerate(run.result.chains[1:], start=1):
