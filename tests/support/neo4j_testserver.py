@@ -29,7 +29,9 @@ from pathlib import Path
 import neo4j
 import pytest
 
+from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.neo4j_store import DEFAULT_MAPPING, GraphMapping, Neo4jGraphStore
+from kgcore.types import Triple
 from tests.support.arcadedb_server import (
     READY_MARKER,
     ArcadeDBStartError,
@@ -255,3 +257,22 @@ def delete_label(store: Neo4jGraphStore, drop_schema: bool = True) -> None:
                 session.execute_write(lambda tx, q=statement: tx.run(q).consume())
             except neo4j.exceptions.Neo4jError:
                 pass
+
+
+@contextmanager
+def loaded_stores(
+    server: BoltServer, triples: list[Triple]
+) -> Iterator[tuple[InMemoryGraphStore, Neo4jGraphStore]]:
+    """``triples`` in an in-memory store and, under a fresh label, on ``server``: the pair the
+    tests hold to each other; the label is deleted afterwards."""
+    from kgcore.graph.neo4j_loader import write_triples_to_neo4j
+
+    store = Neo4jGraphStore(
+        server.uri, server.username, server.password, server.database, mapping=fresh_mapping()
+    )
+    write_triples_to_neo4j(store, triples, progress=False)
+    try:
+        yield InMemoryGraphStore.from_triples(triples), store
+    finally:
+        delete_label(store, drop_schema=not server.is_arcadedb)
+        store.close()

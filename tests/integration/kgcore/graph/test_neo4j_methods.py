@@ -23,7 +23,7 @@ from kgcore.paths import PathSettings
 from kgcore.types import Triple
 from tests.support.fake_embedder import FakeEmbedder
 from tests.support.neo4j_testgraphs import metaqa_questions, metaqa_slice, synthetic_triples
-from tests.support.neo4j_testserver import BoltServer, delete_label, fresh_mapping
+from tests.support.neo4j_testserver import BoltServer, delete_label, loaded_stores
 
 QUESTIONS = metaqa_questions(8)
 NO_PATHS = PathSettings(max_hops=0)
@@ -41,19 +41,8 @@ def metaqa_graph() -> list[Triple]:
 def stores(
     bolt_server: BoltServer, metaqa_graph: list[Triple]
 ) -> Iterator[tuple[InMemoryGraphStore, Neo4jGraphStore]]:
-    server = Neo4jGraphStore(
-        bolt_server.uri,
-        bolt_server.username,
-        bolt_server.password,
-        bolt_server.database,
-        mapping=fresh_mapping(),
-    )
-    write_triples_to_neo4j(server, metaqa_graph, progress=False)
-    try:
-        yield InMemoryGraphStore.from_triples(metaqa_graph), server
-    finally:
-        delete_label(server, drop_schema=not bolt_server.is_arcadedb)
-        server.close()
+    with loaded_stores(bolt_server, metaqa_graph) as pair:
+        yield pair
 
 
 def scripted_reply(purpose: str, prompt: str) -> str:

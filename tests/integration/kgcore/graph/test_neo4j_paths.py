@@ -9,11 +9,10 @@ import pytest
 
 from kgcore.graph.compound import compound_view
 from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.neo4j_loader import write_triples_to_neo4j
 from kgcore.graph.neo4j_store import Neo4jGraphStore
 from kgcore.methods.fasttog import FastToG
 from kgcore.paths import Hop, follow_path
-from tests.support.neo4j_testserver import BoltServer, delete_label, fresh_mapping
+from tests.support.neo4j_testserver import BoltServer, loaded_stores
 from tests.support.path_graphs import FAMILY
 from tests.unit.kgcore.methods.fasttog.test_path_planning import (
     CHOOSE,
@@ -25,19 +24,8 @@ from tests.unit.kgcore.methods.fasttog.test_path_planning import (
 
 @pytest.fixture(scope="module")
 def stores(bolt_server: BoltServer) -> Iterator[tuple[InMemoryGraphStore, Neo4jGraphStore]]:
-    server = Neo4jGraphStore(
-        bolt_server.uri,
-        bolt_server.username,
-        bolt_server.password,
-        bolt_server.database,
-        mapping=fresh_mapping(),
-    )
-    write_triples_to_neo4j(server, FAMILY, progress=False)
-    try:
-        yield InMemoryGraphStore.from_triples(FAMILY), server
-    finally:
-        delete_label(server, drop_schema=not bolt_server.is_arcadedb)
-        server.close()
+    with loaded_stores(bolt_server, FAMILY) as pair:
+        yield pair
 
 
 def test_a_three_hop_path_question_gets_the_same_answer_and_facts_over_bolt(
