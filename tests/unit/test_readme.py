@@ -23,7 +23,7 @@ PAGES = [README_PATH, *DOCS, *RESEARCH, BENCHMARKS_README]
 #: the docs together keep at least as many.
 README_BLOCKS_BEFORE_DOCS = 16
 #: The README is a front page; the reference lives in docs/.
-README_MAX_LINES = 250
+README_MAX_LINES = 150
 
 FENCE = re.compile(r"```(\w+)\n(.*?)```", flags=re.S)
 
