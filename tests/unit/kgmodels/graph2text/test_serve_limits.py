@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from kgcore.text.graph2text.serve_limits import (
+from kgmodels.graph2text.serve_limits import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
     bad_character,
     validation_error_response,
 )
-from kgcore.text.graph2text.serve_options import add_serve_arguments
+from kgmodels.graph2text.serve_options import add_serve_arguments
 
 LIMIT = 100
 

@@ -1,5 +1,5 @@
 """The Graph2Text server's command-line options, shared by ``python -m
-kgcore.text.graph2text.serve`` and ``kgqa g2t serve`` (importing them loads no server library).
+kgmodels.graph2text.serve`` and ``kgqa g2t serve`` (importing them loads no server library).
 
 Example
 -------
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from kgcore.text.graph2text.serve_limits import MAX_BODY_BYTES
+from kgmodels.graph2text.serve_limits import MAX_BODY_BYTES
 
 #: The model served when none is named (the small model trained here).
 DEFAULT_MODEL = "models/graph2text-webnlg-small"

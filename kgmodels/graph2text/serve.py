@@ -5,7 +5,7 @@ Why LitServe: it is a serving framework made for this (dynamic batching with
 installs and runs offline here, unlike a hand-written batching queue. What it lacks is added
 here: an open ``/healthz`` (LitServe's ``/health`` sits behind its API key), an optional
 bearer token checked by an ASGI middleware on every other path, a request body limit
-(:data:`~kgcore.text.graph2text.serve_limits.MAX_BODY_BYTES`, 413, judged by ``Content-Length``
+(:data:`~kgmodels.graph2text.serve_limits.MAX_BODY_BYTES`, 413, judged by ``Content-Length``
 before reading and by counting a streamed body), and input limits checked by FastAPI against a
 pydantic request model: too many triples, parts too long, lone surrogates and control
 characters are a 422 naming the problem (never the input echoed back, never a 500). SIGTERM
@@ -30,13 +30,13 @@ import signal
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.text.graph2text.serve_limits import (
+from kgmodels.graph2text.serve_limits import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
     bad_character,
     validation_error_response,
 )
-from kgcore.text.graph2text.serve_options import DEFAULT_MODEL, add_serve_arguments
+from kgmodels.graph2text.serve_options import DEFAULT_MODEL, add_serve_arguments
 
 #: Input limits: at most this many triples per request, characters per field and in all.
 MAX_TRIPLES = 32
@@ -253,7 +253,7 @@ def serve_from_arguments(args: Any) -> int:
 
 
 def main(argv: Any = None) -> int:
-    """``python -m kgcore.text.graph2text.serve MODEL --port 8000``."""
+    """``python -m kgmodels.graph2text.serve MODEL --port 8000``."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Serve a Graph2Text model over HTTP (LitServe).")

@@ -14,9 +14,9 @@ import pytest
 
 from kgcore.text.graph2text.guard import GuardedTextualizer
 from kgcore.text.graph2text.remote import Graph2TextServerError, RemoteGraph2Text
-from kgcore.text.graph2text.serve_limits import MAX_BODY_BYTES
-from kgcore.text.graph2text.serve_process import serving
 from kgcore.types import Triple
+from kgmodels.graph2text.serve_limits import MAX_BODY_BYTES
+from kgmodels.graph2text.serve_process import serving
 
 TRIPLE = ["Alan Bean", "occupation", "Test pilot"]
 AUTH = {"Authorization": "Bearer s3cret"}
@@ -170,7 +170,7 @@ def test_sigterm_stops_the_server_and_its_workers_without_a_traceback(
         mains = [
             p
             for p in psutil.process_iter(["cmdline"])
-            if "kgcore.text.graph2text.serve" in (p.info["cmdline"] or [])
+            if "kgmodels.graph2text.serve" in (p.info["cmdline"] or [])
             and str(port) in (p.info["cmdline"] or [])
         ]
         pids = {p.pid for p in mains}
