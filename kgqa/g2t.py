@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kgmodels.graph2text.serve_options import add_serve_arguments
+from kgmodels.graph2text.serve_options import add_serve_arguments, check_serve_options
 
 DEFAULT_MODEL = "models/graph2text-webnlg-small"
 
@@ -97,9 +97,10 @@ def _publish(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from kgmodels.graph2text.serve import serve_from_arguments
+    options = check_serve_options(args)  # before the server library and the model load
+    from kgmodels.graph2text.serve import serve
 
-    return serve_from_arguments(args)
+    return serve(options)
 
 
 def add_subcommand(commands: Any) -> None:
