@@ -31,10 +31,10 @@ from kgcore.community.lcs import LCSConfig, local_community_search
 from kgcore.evaluation.datasets import default_data_dir, load_metaqa
 from kgcore.graph import InMemoryGraphStore
 from kgcore.text.graph2text import Graph2Text
-from kgcore.text.graph2text.data import read_webnlg
 from kgcore.text.graph2text.guard import check_text
-from kgcore.text.graph2text.metrics import corpus_scores
 from kgcore.types import Triple
+from kgmodels.graph2text.data import read_webnlg
+from kgmodels.graph2text.metrics import corpus_scores
 
 SEED = 20261126
 

@@ -16,8 +16,8 @@ import time
 import httpx
 
 from kgcore.evaluation.datasets import default_data_dir
-from kgcore.text.graph2text.data import read_webnlg
-from kgcore.text.graph2text.serve_process import serving
+from kgmodels.graph2text.data import read_webnlg
+from kgmodels.graph2text.serve_process import serving
 
 
 async def fire(

@@ -2,7 +2,7 @@
 
 One training run per learning rate, all at once (one process each: on a GPU, small models are
 bound by kernel launches, so runs side by side cost little more than one), each resumable
-(``python -m kgcore.text.graph2text.causal_training``, a checkpoint every 200 steps under
+(``python -m kgmodels.graph2text.causal_training``, a checkpoint every 200 steps under
 ``--work``); then each is scored on a seeded sample of WebNLG dev (BLEU, greedy) and the best
 is copied to ``--out``. Test data is not read here.
 
@@ -27,8 +27,8 @@ from pathlib import Path
 
 from kgcore.evaluation.datasets import default_data_dir
 from kgcore.text.graph2text import Graph2Text
-from kgcore.text.graph2text.data import read_webnlg
-from kgcore.text.graph2text.metrics import corpus_scores
+from kgmodels.graph2text.data import read_webnlg
+from kgmodels.graph2text.metrics import corpus_scores
 
 SEED = 20261126
 
@@ -55,7 +55,7 @@ def main() -> None:
         command = [
             sys.executable,
             "-m",
-            "kgcore.text.graph2text.causal_training",
+            "kgmodels.graph2text.causal_training",
             "--train",
             str(webnlg / "webnlg_en_v1.6_train.jsonl"),
             "--out",

@@ -2,7 +2,7 @@
 
 **Ablations** (``--checkpoint``): the checkpoint answers the task's test split (``--task``:
 ``explagraphs``, or ``metaqa-graph``, the graph-only yes/no task of
-:mod:`kgcore.gretriever.gnn.graph_task`) with each example's own graph (``intact``), with the
+:mod:`kgmodels.gnn.graph_task`) with each example's own graph (``intact``), with the
 graphs shuffled between examples (``shuffled``) and with node and edge features zeroed
 (``zeroed``); accuracy, its Wilson 95 % interval, balanced accuracy and the predicted labels
 per condition, and the majority label's share, go to ``--gnn-out`` (default
@@ -52,13 +52,13 @@ TASKS = ("explagraphs", "metaqa-graph")
 
 def load_test(task: str, sample: int | None, seed: int) -> list[Any]:
     """The task's test split as labelled prompts (a seeded ``sample`` of it when given)."""
-    from kgcore.gretriever.gnn.explagraphs import seeded_subset
+    from kgmodels.gnn.explagraphs import seeded_subset
 
     if task == "metaqa-graph":
-        from kgcore.evaluation.graph_task_prompts import load_graph_task_prompts
+        from kgmodels.gnn.graph_task_prompts import load_graph_task_prompts
 
         return seeded_subset(load_graph_task_prompts("test"), sample, seed)
-    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
+    from kgmodels.gnn.explagraph_prompts import load_explagraph_prompts
 
     return seeded_subset(load_explagraph_prompts("test"), sample, seed)
 
@@ -67,7 +67,7 @@ def ablation_report(
     task: str, checkpoint: str, scores: dict[str, Any], majority: float, extra: dict[str, Any]
 ) -> str:
     """The results file: a table per condition, then the result line (last)."""
-    from kgcore.evaluation.gnn_ablation import CONDITIONS, result_line
+    from kgmodels.gnn.ablation import CONDITIONS, result_line
 
     lines = [
         f"# G-Retriever GNN ablations: task={task}, checkpoint={checkpoint}",
@@ -89,14 +89,14 @@ def ablation_report(
 
 def ablate(args: argparse.Namespace) -> None:
     """Evaluate ``--checkpoint`` intact, shuffled and zeroed; write ``--gnn-out``."""
-    from kgcore.evaluation.gnn_ablation import (
+    from kgcore.gretriever.gnn import load_model
+    from kgmodels.gnn.ablation import (
         CONDITIONS,
         condition_examples,
         majority_share,
         score,
     )
-    from kgcore.gretriever.gnn import load_model
-    from kgcore.gretriever.gnn.training import evaluate_accuracy
+    from kgmodels.gnn.training import evaluate_accuracy
 
     test = load_test(args.task, args.sample, args.seed)
     labels = [example.label for example in test]
@@ -185,11 +185,11 @@ def compare_modes(args: argparse.Namespace) -> int:
     """Inference-only vs the ``--prompt`` and ``--lora`` checkpoints on ExplaGraphs' test split."""
     import torch
 
-    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
     from kgcore.evaluation.metrics import wilson_interval
     from kgcore.gretriever.gnn import GraphPromptConfig, GraphPromptModel, load_model
-    from kgcore.gretriever.gnn.explagraphs import seeded_subset
-    from kgcore.gretriever.gnn.training import evaluate_accuracy
+    from kgmodels.gnn.explagraph_prompts import load_explagraph_prompts
+    from kgmodels.gnn.explagraphs import seeded_subset
+    from kgmodels.gnn.training import evaluate_accuracy
 
     torch.set_num_threads(args.threads)
     test = seeded_subset(load_explagraph_prompts("test"), args.sample, args.seed)

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kgcore.text.graph2text.serve_options import add_serve_arguments
+from kgmodels.graph2text.serve_options import add_serve_arguments, check_serve_options
 
 DEFAULT_MODEL = "models/graph2text-webnlg-small"
 
@@ -31,7 +31,7 @@ def _webnlg(split: str) -> str:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from kgcore.text.graph2text.training import TrainConfig, train
+    from kgmodels.graph2text.training import TrainConfig, train
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     config = TrainConfig(
@@ -59,7 +59,7 @@ def _synth(args: argparse.Namespace) -> int:
     from kgcore.evaluation.datasets import default_data_dir
     from kgcore.graph.memory import InMemoryGraphStore
     from kgcore.linking import bracketed_entities
-    from kgcore.text.graph2text.synth import synthesize
+    from kgmodels.graph2text.synth import synthesize
     from langchain_fasttog.llm import LangChainLLM
     from langchain_fasttog.models import resolve_chat_model
 
@@ -80,7 +80,7 @@ def _synth(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from kgcore.text.graph2text.publish import publish, read_metrics
+    from kgmodels.graph2text.publish import publish, read_metrics
 
     out = args.dry_run or args.staging
     staged = publish(
@@ -97,9 +97,10 @@ def _publish(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from kgcore.text.graph2text.serve import serve_from_arguments
+    options = check_serve_options(args)  # before the server library and the model load
+    from kgmodels.graph2text.serve import serve
 
-    return serve_from_arguments(args)
+    return serve(options)
 
 
 def add_subcommand(commands: Any) -> None:

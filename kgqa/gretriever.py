@@ -37,18 +37,18 @@ def _threads(count: int | None) -> None:
 def load_task(name: str, split: str) -> Any:
     """The labelled prompts of one split of a task (``DATASETS``)."""
     if name == "metaqa-graph":
-        from kgcore.evaluation.graph_task_prompts import load_graph_task_prompts
+        from kgmodels.gnn.graph_task_prompts import load_graph_task_prompts
 
         return load_graph_task_prompts(split)
-    from kgcore.evaluation.explagraph_prompts import load_explagraph_prompts
+    from kgmodels.gnn.explagraph_prompts import load_explagraph_prompts
 
     return load_explagraph_prompts(split)
 
 
 def _model_config(args: argparse.Namespace) -> Any:
     from kgcore.gretriever.gnn import GNNConfig, GraphPromptConfig
-    from kgcore.gretriever.gnn.graph_task import SYSTEM_PROMPT
     from kgcore.gretriever.gnn.model import DEFAULT_SYSTEM_PROMPT
+    from kgmodels.gnn.graph_task import SYSTEM_PROMPT
 
     overrides = {
         key: value
@@ -81,8 +81,8 @@ def _model_config(args: argparse.Namespace) -> Any:
 
 def _train(args: argparse.Namespace) -> int:
     from kgcore.gretriever.gnn import GraphPromptModel
-    from kgcore.gretriever.gnn.explagraphs import seeded_subset
-    from kgcore.gretriever.gnn.training import BEST_FILE, TrainConfig, Trainer, evaluate_accuracy
+    from kgmodels.gnn.explagraphs import seeded_subset
+    from kgmodels.gnn.training import BEST_FILE, TrainConfig, Trainer, evaluate_accuracy
 
     _threads(args.threads)
     config = _model_config(args)
@@ -140,8 +140,8 @@ def _train(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from kgcore.gretriever.gnn import load_model
-    from kgcore.gretriever.gnn.explagraphs import seeded_subset
-    from kgcore.gretriever.gnn.training import evaluate_accuracy
+    from kgmodels.gnn.explagraphs import seeded_subset
+    from kgmodels.gnn.training import evaluate_accuracy
 
     _threads(args.threads)
     model = load_model(args.checkpoint, llm=args.llm)

@@ -11,6 +11,7 @@ import pytest
 
 from kgcore.graph import InMemoryGraphStore
 from tests.support.fake_embedder import FakeEmbedder
+from tests.support.graph2text_models import small_webnlg, tiny_model  # noqa: F401 (fixtures)
 from tests.support.movie_graph import GRETRIEVER_MOVIE_TRIPLES, MOVIE_TRIPLES
 from tests.support.paths import SHARED_DATA
 

@@ -121,7 +121,7 @@ class GraphPromptConfig:
 
         Needs a GPU (and access to the gated Llama-2 weights, or another 7B chat model given
         as ``llm=`` with ``num_params=``); train it with :meth:`TrainConfig.paper
-        <kgcore.gretriever.gnn.training.TrainConfig.paper>` (lr 1e-5, 10 epochs).
+        <kgmodels.gnn.training.TrainConfig.paper>` (lr 1e-5, 10 epochs).
 
         Example
         -------

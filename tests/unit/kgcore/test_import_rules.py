@@ -7,9 +7,14 @@
 2. A module of ``kgcore/methods`` imports no other method's module: only the kernel
    (``base``, ``kernel``, ``result``) and the modules of its own package (``fasttog/``, ...).
 3. Nothing in ``kgcore`` imports ``kgcore.evaluation`` except ``kgcore/evaluation`` itself.
-4. The module-level imports among the modules of all four packages have no cycle (imports
+4. The module-level imports among the modules of all five packages have no cycle (imports
    under ``if TYPE_CHECKING:`` and inside functions are not module-level), and no two ``kgqa``
    modules import each other in any form.
+5. The core holds what runs at question time (issue 49): no ``kgcore`` module imports
+   ``kgmodels`` (training, publishing and serving the models) nor the libraries only that code
+   uses (a server, Hub uploads and model cards, training metrics), and no ``kgcore`` module is
+   named for training, publishing or serving. ``kgmodels`` imports the core, never the CLI or
+   an adapter, and the adapters do not import it.
 """
 
 from __future__ import annotations
@@ -99,7 +104,7 @@ def imports_of(source: str, module: str, is_package: bool = False) -> Iterator[I
 
 
 SOURCES = {module_name(p): p for p in sorted(KGCORE.rglob("*.py"))}
-PACKAGES = ("kgcore", "langchain_fasttog", "llamaindex_gretriever", "kgqa")
+PACKAGES = ("kgcore", "kgmodels", "langchain_fasttog", "llamaindex_gretriever", "kgqa")
 ALL_SOURCES = {
     module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))
 }
@@ -114,16 +119,50 @@ FORBIDDEN = {
         "langchain_community",
         "langchain_neo4j",
         "llama_index",
+        "kgmodels",
     ),
-    "langchain_fasttog": ("llamaindex_gretriever", "kgqa", "llama_index"),
-    "llamaindex_gretriever": ("langchain_fasttog", "kgqa", "langchain", "langchain_core"),
+    "kgmodels": ("langchain_fasttog", "llamaindex_gretriever", "kgqa"),
+    "langchain_fasttog": ("llamaindex_gretriever", "kgqa", "llama_index", "kgmodels"),
+    "llamaindex_gretriever": (
+        "langchain_fasttog",
+        "kgqa",
+        "langchain",
+        "langchain_core",
+        "kgmodels",
+    ),
 }
+#: What only training, publishing and serving use: the core may not import it in any form
+#: (a module, or a name imported from a module).
+TRAINING_ONLY = (
+    "kgmodels",
+    "litserve",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "sacrebleu",
+    "rouge_score",
+    "huggingface_hub.HfApi",
+    "huggingface_hub.ModelCard",
+    "huggingface_hub.ModelCardData",
+    "huggingface_hub.upload_folder",
+)
+#: Words a core module's name may not hold: such a module belongs in ``kgmodels``.
+TRAINING_MODULE_WORDS = ("training", "train", "publish", "serve", "server", "synth")
 
 
 def layer_violations(module: str, found: Iterable[Import]) -> list[str]:
     """The imports of ``module`` its layer forbids (:data:`FORBIDDEN`), as ``line N: x``."""
     forbidden = FORBIDDEN.get(module.split(".")[0], ())
     return [f"line {i.line}: {i.target}" for i in found if i.target.split(".")[0] in forbidden]
+
+
+def training_imports(found: Iterable[Import]) -> list[str]:
+    """The imports of training, publishing or serving code (:data:`TRAINING_ONLY`)."""
+    return [
+        f"line {i.line}: {i.target}"
+        for i in found
+        if any(i.target == name or i.target.startswith(name + ".") for name in TRAINING_ONLY)
+    ]
 
 
 def _kgcore_modules(target: str) -> str | None:
@@ -175,6 +214,57 @@ def test_a_core_module_importing_an_adapter_in_any_form_is_caught(source: str) -
 def test_a_core_module_may_import_the_core_and_third_parties() -> None:
     source = "import numpy\nfrom kgcore.types import Triple\nimportlib.import_module('torch')\n"
     assert layer_violations("kgcore.anything", imports_of(source, "kgcore.anything")) == []
+
+
+@pytest.mark.parametrize("module", list(SOURCES), ids=str)
+def test_no_core_module_imports_training_publishing_or_serving_code(module: str) -> None:
+    bad = training_imports(imports(SOURCES[module]))
+    assert not bad, f"{module} imports training, publishing or serving code: {bad}"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from kgmodels.graph2text.training import train\n",
+        "def f():\n    from kgmodels.graph2text import serve\n",
+        "import importlib\nx = importlib.import_module('kgmodels.gnn.training')\n",
+        "def f():\n    import litserve\n",
+        "from fastapi.responses import Response\n",
+        "from huggingface_hub import HfApi\n",
+        "def f():\n    import sacrebleu\n",
+    ],
+)
+def test_a_core_module_importing_training_code_in_any_form_is_caught(source: str) -> None:
+    assert training_imports(imports_of(source, "kgcore.anything"))
+
+
+def test_a_core_module_importing_kgmodels_breaks_the_layers() -> None:
+    found = imports_of("def f():\n    from kgmodels.gnn import training\n", "kgcore.anything")
+    assert layer_violations("kgcore.anything", found) == [
+        "line 2: kgmodels.gnn",
+        "line 2: kgmodels.gnn.training",
+    ]
+
+
+def test_loading_a_model_from_the_hub_is_not_training_code() -> None:
+    source = "def f():\n    from huggingface_hub import snapshot_download\n"
+    assert training_imports(imports_of(source, "kgcore.text.graph2text.model")) == []
+
+
+def test_no_core_module_is_named_for_training_publishing_or_serving() -> None:
+    bad = [
+        module
+        for module in SOURCES
+        if any(word in module.rpartition(".")[2].split("_") for word in TRAINING_MODULE_WORDS)
+    ]
+    assert not bad, f"training, publishing or serving code in kgcore (move it to kgmodels): {bad}"
+
+
+def test_the_models_package_imports_the_core_and_is_imported_by_no_adapter() -> None:
+    assert "kgmodels.graph2text.serve" in ALL_SOURCES and "kgmodels.gnn.training" in ALL_SOURCES
+    assert layer_violations("langchain_fasttog.x", imports_of("import kgmodels\n", "x"))
+    assert layer_violations("kgmodels.x", imports_of("import kgqa.cli\n", "kgmodels.x"))
+    assert layer_violations("kgmodels.x", imports_of("import kgcore.types\n", "kgmodels.x")) == []
 
 
 @pytest.mark.parametrize("module", [m for m in SOURCES if m.startswith("kgcore.methods.")], ids=str)

@@ -10,10 +10,10 @@ import pytest
 import kgcore.local_models
 from kgcore.gretriever import GraphIndex
 from kgcore.gretriever.gnn import local_llm
-from kgcore.gretriever.gnn.explagraphs import cached_lookup
 from kgcore.gretriever.index import default_cache_dir
 from kgcore.gretriever.textgraph import TextualGraph
 from kgcore.local_models import user_cache_dir
+from kgmodels.gnn.explagraphs import cached_lookup
 from tests.support.fake_embedder import FakeEmbedder
 
 

@@ -20,8 +20,6 @@ from kgcore.gretriever.gnn import (
     result_to_data,
     textual_graph_to_data,
 )
-from kgcore.gretriever.gnn.explagraphs import seeded_subset
-from kgcore.gretriever.gnn.training import TrainConfig
 from kgcore.gretriever.textgraph import TextualGraph
 from tests.support.fake_embedder import FakeEmbedder
 
@@ -78,8 +76,6 @@ def test_graph_prompt_config_round_trip_and_errors() -> None:
         GraphPromptConfig(mode="finetune")
     with pytest.raises(ConfigurationError, match="max_text_tokens"):
         GraphPromptConfig(max_text_tokens=0)
-    with pytest.raises(ConfigurationError, match="lr"):
-        TrainConfig(lr=0)
 
 
 def test_textual_graph_to_data_uses_the_embeddings() -> None:
@@ -108,14 +104,6 @@ def test_result_to_data_renumbers_the_retrieved_nodes() -> None:
         assert np.allclose(data.x[row].numpy(), embedder.embed([text])[0])
     with pytest.raises(EmbeddingError, match="no embedder"):
         result_to_data(result)
-
-
-def test_seeded_subset_repeats_and_keeps_order() -> None:
-    items = list(range(50))
-    first = seeded_subset(items, 10, seed=3)
-    assert first == seeded_subset(items, 10, seed=3) == sorted(first)
-    assert first != seeded_subset(items, 10, seed=4)
-    assert seeded_subset(items, None, seed=0) == items
 
 
 def test_cli_choices_match_the_core() -> None:

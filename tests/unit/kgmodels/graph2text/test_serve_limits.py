@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from kgcore.text.graph2text.serve_limits import (
+from kgcore.exceptions import ConfigurationError
+from kgmodels.graph2text.serve_limits import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
     bad_character,
     validation_error_response,
 )
-from kgcore.text.graph2text.serve_options import add_serve_arguments
+from kgmodels.graph2text.serve_options import add_serve_arguments, check_serve_options
 
 LIMIT = 100
 
@@ -132,15 +133,23 @@ def test_validation_errors_never_echo_the_input() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "ok"), [("1", True), ("65536", True), ("0", False), ("x", False)]
+    ("value", "ok"), [("1", True), ("65536", True), ("0", False), ("-5", False)]
 )
 def test_max_body_bytes_option(value: str, ok: bool) -> None:
     parser = argparse.ArgumentParser()
     add_serve_arguments(parser)
     assert parser.parse_args([]).max_body_bytes == MAX_BODY_BYTES
+    args = parser.parse_args(["--max-body-bytes", value])
     if ok:
-        assert parser.parse_args(["--max-body-bytes", value]).max_body_bytes == int(value)
+        assert check_serve_options(args).max_body_bytes == int(value)
     else:
-        with pytest.raises(SystemExit) as exit_info:
-            parser.parse_args(["--max-body-bytes", value])
-        assert exit_info.value.code == 2
+        with pytest.raises(ConfigurationError, match="--max-body-bytes must be an integer"):
+            check_serve_options(args)
+
+
+def test_a_max_body_bytes_that_is_no_integer_is_a_usage_error() -> None:
+    parser = argparse.ArgumentParser()
+    add_serve_arguments(parser)
+    with pytest.raises(SystemExit) as exit_info:
+        parser.parse_args(["--max-body-bytes", "x"])
+    assert exit_info.value.code == 2

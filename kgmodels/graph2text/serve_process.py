@@ -1,4 +1,4 @@
-"""Start the Graph2Text server (``python -m kgcore.text.graph2text.serve``, what ``kgqa g2t
+"""Start the Graph2Text server (``python -m kgmodels.graph2text.serve``, what ``kgqa g2t
 serve`` runs) as a child process on a free loopback port, and stop it cleanly.
 
 Used by the tests and ``benchmarks/g2t_serve.py``: :func:`serving` yields the base URL once
@@ -46,7 +46,7 @@ def serving(
     import httpx
 
     port = free_port()
-    server = "kgcore.text.graph2text.serve"
+    server = "kgmodels.graph2text.serve"
     command = [sys.executable, "-m", server, str(model), "--port", str(port)]
     command += ["--threads", "1", *extra_args] + (["--token", token] if token else [])
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.getcwd()}

@@ -16,10 +16,10 @@ from kgcore.gretriever.gnn import (
     load_model,
     textual_graph_to_data,
 )
-from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
 from kgcore.gretriever.gnn.graph_data import graph_text
-from kgcore.gretriever.gnn.training import BEST_FILE, STATE_FILE, TrainConfig, Trainer
 from kgcore.gretriever.textgraph import TextualGraph
+from kgmodels.gnn.explagraphs import LabelledPrompt
+from kgmodels.gnn.training import BEST_FILE, STATE_FILE, TrainConfig, Trainer
 from tests.support.fake_embedder import FakeEmbedder
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,8 @@
-"""Fixtures for the Graph2Text tests: a few real WebNLG entries and a tiny trained model."""
+"""Fixtures for the Graph2Text tests: a few real WebNLG entries and a tiny trained model.
+
+Registered for every test in ``tests/conftest.py`` (the core's tests of the model, the guard
+and the tools, and ``kgmodels``' tests of training, publishing and serving).
+"""
 
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ def small_webnlg(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory, small_webnlg: tuple[Path, Path]) -> Path:
     """A scratch:tiny Graph2Text folder after a few steps (plumbing, not quality)."""
-    from kgcore.text.graph2text import TrainConfig, train
+    from kgmodels.graph2text import TrainConfig, train
 
     out = tmp_path_factory.mktemp("g2t-tiny")
     config = TrainConfig(

@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from kgcore.evaluation.gnn_ablation import (
+from kgcore.exceptions import ConfigurationError
+from kgcore.gretriever.gnn import GraphPrompt, textual_graph_to_data
+from kgcore.gretriever.textgraph import TextualGraph
+from kgmodels.gnn.ablation import (
     CONDITIONS,
     balanced_accuracy,
     condition_examples,
@@ -19,12 +22,9 @@ from kgcore.evaluation.gnn_ablation import (
     result_line,
     score,
 )
-from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.gnn import GraphPrompt, textual_graph_to_data
-from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
-from kgcore.gretriever.gnn.graph_task import graph_task_examples, split_examples
-from kgcore.gretriever.gnn.training import balanced_order
-from kgcore.gretriever.textgraph import TextualGraph
+from kgmodels.gnn.explagraphs import LabelledPrompt
+from kgmodels.gnn.graph_task import graph_task_examples, split_examples
+from kgmodels.gnn.training import balanced_order
 from tests.support.fake_embedder import FakeEmbedder
 
 BENCHMARK = Path(__file__).resolve().parents[4] / "benchmarks" / "gretriever_explagraphs.py"
@@ -175,7 +175,7 @@ def test_balanced_order_repeats_the_rarer_label() -> None:
 
 def test_paper_recipe_is_one_flag_away() -> None:
     from kgcore.gretriever.gnn import LORA_ALPHA, LORA_R, PAPER_LLM, GraphPromptConfig
-    from kgcore.gretriever.gnn.training import TrainConfig
+    from kgmodels.gnn.training import TrainConfig
     from kgqa.cli import build_parser
     from kgqa.gretriever import _model_config
 

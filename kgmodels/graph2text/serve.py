@@ -4,12 +4,17 @@ Why LitServe: it is a serving framework made for this (dynamic batching with
 ``max_batch_size`` / ``batch_timeout``, inference workers per device, GPU placement) that
 installs and runs offline here, unlike a hand-written batching queue. What it lacks is added
 here: an open ``/healthz`` (LitServe's ``/health`` sits behind its API key), an optional
-bearer token checked by an ASGI middleware on every other path, a request body limit
-(:data:`~kgcore.text.graph2text.serve_limits.MAX_BODY_BYTES`, 413, judged by ``Content-Length``
-before reading and by counting a streamed body), and input limits checked by FastAPI against a
-pydantic request model: too many triples, parts too long, lone surrogates and control
-characters are a 422 naming the problem (never the input echoed back, never a 500). SIGTERM
-and SIGINT stop the server and its workers without a traceback.
+bearer token checked by an ASGI middleware on every other path before anything else (the
+scheme in any case, ``Bearer`` or ``bearer``), a request body limit
+(:data:`~kgmodels.graph2text.serve_limits.MAX_BODY_BYTES`, 413, judged by ``Content-Length``
+before reading and by counting a streamed body), a deadline for reading each request, headers
+and body (:mod:`~kgmodels.graph2text.serve_timeouts`: a slow client gets 408 and is closed),
+and input limits checked by FastAPI against a pydantic request model: too many triples, empty
+parts, parts too long, lone surrogates and control characters are a 422 naming the problem
+(never the input echoed back, never a 500). Every option is checked before anything is loaded
+(:func:`~kgmodels.graph2text.serve_options.check_serve_options`), and a server listening
+beyond this machine without a token says so on stderr when it starts. SIGTERM and SIGINT stop
+the server and its workers without a traceback.
 
 ``POST /predict`` takes ``{"triples": [[s, p, o], ...]}`` and answers
 ``{"text": "...", "guard_ok": true, "batch": 7}`` (the raw model text, whether it passes the
@@ -27,16 +32,24 @@ import hmac
 import json
 import os
 import signal
+import sys
 from typing import Any
 
-from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.text.graph2text.serve_limits import (
+from kgcore.exceptions import ConfigurationError, KGRetrieverError, MissingDependencyError
+from kgmodels.graph2text.serve_limits import (
     MAX_BODY_BYTES,
     BodyLimitMiddleware,
     bad_character,
     validation_error_response,
 )
-from kgcore.text.graph2text.serve_options import DEFAULT_MODEL, add_serve_arguments
+from kgmodels.graph2text.serve_options import (
+    DEFAULT_MODEL,
+    DEFAULT_READ_TIMEOUT,
+    ServeOptions,
+    add_serve_arguments,
+    check_serve_options,
+    exposure_warning,
+)
 
 #: Input limits: at most this many triples per request, characters per field and in all.
 MAX_TRIPLES = 32
@@ -62,6 +75,9 @@ class G2TRequest(BaseModel):
         for index, triple in enumerate(triples):
             if len(triple) != 3:
                 raise ConfigurationError(f"triple {index} has {len(triple)} parts, expected 3")
+            for position, part in enumerate(triple):
+                if not part.strip():
+                    raise ConfigurationError(f"triple {index} part {position} is empty")
             if any(len(part) > MAX_FIELD_CHARS for part in triple):
                 raise ConfigurationError(
                     f"triple {index} has a part over {MAX_FIELD_CHARS} characters"
@@ -132,17 +148,31 @@ class Graph2TextAPI(ls.LitAPI):
         return dict(output)
 
 
+def bearer_token(header: bytes) -> bytes | None:
+    """The token of an ``Authorization`` header's value; the scheme is read in any case
+    (RFC 9110: ``Bearer``, ``bearer``, ``BEARER``); ``None`` for another scheme.
+
+    >>> bearer_token(b"bearer s3cret"), bearer_token(b"Basic czNjcmV0")
+    (b's3cret', None)
+    """
+    scheme, _, credentials = header.strip().partition(b" ")
+    if scheme.lower() != b"bearer":
+        return None
+    return credentials.strip()
+
+
 class TokenAuthMiddleware:
     """ASGI middleware: ``Authorization: Bearer TOKEN`` on every path but the open ones."""
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            headers = [v for k, v in scope.get("headers") or [] if k.lower() == b"authorization"]
+            given = bearer_token(headers[0]) if len(headers) == 1 else None
+            if given is None or not hmac.compare_digest(given, self.expected):
                 body = json.dumps({"detail": "missing or wrong bearer token"}).encode()
                 await send(
                     {
@@ -178,16 +208,18 @@ def build_server(
 ) -> Any:
     """A ``litserve.LitServer`` for a model folder or Hub id (GPU when present, else CPU).
 
-    Request bodies over ``max_body_bytes`` are answered with 413 before the token is checked.
+    The token is checked first: a request without it gets 401 whatever its size; then request
+    bodies over ``max_body_bytes`` are answered with 413.
     """
     import torch
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import Response
 
     api = Graph2TextAPI(model, max_batch_size, batch_timeout, num_beams, threads)
-    # Starlette runs the last added middleware first: the body limit, then the token.
-    middlewares: list[Any] = [(TokenAuthMiddleware, {"token": token})] if token else []
-    middlewares.append((BodyLimitMiddleware, {"max_bytes": max_body_bytes}))
+    # Starlette runs the last added middleware first: the token, then the body limit.
+    middlewares: list[Any] = [(BodyLimitMiddleware, {"max_bytes": max_body_bytes})]
+    if token:
+        middlewares.append((TokenAuthMiddleware, {"token": token}))
     server = ls.LitServer(
         api,
         accelerator=accelerator or ("cuda" if torch.cuda.is_available() else "cpu"),
@@ -214,8 +246,16 @@ def build_server(
     return server
 
 
-def run_server(server: Any, host: str = "127.0.0.1", port: int = 8000) -> None:
+def run_server(
+    server: Any,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
+) -> None:
     """Run until SIGINT or SIGTERM; both stop the inference workers with the server, quietly.
+
+    Each request must be read whole within ``read_timeout`` seconds of its start (uvicorn's h11
+    protocol with :mod:`~kgmodels.graph2text.serve_timeouts`' deadline).
 
     In this process the signal becomes the ``KeyboardInterrupt`` on which LitServe's ``run()``
     stops its workers. The API server processes LitServe forks inherit the handler: there
@@ -231,34 +271,55 @@ def run_server(server: Any, host: str = "127.0.0.1", port: int = 8000) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    server.run(host=host, port=port, generate_client_file=False, num_api_servers=1)
+    from kgmodels.graph2text.serve_timeouts import read_timeout_protocol
 
-
-def serve_from_arguments(args: Any) -> int:
-    """Build and run the server from parsed :func:`add_serve_arguments` options."""
-    import os
-
-    server = build_server(
-        args.model,
-        token=args.token or os.environ.get("KG_G2T_TOKEN"),
-        max_batch_size=args.max_batch_size,
-        batch_timeout=args.batch_timeout,
-        num_beams=args.beams,
-        threads=args.threads,
-        timeout=args.timeout,
-        max_body_bytes=args.max_body_bytes,
+    server.run(
+        host=host,
+        port=port,
+        generate_client_file=False,
+        num_api_servers=1,
+        http=read_timeout_protocol(read_timeout),
     )
-    run_server(server, host=args.host, port=args.port)
+
+
+def serve(options: ServeOptions) -> int:
+    """Build and run the server from checked options; warn first when it is exposed."""
+    warning = exposure_warning(options.host, options.token)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    server = build_server(
+        options.model,
+        token=options.token,
+        max_batch_size=options.max_batch_size,
+        batch_timeout=options.batch_timeout,
+        num_beams=options.num_beams,
+        threads=options.threads,
+        timeout=options.timeout,
+        max_body_bytes=options.max_body_bytes,
+    )
+    run_server(server, host=options.host, port=options.port, read_timeout=options.read_timeout)
     return 0
 
 
+def serve_from_arguments(args: Any) -> int:
+    """Check parsed :func:`add_serve_arguments` options, then build and run the server."""
+    return serve(check_serve_options(args))
+
+
 def main(argv: Any = None) -> int:
-    """``python -m kgcore.text.graph2text.serve MODEL --port 8000``."""
+    """``python -m kgmodels.graph2text.serve MODEL --port 8000``: a bad option is one line on
+    stderr and exit status 2."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Serve a Graph2Text model over HTTP (LitServe).")
     add_serve_arguments(parser, DEFAULT_MODEL)
-    return serve_from_arguments(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    try:
+        options = check_serve_options(args)
+    except KGRetrieverError as err:
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
+    return serve(options)
 
 
 if __name__ == "__main__":

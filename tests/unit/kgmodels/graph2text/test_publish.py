@@ -9,7 +9,7 @@ import pytest
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.text.graph2text import Graph2Text
-from kgcore.text.graph2text.publish import publish
+from kgmodels.graph2text.publish import publish
 from kgqa.cli import main
 
 TRIPLES = [("Alan_Bean", "occupation", "Test_pilot")]

@@ -33,9 +33,9 @@ import torch
 from tqdm.auto import tqdm
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
 from kgcore.gretriever.gnn.labels import UNPARSEABLE, parse_label
 from kgcore.gretriever.gnn.model import GraphPromptModel
+from kgmodels.gnn.explagraphs import LabelledPrompt
 
 STATE_FILE = "state.json"
 LAST_FILE = "last.safetensors"

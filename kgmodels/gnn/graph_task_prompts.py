@@ -1,8 +1,8 @@
 """The graph-only MetaQA task's splits as labelled graph prompts, the graph text left out.
 
-The examples are built by :mod:`kgcore.gretriever.gnn.graph_task` from ``<data>/metaqa/kb.txt``
+The examples are built by :mod:`kgmodels.gnn.graph_task` from ``<data>/metaqa/kb.txt``
 (the data folder of :func:`kgcore.evaluation.datasets.default_data_dir`); this module embeds
-them as :func:`kgcore.gretriever.gnn.explagraphs.prompts_from_examples` does for ExplaGraphs.
+them as :func:`kgmodels.gnn.explagraphs.prompts_from_examples` does for ExplaGraphs.
 
 Example
 -------
@@ -22,7 +22,7 @@ from kgcore.exceptions import ConfigurationError
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
-    from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
+    from kgmodels.gnn.explagraphs import LabelledPrompt
 
 __all__ = ["load_graph_task_prompts"]
 
@@ -40,7 +40,7 @@ def load_graph_task_prompts(
     """One split of the task as labelled graph prompts, the graph text left out.
 
     ``sizes`` are the train, validation and test movie counts (default
-    :data:`~kgcore.gretriever.gnn.graph_task.DEFAULT_SIZES`: 1,200 / 200 / 400).
+    :data:`~kgmodels.gnn.graph_task.DEFAULT_SIZES`: 1,200 / 200 / 400).
 
     Example
     -------
@@ -48,8 +48,8 @@ def load_graph_task_prompts(
     >>> test[0].prompt.text, test[0].label                # doctest: +SKIP
     ('', 'yes')
     """
-    from kgcore.gretriever.gnn.explagraphs import prompts_from_examples
-    from kgcore.gretriever.gnn.graph_task import (
+    from kgmodels.gnn.explagraphs import prompts_from_examples
+    from kgmodels.gnn.graph_task import (
         DEFAULT_SIZES,
         graph_task_examples,
         movie_facts,

@@ -11,7 +11,7 @@ is the same). ``max_seconds`` stops a run early, with a checkpoint.
 
 Usage::
 
-    python -m kgcore.text.graph2text.causal_training --train TRAIN.jsonl --dev DEV.jsonl \\
+    python -m kgmodels.graph2text.causal_training --train TRAIN.jsonl --dev DEV.jsonl \\
         --out models/graph2text-webnlg-smollm2 --checkpoints /tmp/g2t-ckpt --epochs 3
 
 Example
@@ -36,9 +36,9 @@ from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
 from kgcore.text.graph2text.causal import causal_prompt, prepare_tokenizer
-from kgcore.text.graph2text.data import read_webnlg
 from kgcore.text.graph2text.linearize import linearize
 from kgcore.text.graph2text.settings import G2TSettings
+from kgmodels.graph2text.data import read_webnlg
 
 log = logging.getLogger(__name__)
 #: The linear layers of a Llama-style block that get LoRA adapters.

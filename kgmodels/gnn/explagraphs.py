@@ -2,7 +2,7 @@
 
 The rows and the split are the ones :func:`kgcore.evaluation.datasets.load_explagraphs` reads
 (G-Retriever's split: 1,659 / 553 / 554);
-:func:`kgcore.evaluation.explagraph_prompts.load_explagraph_prompts` turns them into prompts
+:func:`kgmodels.gnn.explagraph_prompts.load_explagraph_prompts` turns them into prompts
 with :func:`prompts_from_examples`. As in the paper, each row's small graph is used whole. Node
 and relation texts are embedded once and cached in ``gretriever-gnn`` under the user cache
 (:func:`~kgcore.local_models.user_cache_dir`; keyed by the texts and the model), so a second

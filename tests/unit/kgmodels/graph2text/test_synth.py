@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from kgcore.llm import ScriptedLLM
-from kgcore.text.graph2text.data import read_webnlg
-from kgcore.text.graph2text.synth import synthesize
+from kgmodels.graph2text.data import read_webnlg
+from kgmodels.graph2text.synth import synthesize
 
 
 def test_only_guarded_texts_are_kept_and_the_file_reads_as_webnlg(movie_store, tmp_path) -> None:

@@ -1,7 +1,7 @@
 """ExplaGraphs rows as labelled graph prompts for G-Retriever's GNN (training and evaluation).
 
 The rows come from :func:`kgcore.evaluation.datasets.load_explagraphs`; the prompts are built
-by :func:`kgcore.gretriever.gnn.explagraphs.prompts_from_examples` (PyTorch is imported when a
+by :func:`kgmodels.gnn.explagraphs.prompts_from_examples` (PyTorch is imported when a
 split is loaded, not before).
 
 Example
@@ -20,7 +20,7 @@ from kgcore.evaluation.datasets import load_explagraphs
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
-    from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
+    from kgmodels.gnn.explagraphs import LabelledPrompt
 
 __all__ = ["load_explagraph_prompts"]
 
@@ -33,7 +33,7 @@ def load_explagraph_prompts(
     cache_dir: str | Path | None = "default",
 ) -> list[LabelledPrompt]:
     """The split's rows (the first ``limit``) as labelled graph prompts."""
-    from kgcore.gretriever.gnn.explagraphs import prompts_from_examples
+    from kgmodels.gnn.explagraphs import prompts_from_examples
 
     dataset = load_explagraphs(split, limit, data_dir)
     return prompts_from_examples(dataset.examples, embedder, cache_dir)

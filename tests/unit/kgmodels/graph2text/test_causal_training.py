@@ -15,16 +15,16 @@ import pytest
 from kgcore.exceptions import ConfigurationError
 from kgcore.local_models import graph2text_model_dir
 from kgcore.text.graph2text import Graph2Text
-from kgcore.text.graph2text.causal import causal_prompt, first_line
-from kgcore.text.graph2text.causal_training import (
+from kgcore.text.graph2text.causal import causal_prompt
+from kgcore.text.graph2text.settings import G2TSettings
+from kgcore.types import Triple
+from kgmodels.graph2text.causal_training import (
     CausalTrainConfig,
     encode_pairs,
     pairs,
     train_causal,
 )
-from kgcore.text.graph2text.publish import publish
-from kgcore.text.graph2text.settings import G2TSettings
-from kgcore.types import Triple
+from kgmodels.graph2text.publish import publish
 
 TRIPLES = [Triple("Alan_Bean", "occupation", "Test_pilot")]
 
@@ -135,7 +135,7 @@ def test_the_folder_s_writing_defaults_are_used_and_options_win(
     plain = Graph2Text.from_pretrained(folder, num_beams=1, candidates=1)
     assert (plain.num_beams, plain.candidates) == (1, 1)
     # the server too: the folder's defaults, or the beams asked for with one candidate
-    from kgcore.text.graph2text.serve import Graph2TextAPI
+    from kgmodels.graph2text.serve import Graph2TextAPI
 
     served = Graph2TextAPI(str(folder))
     served.setup("cpu")
@@ -164,28 +164,10 @@ def test_prompt_and_labels_put_the_loss_on_the_text_only(tiny_base: Path) -> Non
 
 
 def test_pairs_take_every_reference(small_webnlg: tuple[Path, Path]) -> None:
-    from kgcore.text.graph2text.data import read_webnlg
+    from kgmodels.graph2text.data import read_webnlg
 
     entries = read_webnlg(small_webnlg[0])
     assert len(pairs([str(small_webnlg[0])])) == sum(len(e.texts) for e in entries)
-
-
-def test_first_line_keeps_one_capped_line() -> None:
-    assert first_line("  A b.\nTriples: x") == "A b."
-    assert first_line("\n\n") == ""
-    assert len(first_line("x" * 10_000)) == 2000
-
-
-@pytest.mark.parametrize(
-    "bad",
-    [
-        {"architecture": "rnn"},
-        {"max_source_tokens": 0},
-    ],
-)
-def test_settings_are_checked_when_made(bad: dict[str, object]) -> None:
-    with pytest.raises(ConfigurationError):
-        G2TSettings(**bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -254,7 +236,7 @@ def test_fasttog_textualizer_g2t_takes_an_adapter_folder(tiny_adapter: Path, mov
 def test_the_server_serves_an_adapter_folder(tiny_adapter: Path) -> None:
     import httpx
 
-    from kgcore.text.graph2text.serve_process import serving
+    from kgmodels.graph2text.serve_process import serving
 
     with serving(tiny_adapter / "model", token="t0k") as url:
         body = {"triples": [["Alan Bean", "occupation", "Test pilot"]]}

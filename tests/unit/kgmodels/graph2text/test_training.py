@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.text.graph2text import Graph2Text, TrainConfig, train
-from kgcore.text.graph2text.data import read_webnlg
+from kgcore.text.graph2text import Graph2Text
 from kgcore.text.graph2text.settings import G2TSettings
+from kgmodels.graph2text import TrainConfig, train
+from kgmodels.graph2text.data import read_webnlg
 
 
 def _config(files: tuple[Path, Path], out: Path, **kw: object) -> TrainConfig:

@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.text.graph2text.data import WebNLGEntry, read_webnlg
 from kgcore.text.graph2text.delex import delexicalize
 from kgcore.text.graph2text.linearize import MARKERS, linearize
-from kgcore.text.graph2text.metrics import corpus_scores
 from kgcore.text.graph2text.model import Graph2Text, pick_device
 from kgcore.text.graph2text.settings import G2TSettings
+from kgmodels.graph2text.data import WebNLGEntry, read_webnlg
+from kgmodels.graph2text.metrics import corpus_scores
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ def length_buckets(
 def _new_scratch_model(preset: str, entries: Sequence[WebNLGEntry], settings: G2TSettings) -> Any:
     from transformers import T5Config, T5ForConditionalGeneration
 
-    from kgcore.text.graph2text.tokenizer import train_unigram_tokenizer
+    from kgmodels.graph2text.tokenizer import train_unigram_tokenizer
 
     sizes = SCRATCH_PRESETS[preset]
     corpus = [source for source, _ in training_pairs(entries, settings, False, random.Random(0))]

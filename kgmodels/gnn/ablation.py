@@ -30,7 +30,7 @@ import numpy as np
 
 from kgcore.evaluation.metrics import wilson_interval
 from kgcore.exceptions import ConfigurationError
-from kgcore.gretriever.gnn.explagraphs import LabelledPrompt
+from kgmodels.gnn.explagraphs import LabelledPrompt
 
 #: The conditions, in report order.
 CONDITIONS: tuple[str, ...] = ("intact", "shuffled", "zeroed")
