@@ -26,6 +26,10 @@ call with :class:`~kgcore.exceptions.GraphStoreError` within ``query_timeout`` s
 After such a timeout the store opens a fresh driver, so the next call does not queue behind
 the stalled connection.
 
+Given a list of cluster members (``members=``), a read that finds its member unavailable
+(connection refused or lost, or no answer within ``query_timeout``) runs again on the next
+member (:mod:`kgcore.graph.failover`), each member at most once per read.
+
 Every write transaction (:meth:`Neo4jGraphStore.write`: a loader batch, a schema or index
 statement, a batch of vectors) has its own deadline, ``write_timeout`` (60 s by default), kept
 the same way: server-side transaction timeout, retries bounded by it, and the store waits no
@@ -65,6 +69,7 @@ from kgcore.exceptions import (
     InvalidSettingError,
     MissingDependencyError,
 )
+from kgcore.graph.failover import MemberList
 from kgcore.graph.names import normalize_name, rank_names
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
@@ -379,6 +384,12 @@ class Neo4jGraphStore:
         Check the connection and credentials now (raises :class:`GraphStoreError`).
     driver_config : dict, optional
         Further keyword arguments for ``neo4j.GraphDatabase.driver``.
+    members : sequence of str, optional
+        The URIs of a cluster's members (same credentials and database): reads go to one
+        (``uri``, default the first) and move to the next when it is unavailable (connection
+        refused or lost, no answer within ``query_timeout``), each member at most once per
+        read (:mod:`kgcore.graph.failover`). Writes go to the current member and are not
+        moved: load through the leader.
 
     Attributes
     ----------
@@ -412,8 +423,11 @@ class Neo4jGraphStore:
         bookmarks: Iterable[str] | None = None,
         verify: bool = True,
         driver_config: Mapping[str, Any] | None = None,
+        members: Sequence[str] | None = None,
     ) -> None:
         self._neo4j = import_neo4j()
+        self._members = MemberList(members, start=uri) if members else None
+        uri = self._members.current if self._members else uri
         self.bookmark_manager = self._neo4j.GraphDatabase.bookmark_manager(
             initial_bookmarks=list(bookmarks or ())
         )
@@ -467,7 +481,7 @@ class Neo4jGraphStore:
         self._build_queries()
         if verify:
             try:
-                self.verify()
+                self._on_member(self.verify)
             except GraphStoreError:
                 self.close()
                 raise
@@ -490,6 +504,26 @@ class Neo4jGraphStore:
     def driver(self) -> Any:
         """The underlying ``neo4j.Driver``."""
         return self._driver
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The URIs reads may go to: the member list, or the one URI."""
+        return self._members.members if self._members else (self.uri,)
+
+    def _use_member(self, uri: str) -> None:
+        """Read from the member ``uri`` from now on (a fresh driver; the old one is closed in
+        the background)."""
+        with self._driver_lock:
+            old, self.uri = self._driver, uri
+            self._driver = self._new_driver()
+        threading.Thread(target=_close_quietly, args=(old,), daemon=True).start()
+
+    def _on_member(self, attempt: Callable[[], _T]) -> _T:
+        """``attempt()``, moved to the next member while members are unavailable."""
+        if self._members is None:
+            return attempt()
+        deadline = self.query_timeout * len(self._members)
+        return self._members.run(attempt, self._use_member, deadline)
 
     @property
     def routing(self) -> bool:
@@ -554,7 +588,7 @@ class Neo4jGraphStore:
         >>> store.read(lambda tx: tx.run("RETURN 1").single()[0])  # doctest: +SKIP
         1
         """
-        return self._transaction(work, args, what, write=False)
+        return self._on_member(lambda: self._transaction(work, args, what, write=False))
 
     def _transaction(
         self, work: Callable[..., _T], args: tuple[Any, ...], what: str, *, write: bool
@@ -586,7 +620,7 @@ class Neo4jGraphStore:
             raise GraphStoreError(
                 f"Neo4j {what} on {where} got no answer within {timeout:g} s ({setting}): "
                 "the server is stalled or gone"
-            )
+            ) from TimeoutError(f"{setting} {timeout:g} s")
         exceptions = neo4j.exceptions
         try:
             return future.result()
@@ -725,8 +759,12 @@ class Neo4jGraphStore:
         """Run one named read query in a managed READ transaction; the records' values.
 
         Ends with :class:`GraphStoreError` within ``query_timeout`` seconds whatever the
-        server does.
+        server does (on each member tried, given a member list).
         """
+        return self._on_member(partial(self._read_member, kind, params))
+
+    def _read_member(self, kind: str, params: dict[str, Any]) -> list[Any]:
+        """:meth:`_read` on the current member."""
         driver = self._driver
         future = self._pool.submit(self._read_now, driver, kind, params)
         try:
