@@ -106,6 +106,9 @@ FULLTEXT_QUERY_WORDS = 12
 FULLTEXT_VARIANT_TERMS = 1000
 #: Letters inserted and substituted by :func:`spelling_variants`.
 VARIANT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+#: The driver's retry window of a store with a member list, in s: a member refusing
+#: connections is left for the next one after about this long.
+MEMBER_RETRY_S = 1.0
 #: An index name: an identifier (Neo4j), or ArcadeDB's automatic ``Type[property,...]``.
 #: The longest deadline a read (``query_timeout``) or a write (``write_timeout``) may have, in s.
 MAX_TIMEOUT_S = 3600.0
@@ -353,9 +356,10 @@ class Neo4jGraphStore:
     connect_timeout : float
         Seconds to wait for a connection (and for the check made on start-up); the default
         of 4 leaves a second of slack, so a dead server is reported within 5 seconds.
-    max_retry_time : float
+    max_retry_time : float, optional
         Seconds a managed read transaction retries transient failures (the driver's
-        ``max_transaction_retry_time``); capped at ``query_timeout``.
+        ``max_transaction_retry_time``); capped at ``query_timeout``. Default 5, or 1 with
+        ``members`` (a member that refuses connections is left for the next one sooner).
     query_timeout : float
         Deadline of one read in seconds (0 < t <= 3600): server-side transaction timeout and
         the longest the store waits for an answer before raising :class:`GraphStoreError`.
@@ -415,7 +419,7 @@ class Neo4jGraphStore:
         *,
         mapping: GraphMapping = DEFAULT_MAPPING,
         connect_timeout: float = 4.0,
-        max_retry_time: float = 5.0,
+        max_retry_time: float | None = None,
         query_timeout: float = 10.0,
         write_timeout: float = 60.0,
         name_search: str = "auto",
@@ -448,6 +452,8 @@ class Neo4jGraphStore:
                 raise InvalidSettingError(f"{setting} must be a number of seconds: {value!r}")
             if not 0 < value <= MAX_TIMEOUT_S:  # False for NaN too
                 raise InvalidSettingError(f"{setting} must be in (0, {MAX_TIMEOUT_S:g}] s: {value}")
+        if max_retry_time is None:
+            max_retry_time = MEMBER_RETRY_S if self._members else 5.0
         if max_retry_time < 0:
             raise InvalidSettingError(f"max_retry_time must be >= 0 s: {max_retry_time}")
         self.connect_timeout = float(connect_timeout)

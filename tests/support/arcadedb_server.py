@@ -56,10 +56,12 @@ __all__ = [
     "arcadedb_home",
     "free_port",
     "http_sql",
+    "launch_arcadedb_server",
     "running_servers",
     "start_arcadedb_server",
     "stop_process",
     "tie_to_parent",
+    "wait_until_ready",
 ]
 
 
@@ -267,35 +269,53 @@ def start_arcadedb_server(
         Without ``arcadedb-embedded``.
     """
     cap = start_cap() if timeout is None else timeout
-    home = arcadedb_home()
-    java = home / "jre" / "bin" / "java"
-    if not os.access(java, os.X_OK):
-        java.chmod(java.stat().st_mode | 0o755)  # some wheel installs drop the exec bit
-    root.mkdir(parents=True, exist_ok=True)
-    command = (java, heap, initial_heap, jvm_options, classpath)
     outcome = StartOutcome(False, 0.0, "", "no start tried")
     for _ in range(max(1, attempts)):
-        server, outcome = _start_once(home, command, root, settings, cap, stall)
-        if server is not None:
+        server = launch_arcadedb_server(
+            root,
+            heap=heap,
+            initial_heap=initial_heap,
+            jvm_options=jvm_options,
+            settings=settings,
+            classpath=classpath,
+        )
+        outcome = wait_until_ready(server, cap=cap, stall=stall)
+        if outcome.ready:
             return server
         if not outcome.exited:
             break  # it hung rather than exited: another try would hang as well
     raise ArcadeDBStartError(outcome.explain(f"ArcadeDB in {root}"))
 
 
-def _start_once(
-    home: Path,
-    command_parts: tuple[Path, str, str, tuple[str, ...], tuple[Path, ...]],
+def launch_arcadedb_server(
     root: Path,
-    extra: Mapping[str, object] | None,
-    cap: float,
-    stall: float,
-) -> tuple[ArcadeDBServer | None, StartOutcome]:
-    """One start: the server (or ``None``) and how the wait for it ended."""
-    java, heap, initial_heap, jvm_options, classpath = command_parts
-    password = "kg-" + secrets.token_hex(8)
-    bolt, http, https = free_port(), free_port(), free_port()
-    settings: dict[str, object] = {
+    *,
+    heap: str = "1g",
+    initial_heap: str = "256m",
+    jvm_options: tuple[str, ...] = (),
+    settings: Mapping[str, object] | None = None,
+    classpath: tuple[Path, ...] = (),
+    password: str | None = None,
+    ports: tuple[int, int, int] | None = None,
+) -> ArcadeDBServer:
+    """Start ArcadeDB's process in ``root`` without waiting for it (see
+    :func:`wait_until_ready`): the parameters of :func:`start_arcadedb_server`, and
+
+    Parameters
+    ----------
+    password : str, optional
+        The root password (default: a fresh one); the members of a cluster share one.
+    ports : tuple of int, optional
+        The Bolt, HTTP and HTTPS ports (default: free ones); a cluster's list names them.
+    """
+    home = arcadedb_home()
+    java = home / "jre" / "bin" / "java"
+    if not os.access(java, os.X_OK):
+        java.chmod(java.stat().st_mode | 0o755)  # some wheel installs drop the exec bit
+    root.mkdir(parents=True, exist_ok=True)
+    password = password or "kg-" + secrets.token_hex(8)
+    bolt, http, https = ports or (free_port(), free_port(), free_port())
+    every: dict[str, object] = {
         "arcadedb.server.rootPath": root,
         "arcadedb.server.databaseDirectory": root / "databases",
         "arcadedb.server.rootPassword": password,
@@ -307,7 +327,7 @@ def _start_once(
         "arcadedb.bolt.host": "127.0.0.1",
         "arcadedb.bolt.port": bolt,
         "arcadedb.bolt.defaultDatabase": DATABASE,
-        **(extra or {}),
+        **(settings or {}),
     }
     # The root password is stored on the first start; a kept folder would refuse a new one.
     (root / "config" / "server-users.jsonl").unlink(missing_ok=True)
@@ -316,7 +336,7 @@ def _start_once(
         f"-Xms{initial_heap}",
         f"-Xmx{heap}",
         *jvm_options,
-        *(f"-D{key}={value}" for key, value in settings.items()),
+        *(f"-D{key}={value}" for key, value in every.items()),
         "-cp",
         os.pathsep.join([str(home / "jars" / "*"), *map(str, classpath)]),
         "com.arcadedb.server.ArcadeDBServer",
@@ -333,16 +353,30 @@ def _start_once(
         )
     server = ArcadeDBServer(process, bolt, http, password, root, 0.0)
     with _RUNNING_LOCK:
-        _RUNNING[process.pid] = server  # stopped at exit, even if the wait below is interrupted
+        _RUNNING[process.pid] = server  # stopped at exit, even if a wait is interrupted
+    return server
+
+
+def wait_until_ready(
+    server: ArcadeDBServer, *, cap: float | None = None, stall: float = DEFAULT_STALL_S
+) -> StartOutcome:
+    """Wait for a launched server's start (:func:`~tests.support.server_start.wait_for_start`);
+    one that did not start (exited, stalled, at the cap, or the wait interrupted) is stopped.
+
+    ``cap`` defaults to ``$KG_SERVER_START_TIMEOUT`` seconds, else 900.
+    """
     outcome = StartOutcome(False, 0.0, "", "interrupted")
     try:
         outcome = wait_for_start(
-            process, log_path, lambda text: READY_MARKER in text, cap=cap, stall=stall
+            server.process,
+            server.log_path,
+            lambda text: READY_MARKER in text,
+            cap=start_cap() if cap is None else cap,
+            stall=stall,
         )
     finally:
         if not outcome.ready:  # exited, hung or interrupted: never leave it running
             server.stop(timeout=5)
-    if not outcome.ready:
-        return None, outcome
-    server.start_seconds = outcome.seconds
-    return server, outcome
+    if outcome.ready:
+        server.start_seconds = outcome.seconds
+    return outcome

@@ -11,7 +11,7 @@ import pytest
 
 from kgcore.exceptions import ConfigurationError, GraphStoreError
 from kgcore.graph.failover import MemberList, is_unavailable
-from kgcore.graph.neo4j_store import Neo4jGraphStore
+from kgcore.graph.neo4j_store import MEMBER_RETRY_S, Neo4jGraphStore
 from kgcore.graph.open import member_uris, open_neo4j
 from tests.unit.kgcore.graph.test_neo4j_cluster import FakeDriver
 
@@ -226,3 +226,14 @@ def test_unavailability_is_read_from_the_error_chain() -> None:
     assert is_unavailable(raised(TimeoutError()))
     assert not is_unavailable(raised(neo4j.exceptions.ClientError("bad query")))
     assert not is_unavailable(raised(neo4j.exceptions.AuthError("bad password")))
+
+
+def test_a_member_list_shortens_the_drivers_retry_window(members: dict[str, Member]) -> None:
+    listed = cluster_store()
+    single = Neo4jGraphStore(A, "neo4j", "pw", verify=False)
+    chosen = Neo4jGraphStore(None, "neo4j", "pw", members=[A, B], max_retry_time=3.0)
+    assert listed._config["max_transaction_retry_time"] == MEMBER_RETRY_S
+    assert single._config["max_transaction_retry_time"] == 5.0
+    assert chosen._config["max_transaction_retry_time"] == 3.0
+    for store in (listed, single, chosen):
+        store.close()
