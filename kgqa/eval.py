@@ -146,7 +146,8 @@ def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--kg",
         type=kg_argument,
-        help="triple file or Neo4j URI (bolt://, neo4j://) (default: the dataset's graph)",
+        help="triple file, a cluster's members (bolt://h1:7687,bolt://h2:7688: reads move on "
+        "when one dies) or Neo4j URI (bolt://, neo4j://) (default: the dataset's graph)",
     )
     parser.add_argument(
         "--workers", type=positive_int, default=1, help="questions answered at once"

@@ -26,6 +26,10 @@ call with :class:`~kgcore.exceptions.GraphStoreError` within ``query_timeout`` s
 After such a timeout the store opens a fresh driver, so the next call does not queue behind
 the stalled connection.
 
+Given a list of cluster members (``members=``), a read that finds its member unavailable
+(connection refused or lost, or no answer within ``query_timeout``) runs again on the next
+member (:mod:`kgcore.graph.failover`), each member at most once per read.
+
 Every write transaction (:meth:`Neo4jGraphStore.write`: a loader batch, a schema or index
 statement, a batch of vectors) has its own deadline, ``write_timeout`` (60 s by default), kept
 the same way: server-side transaction timeout, retries bounded by it, and the store waits no
@@ -65,6 +69,7 @@ from kgcore.exceptions import (
     InvalidSettingError,
     MissingDependencyError,
 )
+from kgcore.graph.failover import MemberList
 from kgcore.graph.names import normalize_name, rank_names
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
@@ -101,6 +106,9 @@ FULLTEXT_QUERY_WORDS = 12
 FULLTEXT_VARIANT_TERMS = 1000
 #: Letters inserted and substituted by :func:`spelling_variants`.
 VARIANT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+#: The driver's retry window of a store with a member list, in s: a member refusing
+#: connections is left for the next one after about this long.
+MEMBER_RETRY_S = 1.0
 #: An index name: an identifier (Neo4j), or ArcadeDB's automatic ``Type[property,...]``.
 #: The longest deadline a read (``query_timeout``) or a write (``write_timeout``) may have, in s.
 MAX_TIMEOUT_S = 3600.0
@@ -348,9 +356,10 @@ class Neo4jGraphStore:
     connect_timeout : float
         Seconds to wait for a connection (and for the check made on start-up); the default
         of 4 leaves a second of slack, so a dead server is reported within 5 seconds.
-    max_retry_time : float
+    max_retry_time : float, optional
         Seconds a managed read transaction retries transient failures (the driver's
-        ``max_transaction_retry_time``); capped at ``query_timeout``.
+        ``max_transaction_retry_time``); capped at ``query_timeout``. Default 5, or 1 with
+        ``members`` (a member that refuses connections is left for the next one sooner).
     query_timeout : float
         Deadline of one read in seconds (0 < t <= 3600): server-side transaction timeout and
         the longest the store waits for an answer before raising :class:`GraphStoreError`.
@@ -379,6 +388,12 @@ class Neo4jGraphStore:
         Check the connection and credentials now (raises :class:`GraphStoreError`).
     driver_config : dict, optional
         Further keyword arguments for ``neo4j.GraphDatabase.driver``.
+    members : sequence of str, optional
+        The URIs of a cluster's members (same credentials and database): reads go to one
+        (``uri``, default the first) and move to the next when it is unavailable (connection
+        refused or lost, no answer within ``query_timeout``), each member at most once per
+        read (:mod:`kgcore.graph.failover`). Writes go to the current member and are not
+        moved: load through the leader.
 
     Attributes
     ----------
@@ -404,7 +419,7 @@ class Neo4jGraphStore:
         *,
         mapping: GraphMapping = DEFAULT_MAPPING,
         connect_timeout: float = 4.0,
-        max_retry_time: float = 5.0,
+        max_retry_time: float | None = None,
         query_timeout: float = 10.0,
         write_timeout: float = 60.0,
         name_search: str = "auto",
@@ -412,8 +427,11 @@ class Neo4jGraphStore:
         bookmarks: Iterable[str] | None = None,
         verify: bool = True,
         driver_config: Mapping[str, Any] | None = None,
+        members: Sequence[str] | None = None,
     ) -> None:
         self._neo4j = import_neo4j()
+        self._members = MemberList(members, start=uri) if members else None
+        uri = self._members.current if self._members else uri
         self.bookmark_manager = self._neo4j.GraphDatabase.bookmark_manager(
             initial_bookmarks=list(bookmarks or ())
         )
@@ -434,6 +452,8 @@ class Neo4jGraphStore:
                 raise InvalidSettingError(f"{setting} must be a number of seconds: {value!r}")
             if not 0 < value <= MAX_TIMEOUT_S:  # False for NaN too
                 raise InvalidSettingError(f"{setting} must be in (0, {MAX_TIMEOUT_S:g}] s: {value}")
+        if max_retry_time is None:
+            max_retry_time = MEMBER_RETRY_S if self._members else 5.0
         if max_retry_time < 0:
             raise InvalidSettingError(f"max_retry_time must be >= 0 s: {max_retry_time}")
         self.connect_timeout = float(connect_timeout)
@@ -467,7 +487,7 @@ class Neo4jGraphStore:
         self._build_queries()
         if verify:
             try:
-                self.verify()
+                self._on_member(self.verify)
             except GraphStoreError:
                 self.close()
                 raise
@@ -490,6 +510,26 @@ class Neo4jGraphStore:
     def driver(self) -> Any:
         """The underlying ``neo4j.Driver``."""
         return self._driver
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The URIs reads may go to: the member list, or the one URI."""
+        return self._members.members if self._members else (self.uri,)
+
+    def _use_member(self, uri: str) -> None:
+        """Read from the member ``uri`` from now on (a fresh driver; the old one is closed in
+        the background)."""
+        with self._driver_lock:
+            old, self.uri = self._driver, uri
+            self._driver = self._new_driver()
+        threading.Thread(target=_close_quietly, args=(old,), daemon=True).start()
+
+    def _on_member(self, attempt: Callable[[], _T]) -> _T:
+        """``attempt()``, moved to the next member while members are unavailable."""
+        if self._members is None:
+            return attempt()
+        deadline = self.query_timeout * len(self._members)
+        return self._members.run(attempt, self._use_member, deadline)
 
     @property
     def routing(self) -> bool:
@@ -554,7 +594,7 @@ class Neo4jGraphStore:
         >>> store.read(lambda tx: tx.run("RETURN 1").single()[0])  # doctest: +SKIP
         1
         """
-        return self._transaction(work, args, what, write=False)
+        return self._on_member(lambda: self._transaction(work, args, what, write=False))
 
     def _transaction(
         self, work: Callable[..., _T], args: tuple[Any, ...], what: str, *, write: bool
@@ -586,7 +626,7 @@ class Neo4jGraphStore:
             raise GraphStoreError(
                 f"Neo4j {what} on {where} got no answer within {timeout:g} s ({setting}): "
                 "the server is stalled or gone"
-            )
+            ) from TimeoutError(f"{setting} {timeout:g} s")
         exceptions = neo4j.exceptions
         try:
             return future.result()
@@ -725,8 +765,12 @@ class Neo4jGraphStore:
         """Run one named read query in a managed READ transaction; the records' values.
 
         Ends with :class:`GraphStoreError` within ``query_timeout`` seconds whatever the
-        server does.
+        server does (on each member tried, given a member list).
         """
+        return self._on_member(partial(self._read_member, kind, params))
+
+    def _read_member(self, kind: str, params: dict[str, Any]) -> list[Any]:
+        """:meth:`_read` on the current member."""
         driver = self._driver
         future = self._pool.submit(self._read_now, driver, kind, params)
         try:

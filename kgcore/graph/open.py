@@ -8,7 +8,11 @@
   password (better left to ``NEO4J_PASSWORD``), the database and the schema mapping
   (``default`` or ``llamaindex``; or ``label=``, ``name=``, ``rel_type=``, ``rel_property=``);
   whatever it leaves out comes from ``NEO4J_USERNAME``/``NEO4J_PASSWORD``/``NEO4J_DATABASE``;
-* ``neo4j`` alone: a :class:`Neo4jGraphStore` configured entirely by ``NEO4J_URI`` and friends.
+* ``neo4j`` alone: a :class:`Neo4jGraphStore` configured entirely by ``NEO4J_URI`` and friends;
+* a comma-separated list of a cluster's members, ``bolt://h1:7687,bolt://h2:7688,bolt://h3:7689``:
+  one store that reads from the first and moves to the next member when one is unavailable
+  (:mod:`kgcore.graph.failover`). User, password, database and options are written once, on
+  the first URI; the others give only ``scheme://host:port``, all with the same scheme.
 
 Example
 -------
@@ -19,6 +23,7 @@ Example
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,9 +40,18 @@ from kgcore.graph.neo4j_store import (
 )
 from kgcore.graph.store import GraphStore
 
-__all__ = ["NEO4J_SCHEMES", "is_neo4j_spec", "open_neo4j", "open_store", "write_file_to_neo4j"]
+__all__ = [
+    "NEO4J_SCHEMES",
+    "is_neo4j_spec",
+    "member_uris",
+    "open_neo4j",
+    "open_store",
+    "write_file_to_neo4j",
+]
 
 NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+#: A comma that starts the next member of a list: one followed by a Bolt scheme.
+_MEMBER_SPLIT = re.compile(r",\s*(?=(?:bolt|neo4j)(?:\+s|\+ssc)?://)", re.IGNORECASE)
 _MAPPING_KEYS = {
     "label": "node_label",
     "name": "name_property",
@@ -98,14 +112,52 @@ def _neo4j_settings(spec: str) -> dict[str, Any]:
     return settings
 
 
+def member_uris(spec: str) -> list[str]:
+    """The member URIs of a comma-separated Neo4j spec (one URI: a list of one).
+
+    A comma splits only where a Bolt scheme follows, so a password holding a comma stays whole.
+
+    Example
+    -------
+    >>> member_uris("bolt://h1:7687,bolt://h2:7688")
+    ['bolt://h1:7687', 'bolt://h2:7688']
+    >>> member_uris("bolt://user:a,b@h1:7687")
+    ['bolt://user:a,b@h1:7687']
+    """
+    return [part.strip() for part in _MEMBER_SPLIT.split(spec.strip())]
+
+
+def _member_list_settings(spec: str, members: list[str]) -> dict[str, Any]:
+    """Store arguments for a list of members: the first's settings, ``members`` all URIs."""
+    settings = _neo4j_settings(members[0])
+    scheme = urlsplit(members[0]).scheme.lower()
+    uris = [settings["uri"]]
+    for member in members[1:]:
+        parts = urlsplit(member)
+        if parts.scheme.lower() != scheme:
+            raise ConfigurationError(
+                f"cluster members in {spec!r} mix schemes ({scheme}://, {parts.scheme}://): use one"
+            )
+        if parts.username or parts.password or parts.path.strip("/") or parts.query:
+            raise ConfigurationError(
+                f"member {member!r} of {spec!r} has a user, database or options: give them "
+                "once, on the first URI; the others are scheme://host:port"
+            )
+        if not parts.hostname:
+            raise ConfigurationError(f"member {member!r} of {spec!r} names no host")
+        uris.append(_neo4j_settings(member)["uri"])
+    settings["members"] = uris
+    return settings
+
+
 def open_neo4j(spec: str = "neo4j", **kwargs: Any) -> Neo4jGraphStore:
     """A :class:`~kgcore.graph.neo4j_store.Neo4jGraphStore` for a Neo4j spec.
 
     Parameters
     ----------
     spec : str
-        ``bolt://``/``neo4j://`` URI (see the module docstring), or ``"neo4j"`` for the
-        ``NEO4J_*`` environment variables alone.
+        ``bolt://``/``neo4j://`` URI (see the module docstring), a comma-separated list of a
+        cluster's members, or ``"neo4j"`` for the ``NEO4J_*`` environment variables alone.
     **kwargs
         Further :class:`Neo4jGraphStore` arguments; they override the spec.
 
@@ -117,7 +169,12 @@ def open_neo4j(spec: str = "neo4j", **kwargs: Any) -> Neo4jGraphStore:
         raise ConfigurationError(
             f"{spec!r} is not a Neo4j URI (schemes: {', '.join(NEO4J_SCHEMES)})"
         )
-    return Neo4jGraphStore(**{**_neo4j_settings(spec), **kwargs})
+    members = member_uris(spec) if spec != "neo4j" else []
+    if len(members) > 1:
+        settings = _member_list_settings(spec, members)
+    else:
+        settings = _neo4j_settings(spec)
+    return Neo4jGraphStore(**{**settings, **kwargs})
 
 
 def open_store(spec: str, progress: bool = True, **kwargs: Any) -> GraphStore:

@@ -4,21 +4,54 @@ By default the session fixture starts ArcadeDB (PyPI ``arcadedb-embedded``, whic
 runtime and the Bolt plugin) as a child process (see :mod:`tests.support.neo4j_testserver`); when
 ``NEO4J_URI`` is set, the same tests run against that server instead. Without the ``neo4j``
 driver (the neo4j extra) the tests that ask for the server are skipped.
+
+A server that did not start is one error, not one per test: the first test that needed it
+errors with the reason and the end of the server's log, the others are skipped naming that
+test (:func:`pytest_runtest_makereport`).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+import sys
+from collections.abc import Callable, Generator, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+#: Each server start error (kept alive, so its id stays its own) and the first test it failed.
+_FIRST_START_FAILURE: dict[int, tuple[BaseException, str]] = {}
 
 if TYPE_CHECKING:
     from kgcore.graph.neo4j_store import GraphMapping, Neo4jGraphStore
     from kgcore.gretriever import SentenceTransformerEmbedder
     from tests.support.neo4j_testserver import BoltServer
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    """Report a server start that failed once: the later tests needing it are skipped."""
+    outcome = yield
+    support = sys.modules.get("tests.support.neo4j_testserver")  # not imported: no server
+    if call.when != "setup" or call.excinfo is None or support is None:
+        return
+    error = call.excinfo.value
+    if not isinstance(error, support.ServerStartFailed):
+        return
+    _, first = _FIRST_START_FAILURE.setdefault(id(error), (error, item.nodeid))
+    if first == item.nodeid:
+        return
+    report = outcome.get_result()
+    reason = str(error).splitlines()[0].removesuffix(" Last log lines:")
+    report.outcome = "skipped"
+    report.longrepr = (
+        str(item.path),
+        (item.location[1] or 0) + 1,
+        f"Skipped: the test server did not start (the error of {first}): {reason}",
+    )
 
 
 @pytest.fixture(scope="session")

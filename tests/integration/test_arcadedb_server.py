@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import REPO
+from tests.support.server_start import start_cap
 
 pytest.importorskip("arcadedb_embedded", reason="the ArcadeDB wheel is in the dev extra")
 pytestmark = pytest.mark.skipif(
@@ -72,7 +73,7 @@ def test_the_java_server_dies_with_the_test_run(tmp_path: Path, sig: signal.Sign
     )
     java = 0
     try:
-        java = int(_first_line(run, timeout=120))
+        java = int(_first_line(run, timeout=start_cap() + 30))  # the run's own wait, then some
         assert _alive(java)
         os.kill(run.pid, sig)
         run.wait(timeout=90)  # at exit the server has 5 s to stop, then SIGKILL; CI may be slow

@@ -4,8 +4,10 @@ benchmarks (``benchmarks/arcadedb.py``).
 
 The server listens on 127.0.0.1 only, on free ports, with a fresh root password and a default
 database, in ``root`` (a temporary folder, or a kept one whose database a later run resumes);
-it is ready when its log says it started. Its HTTP API runs SQL (:meth:`ArcadeDBServer.sql`),
-which is how ArcadeDB creates full-text and vector indexes.
+it is ready when its log says it started. The start is waited for as long as the server makes
+progress, up to ``$KG_SERVER_START_TIMEOUT`` seconds (:mod:`tests.support.server_start`), and a
+start given up says why, with the end of the server's log. Its HTTP API runs SQL
+(:meth:`ArcadeDBServer.sql`), which is how ArcadeDB creates full-text and vector indexes.
 
 The Java process never outlives the Python process that started it: on Linux it is killed
 when its parent dies, however it dies (``PR_SET_PDEATHSIG``: a SIGKILL or SIGTERM of the test
@@ -33,12 +35,13 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.support.server_start import DEFAULT_STALL_S, StartOutcome, start_cap, wait_for_start
 
 READY_MARKER = "ArcadeDB Server started"
 DATABASE = "kg"
@@ -53,10 +56,12 @@ __all__ = [
     "arcadedb_home",
     "free_port",
     "http_sql",
+    "launch_arcadedb_server",
     "running_servers",
     "start_arcadedb_server",
     "stop_process",
     "tie_to_parent",
+    "wait_until_ready",
 ]
 
 
@@ -227,8 +232,10 @@ def start_arcadedb_server(
     initial_heap: str = "256m",
     jvm_options: tuple[str, ...] = (),
     settings: Mapping[str, object] | None = None,
-    timeout: float = 90.0,
+    timeout: float | None = None,
+    stall: float = DEFAULT_STALL_S,
     attempts: int = 1,
+    classpath: tuple[Path, ...] = (),
 ) -> ArcadeDBServer:
     """Start ArcadeDB with the Bolt plugin in ``root`` and wait until it is ready.
 
@@ -242,50 +249,73 @@ def start_arcadedb_server(
         Further Java options (``"-XX:+UseSerialGC"``).
     settings : mapping, optional
         Further ``arcadedb.*`` settings (``{"arcadedb.server.mode": "development"}``).
-    timeout : float
-        Seconds to wait for the server's start.
+    timeout : float, optional
+        The longest wait for the server's start in seconds; default ``$KG_SERVER_START_TIMEOUT``,
+        else 900. The wait ends earlier only when the server exits or makes no progress.
+    stall : float
+        Seconds without progress (its log unchanged, no CPU time used) after which the start
+        is given up.
     attempts : int
         Starts tried, on new ports, when the server exits early (a port taken meanwhile); one
         that hangs is not retried.
+    classpath : tuple of Path
+        Further jars (or ``folder/*``) on the server's class path, after the wheel's.
 
     Raises
     ------
     ArcadeDBStartError
-        When it did not start (the message holds the end of its log).
+        When it did not start (the message says why and holds the end of its log).
     ImportError
         Without ``arcadedb-embedded``.
+    """
+    cap = start_cap() if timeout is None else timeout
+    outcome = StartOutcome(False, 0.0, "", "no start tried")
+    for _ in range(max(1, attempts)):
+        server = launch_arcadedb_server(
+            root,
+            heap=heap,
+            initial_heap=initial_heap,
+            jvm_options=jvm_options,
+            settings=settings,
+            classpath=classpath,
+        )
+        outcome = wait_until_ready(server, cap=cap, stall=stall)
+        if outcome.ready:
+            return server
+        if not outcome.exited:
+            break  # it hung rather than exited: another try would hang as well
+    raise ArcadeDBStartError(outcome.explain(f"ArcadeDB in {root}"))
+
+
+def launch_arcadedb_server(
+    root: Path,
+    *,
+    heap: str = "1g",
+    initial_heap: str = "256m",
+    jvm_options: tuple[str, ...] = (),
+    settings: Mapping[str, object] | None = None,
+    classpath: tuple[Path, ...] = (),
+    password: str | None = None,
+    ports: tuple[int, int, int] | None = None,
+) -> ArcadeDBServer:
+    """Start ArcadeDB's process in ``root`` without waiting for it (see
+    :func:`wait_until_ready`): the parameters of :func:`start_arcadedb_server`, and
+
+    Parameters
+    ----------
+    password : str, optional
+        The root password (default: a fresh one); the members of a cluster share one.
+    ports : tuple of int, optional
+        The Bolt, HTTP and HTTPS ports (default: free ones); a cluster's list names them.
     """
     home = arcadedb_home()
     java = home / "jre" / "bin" / "java"
     if not os.access(java, os.X_OK):
         java.chmod(java.stat().st_mode | 0o755)  # some wheel installs drop the exec bit
     root.mkdir(parents=True, exist_ok=True)
-    text = ""
-    for _ in range(max(1, attempts)):
-        server, text, exited = _start_once(
-            home, java, root, heap, initial_heap, jvm_options, settings, timeout
-        )
-        if server is not None:
-            return server
-        if not exited:
-            break  # it hung rather than exited: another try would hang as well
-    raise ArcadeDBStartError(f"ArcadeDB did not start in {root}:\n{text[-3000:]}")
-
-
-def _start_once(
-    home: Path,
-    java: Path,
-    root: Path,
-    heap: str,
-    initial_heap: str,
-    jvm_options: tuple[str, ...],
-    extra: Mapping[str, object] | None,
-    timeout: float,
-) -> tuple[ArcadeDBServer | None, str, bool]:
-    """One start: the server, or ``None`` with its log and whether it exited by itself."""
-    password = "kg-" + secrets.token_hex(8)
-    bolt, http, https = free_port(), free_port(), free_port()
-    settings: dict[str, object] = {
+    password = password or "kg-" + secrets.token_hex(8)
+    bolt, http, https = ports or (free_port(), free_port(), free_port())
+    every: dict[str, object] = {
         "arcadedb.server.rootPath": root,
         "arcadedb.server.databaseDirectory": root / "databases",
         "arcadedb.server.rootPassword": password,
@@ -297,7 +327,7 @@ def _start_once(
         "arcadedb.bolt.host": "127.0.0.1",
         "arcadedb.bolt.port": bolt,
         "arcadedb.bolt.defaultDatabase": DATABASE,
-        **(extra or {}),
+        **(settings or {}),
     }
     # The root password is stored on the first start; a kept folder would refuse a new one.
     (root / "config" / "server-users.jsonl").unlink(missing_ok=True)
@@ -306,13 +336,12 @@ def _start_once(
         f"-Xms{initial_heap}",
         f"-Xmx{heap}",
         *jvm_options,
-        *(f"-D{key}={value}" for key, value in settings.items()),
+        *(f"-D{key}={value}" for key, value in every.items()),
         "-cp",
-        str(home / "jars" / "*"),
+        os.pathsep.join([str(home / "jars" / "*"), *map(str, classpath)]),
         "com.arcadedb.server.ArcadeDBServer",
     ]
     log_path = root / "server.log"
-    started = time.perf_counter()
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             command,
@@ -324,21 +353,30 @@ def _start_once(
         )
     server = ArcadeDBServer(process, bolt, http, password, root, 0.0)
     with _RUNNING_LOCK:
-        _RUNNING[process.pid] = server  # stopped at exit, even if the wait below is interrupted
-    text = ""
-    ready = False
+        _RUNNING[process.pid] = server  # stopped at exit, even if a wait is interrupted
+    return server
+
+
+def wait_until_ready(
+    server: ArcadeDBServer, *, cap: float | None = None, stall: float = DEFAULT_STALL_S
+) -> StartOutcome:
+    """Wait for a launched server's start (:func:`~tests.support.server_start.wait_for_start`);
+    one that did not start (exited, stalled, at the cap, or the wait interrupted) is stopped.
+
+    ``cap`` defaults to ``$KG_SERVER_START_TIMEOUT`` seconds, else 900.
+    """
+    outcome = StartOutcome(False, 0.0, "", "interrupted")
     try:
-        while time.perf_counter() < started + timeout:
-            text = log_path.read_text(errors="replace")
-            if READY_MARKER in text:
-                ready = True
-                server.start_seconds = time.perf_counter() - started
-                return server, text, False
-            if process.poll() is not None:
-                # exited: a port taken meanwhile, say
-                return None, text + f"\n(exit code {process.returncode})", True
-            time.sleep(0.1)
+        outcome = wait_for_start(
+            server.process,
+            server.log_path,
+            lambda text: READY_MARKER in text,
+            cap=start_cap() if cap is None else cap,
+            stall=stall,
+        )
     finally:
-        if not ready:  # exited, hung or interrupted: never leave it running
+        if not outcome.ready:  # exited, hung or interrupted: never leave it running
             server.stop(timeout=5)
-    return None, text + f"\n(not started after {timeout:.0f} s)", False
+    if outcome.ready:
+        server.start_seconds = outcome.seconds
+    return outcome
