@@ -144,8 +144,8 @@ class InMemoryGraphStore:
         return int(self.graph.number_of_nodes())
 
     def num_triples(self) -> int:
-        # Cached: networkx counts multigraph edges by walking every adjacency (2.7 s on MetaQA
-        # under load), and FastToG asks once per question.
+        # Cached: networkx counts multigraph edges by walking every adjacency, and FastToG asks
+        # once per question (docs/research/code_measurements.md#memory-store).
         with self._lock:
             if self._num_triples is None:
                 self._num_triples = int(self.graph.number_of_edges())
@@ -208,8 +208,8 @@ class InMemoryGraphStore:
 
     def triples_among(self, nodes: Iterable[str]) -> list[Triple]:
         members = set(nodes)
-        # networkx's adjacency dicts directly: out_edges() views cost ~10x more on this hot
-        # path (one call per Local Community Search step).
+        # networkx's adjacency dicts directly: out_edges() views cost far more on this hot path
+        # (one call per Local Community Search step; docs/research/code_measurements.md).
         with self._lock:
             successors = self.graph._succ
             found = [

@@ -109,12 +109,13 @@ def rank_names(
     """Rank candidate node names against ``text`` (every store uses this order).
 
     The exact name first, then names equal after :func:`normalize_name`,
-    then fuzzy matches by rapidfuzz's ``WRatio``. ``WRatio`` over every name costs about
-    0.2 s on MetaQA's 43k names (it tries partial and token alignments), and a model reply
-    may name several entities, so it ranks only a shortlist: the :data:`PREFILTER` best names
-    by ``QRatio`` (whole-string similarity) and by ``token_sort_ratio`` (reordered words),
-    both an order of magnitude cheaper. A name no prefilter ranks near the top is not one a
-    strict link would accept anyway (linking needs a ``ratio`` of 90).
+    then fuzzy matches by rapidfuzz's ``WRatio``. ``WRatio`` over every name is slow on a
+    large graph (it tries partial and token alignments), and a model reply may name several
+    entities, so it ranks only a shortlist: the :data:`PREFILTER` best names by ``QRatio``
+    (whole-string similarity) and by ``token_sort_ratio`` (reordered words), both far cheaper
+    (the timings: ``docs/research/code_measurements.md#name-ranking``). A name no prefilter
+    ranks near the top is not one a strict link would accept anyway (linking needs a
+    ``ratio`` of 90).
 
     Parameters
     ----------

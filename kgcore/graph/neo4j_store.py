@@ -3,7 +3,10 @@
 Every query is parameterised: names and relations travel as Bolt parameters, never in the query
 text. The only identifiers in the text are the label, property and relationship type names of the
 :class:`GraphMapping`, which are validated and backquoted once, when the store is built, so the
-query texts are fixed for the store's lifetime.
+query texts are fixed for the store's lifetime. The texts are built in
+:mod:`kgcore.graph.neo4j_queries` (with :class:`GraphMapping`), the full-text name search in
+:mod:`kgcore.graph.neo4j_fulltext`; this module holds the driver, its sessions and
+transactions with their deadlines, and the :class:`~kgcore.graph.store.GraphStore` reads.
 
 Retrieval runs in managed read transactions (``session.execute_read`` on sessions opened in READ
 access mode), so a cluster routes it to readers and a server that enforces access modes refuses
@@ -50,7 +53,6 @@ Example
 from __future__ import annotations
 
 import os
-import re
 import threading
 import warnings
 from collections import Counter
@@ -58,7 +60,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
-from dataclasses import dataclass
 from functools import partial
 from types import ModuleType, TracebackType
 from typing import Any, TypeVar
@@ -71,51 +72,63 @@ from kgcore.exceptions import (
 )
 from kgcore.graph.failover import MemberList
 from kgcore.graph.names import normalize_name, rank_names
+from kgcore.graph.neo4j_fulltext import (
+    FULLTEXT_CANDIDATES,
+    FULLTEXT_QUERY_CHARS,
+    FULLTEXT_QUERY_WORDS,
+    FULLTEXT_VARIANT_TERMS,
+    VARIANT_ALPHABET,
+    case_forms,
+    fulltext_names,
+    fulltext_words,
+    loose_words,
+    spelling_variants,
+    variants_query,
+)
+from kgcore.graph.neo4j_queries import (
+    DEFAULT_MAPPING,
+    LLAMAINDEX_MAPPING,
+    RELATION_VECTOR_LABEL,
+    GraphMapping,
+    cypher_identifier,
+    index_name,
+    read_queries,
+)
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
 
 __all__ = [
     "DEFAULT_MAPPING",
+    "FULLTEXT_CANDIDATES",
+    "FULLTEXT_QUERY_CHARS",
+    "FULLTEXT_QUERY_WORDS",
+    "FULLTEXT_VARIANT_TERMS",
     "LLAMAINDEX_MAPPING",
     "MAX_TIMEOUT_S",
+    "NAME_SEARCHES",
+    "RELATION_VECTOR_LABEL",
+    "VARIANT_ALPHABET",
     "GraphMapping",
     "Neo4jGraphStore",
+    "case_forms",
     "cypher_identifier",
+    "fulltext_words",
     "import_neo4j",
     "index_name",
+    "loose_words",
     "server_refusal",
+    "spelling_variants",
+    "variants_query",
 ]
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-#: The label of the nodes holding a graph's relation-text vectors (G-Retriever in the database,
-#: :mod:`kgcore.gretriever.store_vectors`), one per relation and graph label.
-RELATION_VECTOR_LABEL = "KgRelationText"
 #: How :meth:`Neo4jGraphStore.search_nodes` finds candidate names (``name_search``).
 NAME_SEARCHES = ("auto", "copy", "fulltext", "scan")
-#: Candidates each full-text query returns: the index's best-scored names (the server reads
-#: the names of these only), then ranked like the in-memory store's, closest in length first (a
-#: fuzzy link's rivals are of about its length; 1,000 MetaQA names link as in memory,
-#: ``benchmarks/neo4j_agreement.py``, and 299 of 300 misspellings at 10^7 triples,
-#: ``benchmarks/scale_link_check.py``).
-FULLTEXT_CANDIDATES = 200
-#: Characters and words of a name read into a full-text query.
-FULLTEXT_QUERY_CHARS = 200
-FULLTEXT_QUERY_WORDS = 12
-#: The most spelling variants (exact terms) one full-text query asks for: Lucene refuses a
-#: query of more than 1,024 clauses.
-FULLTEXT_VARIANT_TERMS = 1000
-#: Letters inserted and substituted by :func:`spelling_variants`.
-VARIANT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 #: The driver's retry window of a store with a member list, in s: a member refusing
 #: connections is left for the next one after about this long.
 MEMBER_RETRY_S = 1.0
-#: An index name: an identifier (Neo4j), or ArcadeDB's automatic ``Type[property,...]``.
 #: The longest deadline a read (``query_timeout``) or a write (``write_timeout``) may have, in s.
 MAX_TIMEOUT_S = 3600.0
 _T = TypeVar("_T")
-_INDEX_NAME = re.compile(
-    r"[A-Za-z_][A-Za-z0-9_]*(\[[A-Za-z_][A-Za-z0-9_]*(,[A-Za-z_][A-Za-z0-9_]*)*\])?\Z"
-)
 
 
 def import_neo4j() -> ModuleType:
@@ -135,208 +148,6 @@ def import_neo4j() -> ModuleType:
     except ImportError as err:
         raise MissingDependencyError("neo4j", "neo4j") from err
     return neo4j
-
-
-def cypher_identifier(name: str, what: str = "identifier") -> str:
-    """Validate a label, property or relationship type name and return it backquoted.
-
-    Only ``[A-Za-z_][A-Za-z0-9_]*`` is accepted: identifiers are the one part of a query that
-    cannot be a parameter, so anything unusual is refused rather than escaped.
-
-    Parameters
-    ----------
-    name : str
-        The identifier.
-    what : str
-        What it names, for the error message.
-
-    Raises
-    ------
-    ConfigurationError
-        When ``name`` is not a plain identifier.
-
-    Example
-    -------
-    >>> cypher_identifier("Entity")
-    '`Entity`'
-    >>> cypher_identifier("x` DETACH DELETE n")
-    Traceback (most recent call last):
-    ...
-    kgcore.exceptions.ConfigurationError: invalid Cypher identifier 'x` DETACH DELETE n': ...
-    """
-    if not isinstance(name, str) or not _IDENTIFIER.match(name):
-        raise ConfigurationError(
-            f"invalid Cypher {what} {name!r}: use letters, digits and underscores, "
-            "not starting with a digit"
-        )
-    return f"`{name}`"
-
-
-def index_name(name: str, what: str = "index") -> str:
-    """Validate an index name (it reaches the server as a parameter of the search procedures).
-
-    An identifier (Neo4j's ``kg_Entity_name_fulltext``) or ArcadeDB's automatic name of an
-    index on a type and its properties (``Entity[search]``); nothing else.
-
-    >>> index_name("Entity[search]"), index_name("kg_Entity_name_fulltext")
-    ('Entity[search]', 'kg_Entity_name_fulltext')
-    >>> index_name("x') YIELD node DETACH DELETE node")
-    Traceback (most recent call last):
-    ...
-    kgcore.exceptions.ConfigurationError: invalid index name ...
-    """
-    if not isinstance(name, str) or not _INDEX_NAME.match(name):
-        raise ConfigurationError(
-            f"invalid {what} name {name!r}: use letters, digits and underscores, or "
-            "ArcadeDB's Type[property] form"
-        )
-    return name
-
-
-@dataclass(frozen=True)
-class GraphMapping:
-    """How triples are laid out in the property graph.
-
-    Nodes carry ``node_label`` and hold their name in ``name_property``. A relation is either
-    the relationship's type (``relationship_type=None``, ``relation_property=None``: the
-    LlamaIndex layout, ``(:__Entity__)-[:directed_by]->(:__Entity__)``), or a property of
-    relationships of one fixed type (the default layout,
-    ``(:Entity)-[:RELATION {relation: "directed_by"}]->(:Entity)``), which holds any relation
-    name, quotes and spaces included.
-
-    Parameters
-    ----------
-    node_label : str
-        Label of entity nodes; neighbours are only followed to nodes with this label.
-    name_property : str
-        Node property holding the entity name.
-    relationship_type : str or None
-        The fixed relationship type whose ``relation_property`` names the relation; ``None``
-        to use each relationship's type as the relation.
-    relation_property : str or None
-        Relationship property naming the relation; ``None`` when the type is the relation.
-    extra_labels : tuple of str
-        Further labels the loader gives new nodes (LlamaIndex's ``__Node__`` and ``entity``).
-    id_property : str or None
-        A property the loader sets to the name on new nodes (LlamaIndex's ``id``).
-    search_property : str or None
-        The node property the full-text index covers (:mod:`kgcore.graph.neo4j_indexes`);
-        ``None``: the name itself. ArcadeDB keeps one index per property, so there the loader
-        writes a copy of the name under its own property (``"search"``).
-    embedding_property : str
-        The node property holding a node text's vector (G-Retriever in the database).
-    fulltext_index, vector_index : str or None
-        The names of the full-text and vector indexes the searches use; ``None``:
-        ``kg_<label>_<property>_fulltext`` and ``kg_<label>_<property>_vector``, the names
-        :func:`~kgcore.graph.neo4j_indexes.create_indexes` gives them on Neo4j (ArcadeDB names
-        its indexes ``Label[property]``).
-
-    Example
-    -------
-    >>> GraphMapping(node_label="Person", relationship_type="LINK").relation_from_type
-    False
-    >>> LLAMAINDEX_MAPPING.relation_from_type
-    True
-    """
-
-    node_label: str = "Entity"
-    name_property: str = "name"
-    relationship_type: str | None = "RELATION"
-    relation_property: str | None = "relation"
-    extra_labels: tuple[str, ...] = ()
-    id_property: str | None = None
-    search_property: str | None = None
-    embedding_property: str = "embedding"
-    fulltext_index: str | None = None
-    vector_index: str | None = None
-
-    def __post_init__(self) -> None:
-        cypher_identifier(self.node_label, "node label")
-        cypher_identifier(self.name_property, "property name")
-        for label in self.extra_labels:
-            cypher_identifier(label, "node label")
-        if self.id_property is not None:
-            cypher_identifier(self.id_property, "property name")
-        if (self.relationship_type is None) != (self.relation_property is None):
-            raise ConfigurationError(
-                "set both relationship_type and relation_property (a fixed type whose property "
-                "names the relation), or neither (the relationship type is the relation)"
-            )
-        if self.relationship_type is not None:
-            cypher_identifier(self.relationship_type, "relationship type")
-        if self.relation_property is not None:
-            cypher_identifier(self.relation_property, "property name")
-        if self.search_property is not None:
-            cypher_identifier(self.search_property, "property name")
-        cypher_identifier(self.embedding_property, "property name")
-        for name in (self.fulltext_index, self.vector_index):
-            if name is not None:
-                index_name(name)
-
-    @property
-    def search(self) -> str:
-        """The backquoted property the full-text index covers."""
-        return f"`{self.search_property or self.name_property}`"
-
-    @property
-    def embedding(self) -> str:
-        """The backquoted vector property."""
-        return f"`{self.embedding_property}`"
-
-    @property
-    def fulltext_index_name(self) -> str:
-        """The full-text index the name search queries."""
-        prop = self.search_property or self.name_property
-        return self.fulltext_index or f"kg_{self.node_label}_{prop}_fulltext"
-
-    @property
-    def vector_index_name(self) -> str:
-        """The vector index the nearest-node search queries."""
-        return self.vector_index or f"kg_{self.node_label}_{self.embedding_property}_vector"
-
-    @property
-    def relation_from_type(self) -> bool:
-        """Whether the relationship type itself is the relation."""
-        return self.relationship_type is None
-
-    # -- query fragments (identifiers validated in __post_init__) -------------------------
-    @property
-    def label(self) -> str:
-        """The backquoted node label."""
-        return f"`{self.node_label}`"
-
-    @property
-    def name(self) -> str:
-        """The backquoted name property."""
-        return f"`{self.name_property}`"
-
-    def rel_pattern(self, var: str = "r") -> str:
-        """``r:`TYPE``` for the fixed-type layout, ``r`` otherwise."""
-        return var if self.relationship_type is None else f"{var}:`{self.relationship_type}`"
-
-    def relation_expr(self, var: str = "r") -> str:
-        """The Cypher expression giving a relationship's relation name."""
-        if self.relation_property is None:
-            return f"type({var})"
-        return f"{var}.`{self.relation_property}`"
-
-
-#: The layout written by :mod:`kgcore.graph.neo4j_loader` by default.
-DEFAULT_MAPPING = GraphMapping()
-
-#: LlamaIndex's property graph layout (``Neo4jPropertyGraphStore``): entity nodes labelled
-#: ``__Entity__`` with a ``name`` property; the relationship type is the relation. The loader
-#: also gives new nodes the ``__Node__`` label, an ``id`` equal to the name (LlamaIndex's
-#: ``EntityNode`` id) and the ``entity`` label (``EntityNode``'s default type), which
-#: ``Neo4jPropertyGraphStore.get_triplets`` needs.
-LLAMAINDEX_MAPPING = GraphMapping(
-    node_label="__Entity__",
-    name_property="name",
-    relationship_type=None,
-    relation_property=None,
-    extra_labels=("__Node__", "entity"),
-    id_property="id",
-)
 
 
 class Neo4jGraphStore:
@@ -484,7 +295,7 @@ class Neo4jGraphStore:
         # driver has no client-side read timeout of its own (only a server hint).
         self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="kg-neo4j")
         self._driver = self._new_driver()
-        self._build_queries()
+        self._q = read_queries(mapping)  # fixed for the store's lifetime
         if verify:
             try:
                 self._on_member(self.verify)
@@ -681,81 +492,6 @@ class Neo4jGraphStore:
         self.queries.clear()
 
     # -- queries ------------------------------------------------------------------------
-    def _build_queries(self) -> None:
-        # Names are matched with ``WHERE n.name = node`` rather than an inline map
-        # ``(n {name: node})``: the same plan on Neo4j, and ArcadeDB 26.10 resolves a variable
-        # in an inline map whose string value looks like a parameter ("$names") as that
-        # parameter, so a node named "$names" was not found there. Nodes without a name and
-        # relationships without a relation (possible in an existing graph) are skipped.
-        m = self.mapping
-        label, name, rel = m.label, m.name, m.rel_pattern("r")
-        relation = m.relation_expr("r")
-        neighbors = (
-            "UNWIND $names AS node\n"
-            f"MATCH (n:{label}) WHERE n.{name} = node\n"
-            f"MATCH (n)-[{rel}]-(m:{label})\n"
-            f"WHERE m.{name} IS NOT NULL AND {relation} IS NOT NULL\n"
-            f"WITH DISTINCT node, m.{name} AS other, {relation} AS relation,\n"
-            "     CASE WHEN startNode(r) = n THEN 0 ELSE 1 END AS direction\n"
-            "ORDER BY node, other, relation, direction\n"
-            "WITH node, collect([other, relation, direction]) AS rows\n"
-        )
-        # Full-text candidates: the index's best-scored ``$cap`` by the procedure's own
-        # ``limit`` option (Neo4j 5 and ArcadeDB alike), so the server reads the names of those
-        # only; ordering every match by length on the server read a name per match, and a
-        # common word's matches grow with the graph. The client ranks them closest in length
-        # first. They come back as one record holding a list of [name, score] pairs: the driver
-        # decodes a record far more slowly than a list item (at 10^7 triples, 200 records took
-        # 2 to 4 ms more).
-        fulltext = (
-            "CALL db.index.fulltext.queryNodes($index, $query, {limit: $cap}) YIELD node, score\n"
-            f"WITH node.{name} AS name, score WHERE name IS NOT NULL\n"
-            "RETURN collect([name, score]) AS rows"
-        )
-        self._q: dict[str, str] = {
-            "has_node": f"MATCH (n:{label}) WHERE n.{name} = $name RETURN count(n) > 0 AS found",
-            "num_nodes": f"MATCH (n:{label}) RETURN count(n) AS count",
-            "num_triples": f"MATCH (:{label})-[{rel}]->(:{label}) RETURN count(r) AS count",
-            "neighbors": neighbors + "RETURN node, rows",
-            "neighbors_limit": neighbors + "RETURN node, rows[..$limit] AS rows",
-            "triples_among": (
-                "UNWIND $names AS node\n"
-                f"MATCH (h:{label}) WHERE h.{name} = node\n"
-                f"MATCH (h)-[{rel}]->(t:{label})\n"
-                f"WHERE t.{name} IN $names AND {relation} IS NOT NULL\n"
-                f"RETURN DISTINCT h.{name} AS head, {relation} AS relation, t.{name} AS tail"
-            ),
-            "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",
-            "fulltext": fulltext,
-            "fulltext_variants": fulltext,
-            "nearest": (
-                "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score\n"
-                f"RETURN node.{name} AS name, score"
-            ),
-            "vectors": (
-                "UNWIND $names AS node\n"
-                f"MATCH (n:{label}) WHERE n.{name} = node\n"
-                f"RETURN node, n.{m.embedding} AS vector"
-            ),
-            "relation_vectors": (
-                f"MATCH (x:{RELATION_VECTOR_LABEL}) WHERE x.graph = $graph "
-                "RETURN x.text AS text, x.embedding AS vector"
-            ),
-            "names_in": (
-                "UNWIND $names AS wanted\n"
-                f"MATCH (n:{label}) WHERE n.{name} = wanted\n"
-                f"RETURN DISTINCT n.{name} AS name"
-            ),
-            "name_candidates": (
-                f"MATCH (n:{label})\n"
-                f"WITH n.{name} AS name WHERE name = $text OR "
-                "any(token IN $tokens WHERE toLower(name) CONTAINS token)\n"
-                "RETURN name, CASE WHEN name = $text THEN 0 "
-                "WHEN toLower(trim(name)) = $lowered THEN 1 ELSE 2 END AS rank\n"
-                "ORDER BY rank, name LIMIT $cap"
-            ),
-        }
-
     @property
     def query_texts(self) -> Mapping[str, str]:
         """Every Cypher text this store sends, by name (fixed once the store is built)."""
@@ -896,47 +632,20 @@ class Neo4jGraphStore:
     def fulltext_names(self, text: str, cap: int = 0) -> list[str]:
         """The names the full-text index finds for ``text``: the index's best-scored ``cap``
         per query (by default :data:`FULLTEXT_CANDIDATES`), closest in length first, then by
-        score.
-
-        The words of ``text`` are asked for as exact terms (an index look-up each). Unless a
-        name found has the same words (linking takes it), a second query asks for the words
-        no name found holds and their spellings one edit away (:func:`spelling_variants`;
-        those of every word of three letters or more when names hold them all), again as
-        exact terms. The second query leaves out the held words: the names that hold them
-        came with the first query, and asking for them again read each one's entries twice
-        (a common word's entries grow with the graph). The index's own fuzzy terms
-        (``word~``) are not used: a server may answer them by reading its whole index
-        (ArcadeDB does), a cost that grows with the graph.
+        score (:func:`~kgcore.graph.neo4j_fulltext.fulltext_names`: the name's words, then
+        the spellings one edit away of those no name found holds, as exact terms).
 
         Raises
         ------
         GraphStoreError
             When the server has no such index (naming how to create it).
         """
-        words = fulltext_words(text)
-        if not words:
-            return []
-        cap = int(cap or FULLTEXT_CANDIDATES)
-        found = self._fulltext_read("fulltext", text, " ".join(words), cap)
-        if loose_words(text) in {loose_words(name) for name in found}:
-            return found  # the same words: linking takes it before any fuzzy candidate
-        held = {word for name in found for word in fulltext_words(name)}
-        # The variants of the words no name found holds (the misspelt ones); when names hold
-        # every word, those of the held words (a name one edit from a real word, "Trick" for
-        # "Tricks", is a candidate too). A held word's variants are common words whose
-        # entries grow with the graph ("jane" -> "jade", "lane", "june").
-        spelt = [word for word in dict.fromkeys(words) if len(word) >= 3]
-        missing = [w for w in spelt if w not in held] or spelt
-        if missing:
-            query = variants_query(missing, missing)
-            found += self._fulltext_read("fulltext_variants", text, query, cap)
-        return list(dict.fromkeys(found))
+        return fulltext_names(self._fulltext_rows, text, cap)
 
-    def _fulltext_read(self, kind: str, text: str, query: str, cap: int) -> list[str]:
-        """One full-text query's names (the index's best ``cap``), closest in length to
-        ``text`` first, then by score."""
+    def _fulltext_rows(self, kind: str, query: str, cap: int) -> list[Any]:
+        """One full-text query's records: the index's best ``cap`` names for ``query``."""
         try:
-            rows = self._read(kind, index=self.mapping.fulltext_index_name, query=query, cap=cap)
+            return self._read(kind, index=self.mapping.fulltext_index_name, query=query, cap=cap)
         except GraphStoreError as err:
             raise GraphStoreError(
                 f"full-text name search on {self.uri} failed (index "
@@ -944,17 +653,6 @@ class Neo4jGraphStore:
                 "`kgqa load --create-indexes` (kgcore.graph.neo4j_indexes.create_indexes), or "
                 "pass name_search='scan'"
             ) from err
-        pairs = rows[0][0] if rows and rows[0] and isinstance(rows[0][0], list) else []
-        length = len(" ".join(str(text).split()))
-        ranked = sorted(
-            (abs(len(pair[0]) - length), -float(pair[1]), pair[0])
-            for pair in pairs
-            if isinstance(pair, list | tuple)
-            and len(pair) == 2
-            and isinstance(pair[0], str)
-            and isinstance(pair[1], int | float)
-        )
-        return list(dict.fromkeys(name for _, _, name in ranked))
 
     def _name_search_way(self) -> str:
         """``name_search`` resolved: "copy", "fulltext" or "scan"."""
@@ -1052,86 +750,6 @@ class Neo4jGraphStore:
 
 def _by_score(item: tuple[float, str]) -> tuple[float, str]:
     return (-item[0], item[1])
-
-
-#: A full-text term as Lucene's standard tokenizer (Unicode word boundaries, UAX #29) cuts
-#: it, the tokenizer of Neo4j's default analyzer and of ArcadeDB's: letters joined across an
-#: apostrophe or a full stop, digits across a full stop or a comma.
-_TERM = re.compile(r"\w+(?:(?:(?<=[^\W\d_])['\u2019.](?=[^\W\d_])|(?<=\d)[.,](?=\d))\w+)*")
-
-
-def case_forms(text: str) -> list[str]:
-    """The spellings of a name that differ from it only in case, looked up exactly.
-
-    >>> case_forms("the matrix")
-    ['the matrix', 'THE MATRIX', 'The Matrix', 'The matrix']
-    """
-    trimmed = " ".join(str(text).split())[:FULLTEXT_QUERY_CHARS]
-    forms = [str(text), trimmed, trimmed.lower(), trimmed.upper(), trimmed.title()]
-    forms.append(trimmed[:1].upper() + trimmed[1:].lower())
-    return list(dict.fromkeys(form for form in forms if form))
-
-
-def fulltext_words(text: str) -> list[str]:
-    """The words of a name as full-text terms, as the index's standard tokenizer cuts them:
-    word characters, and an apostrophe or a full stop between two letters (``o'malley``,
-    ``h.g``) or a full stop or comma between two digits; lower-cased, at most
-    :data:`FULLTEXT_QUERY_WORDS` (no Lucene operator or field of the text reaches a query).
-
-    >>> fulltext_words('Cleopatre (1963) a" OR name:*')
-    ['cleopatre', '1963', 'a', 'or', 'name']
-    >>> fulltext_words("David O'Malley, H.G. Wells' 2.5 x-men")
-    ['david', "o'malley", 'h.g', 'wells', '2.5', 'x', 'men']
-    """
-    words = _TERM.findall(normalize_name(str(text))[:FULLTEXT_QUERY_CHARS])
-    return words[:FULLTEXT_QUERY_WORDS]
-
-
-def loose_words(text: str) -> str:
-    """A name's words, lower-cased, without punctuation (linking's loose form).
-
-    >>> loose_words("The Matrix!")
-    'the matrix'
-    """
-    return " ".join(re.findall(r"\w+", normalize_name(str(text))))
-
-
-def spelling_variants(word: str) -> list[str]:
-    """The spellings one edit away from ``word``: two neighbouring letters swapped, a letter
-    left out, changed or added (letters of :data:`VARIANT_ALPHABET`), in that order.
-
-    >>> spelling_variants("ab")[:4]
-    ['ba', 'b', 'a', 'bb']
-    >>> "bond" in spelling_variants("obnd") and "bonds" in spelling_variants("bond")
-    True
-    """
-    swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)]
-    deletions = [word[:i] + word[i + 1 :] for i in range(len(word))]
-    changes = [word[:i] + c + word[i + 1 :] for i in range(len(word)) for c in VARIANT_ALPHABET]
-    additions = [word[:i] + c + word[i:] for i in range(len(word) + 1) for c in VARIANT_ALPHABET]
-    variants = dict.fromkeys(swaps + deletions + changes + additions)
-    variants.pop(word, None)
-    return [v for v in variants if v]
-
-
-def variants_query(words: Sequence[str], missing: Sequence[str]) -> str:
-    """A full-text query of exact terms: ``words`` and the spelling variants of each of
-    ``missing`` that are one term to the index (:func:`fulltext_words`), taken in turn (the
-    first variants of each, then the next), at most :data:`FULLTEXT_VARIANT_TERMS` terms in
-    all.
-
-    >>> variants_query(["james", "obnd"], ["obnd"]).split()[:4]
-    ['james', 'obnd', 'bond', 'onbd']
-    """
-    terms = dict.fromkeys(words)
-    # Only spellings the index's tokenizer reads as one term ("o'd9ay" would be two): each
-    # is one clause of the query, whose clauses Lucene caps at 1,024.
-    pools = [[v for v in spelling_variants(word) if _TERM.fullmatch(v)] for word in missing]
-    for rank in range(max(len(pool) for pool in pools)):
-        for pool in pools:
-            if rank < len(pool) and len(terms) < FULLTEXT_VARIANT_TERMS:
-                terms[pool[rank]] = None
-    return " ".join(terms)
 
 
 def server_refusal(error: BaseException) -> str | None:

@@ -2,12 +2,11 @@
 
 A small model at a low temperature sometimes falls into a loop ("Drama; Comedy; Drama;
 Comedy; ...", or one step of its reasoning written again and again) and writes until the token
-cap. Such a reply never reaches a closing brace, so it is no answer however long it runs: on
-the 150-question MetaQA report 4 of FastToG's ~180 reasoning replies looped to the 256-token
-cap, about 12 s each with one generation thread. :func:`repeating_tail` tells when the
-generated tokens end in the same span written over and over, and :class:`RepetitionStop` is a
-llama-cpp-python logits processor that then ends the reply (it makes end-of-text the only
-choice).
+cap. Such a reply never reaches a closing brace, so it is no answer however long it runs, and
+its tokens cost time (how often it happened: ``docs/research/code_measurements.md#repetition``).
+:func:`repeating_tail` tells when the generated tokens end in the same span written over and
+over, and :class:`RepetitionStop` is a llama-cpp-python logits processor that then ends the
+reply (it makes end-of-text the only choice).
 
 Written here because neither llama.cpp nor llama-cpp-python stops on a loop: their repetition
 penalties and DRY sampler change which tokens are drawn (and so every reply), while this only

@@ -68,9 +68,8 @@ class Triple2Text:
         - ``"triple"``: one triple (or, with ``merge_shared``, the subjects that share it).
         - ``"subject"``: all of one subject's relations, separated by commas
           (``"A starred actors Y; Z, release year 1990."``). The shortest text, but the local
-          1.5B model overlooked facts at the end of long sentences: on dev questions 51-110 of
-          each hop FastToG answered 128 of 180 with it, 133 with ``"relation"`` (see the
-          deviations in ``docs/fasttog.md``).
+          1.5B model overlooked facts at the end of long sentences (the runs:
+          ``docs/research/fasttog_deviations.md#triple2text``).
     verbalize : callable
         How a relation is written (:func:`~kgcore.text.relations.verbalize_relation` by
         default: ``people.person.place_of_birth`` as "place of birth"; a

@@ -4,6 +4,8 @@ on the graph (see :mod:`kgcore.methods.cgpe.engine` for the algorithm).
 - :mod:`~kgcore.methods.cgpe.prompts`: the prompt templates and reminders;
 - :mod:`~kgcore.methods.cgpe.config`: :class:`CGPEConfig`, every setting, checked;
 - :mod:`~kgcore.methods.cgpe.parsing`: clue matching by characters, clue-match replies;
+- :mod:`~kgcore.methods.cgpe.clue_paths`: :class:`CluePath`, the candidate steps, node types;
+- :mod:`~kgcore.methods.cgpe.information_matching`: the three-step information matching;
 - :mod:`~kgcore.methods.cgpe.engine`: :class:`CGPE`, the step generator.
 
 Example
@@ -13,8 +15,9 @@ Example
 3
 """
 
+from kgcore.methods.cgpe.clue_paths import CluePath, graph_type_of
 from kgcore.methods.cgpe.config import CGPEConfig
-from kgcore.methods.cgpe.engine import CGPE, CluePath, graph_type_of
+from kgcore.methods.cgpe.engine import CGPE
 from kgcore.methods.cgpe.parsing import char_match, parse_clue_matches
 
 __all__ = ["CGPE", "CGPEConfig", "CluePath", "char_match", "graph_type_of", "parse_clue_matches"]

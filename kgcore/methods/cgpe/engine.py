@@ -49,8 +49,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -60,128 +59,28 @@ from kgcore.graph.compound import compound_view
 from kgcore.graph.memory import normalize_name
 from kgcore.graph.store import GraphStore
 from kgcore.linking import link_entities
-from kgcore.llm.parsing import parse_choices, parse_entities
+from kgcore.llm.parsing import parse_entities
 from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.base import StepMethod
+from kgcore.methods.cgpe.clue_paths import Candidate, CluePath, graph_type_of
 from kgcore.methods.cgpe.config import CGPEConfig
-from kgcore.methods.cgpe.parsing import char_match, parse_clue_matches
-from kgcore.methods.cgpe.prompts import (
-    ANSWER_REMINDER,
-    CLUE_REMINDER,
-    STEP1_REMINDER,
-    STEP2_REMINDER,
-    STEP3_REMINDER,
-    request,
-)
+from kgcore.methods.cgpe.information_matching import information_matching
+from kgcore.methods.cgpe.parsing import char_match
+from kgcore.methods.cgpe.prompts import ANSWER_REMINDER, CLUE_REMINDER, request
+from kgcore.methods.cgpe.run_state import CGPERun
 from kgcore.methods.kernel import (
     MAX_RECORDED_PRUNED,
     UNKNOWN,
-    RunMeter,
-    StepTrace,
     answer_steps,
     ask_parsed,
     check_answer,
-    options_text,
     parse_graph_answer,
     relation_text,
     topic_names,
-    triple_text,
 )
 from kgcore.methods.result import MethodResult
-from kgcore.text.relations import Verbalizer, verbalize_relation
-from kgcore.types import Triple
 
-
-@dataclass(frozen=True)
-class CluePath:
-    """A path from an initial point, with the clue each step matched."""
-
-    nodes: tuple[str, ...]
-    triples: tuple[Triple, ...] = ()
-    clues: tuple[str, ...] = ()
-
-    def extend(self, triple: Triple, clue: str) -> CluePath:
-        return CluePath(
-            self.nodes + (triple.other(self.nodes[-1]),),
-            self.triples + (triple,),
-            self.clues + (clue,),
-        )
-
-    def text(self, verbalize: Verbalizer = verbalize_relation) -> str:
-        """``A -directed by-> B <-starred actors- C`` (relations through ``verbalize``)."""
-        parts = [self.nodes[0]]
-        for node, triple, nxt in zip(self.nodes[:-1], self.triples, self.nodes[1:], strict=True):
-            relation = verbalize(triple.relation)
-            arrow = f"-{relation}->" if triple.head == node else f"<-{relation}-"
-            parts.append(f"{arrow} {nxt}")
-        return " ".join(parts)
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    path: int
-    triple: Triple
-    node: str
-    relation: str
-    label: str
-
-    typed: bool = False  # the label is the node's type, not the relation that reached it
-
-    @property
-    def summary(self) -> str:
-        return f"{self.relation} -> {self.label}" if self.typed else self.relation
-
-
-@dataclass
-class _Stats:
-    char_matches: int = 0
-    step_calls: list[int] = field(default_factory=lambda: [0, 0, 0])
-
-
-@dataclass
-class _Run:
-    """The state of one CGPE run, shared by its phases (:meth:`CGPE.steps`).
-
-    ``used`` holds the clues matched so far, ``starts`` the initial points, ``leaves`` the
-    paths explored (those that stopped growing, then the last grown), ``explored`` what each
-    depth kept and dropped (for pictures), ``depth`` the depths explored.
-    """
-
-    question: str
-    meter: RunMeter
-    rng: np.random.Generator
-    stats: _Stats = field(default_factory=_Stats)
-    trace: StepTrace = field(default_factory=StepTrace)  # every LLM step, offered and read
-    clues: list[str] = field(default_factory=list)
-    used: set[str] = field(default_factory=set)
-    starts: list[str] = field(default_factory=list)
-    leaves: list[CluePath] = field(default_factory=list)
-    explored: list[dict[str, object]] = field(default_factory=list)
-    depth: int = 0
-
-
-def graph_type_of(store: GraphStore, key: str = "type") -> Callable[[str], str | None] | None:
-    """The graph's own node-type lookup, or ``None`` when it has no type property."""
-    store = getattr(store, "inner", store)  # a CompoundNodeView: the types of its store
-    method = getattr(store, "node_type", None)
-    if callable(method):
-        return cast(Callable[[str], str | None], method)
-    graph = getattr(store, "graph", None)
-    nodes = getattr(graph, "nodes", None)
-    if nodes is None:
-        return None
-    try:
-        has_types = any(key in data for _, data in nodes(data=True))
-    except TypeError:
-        return None
-    if not has_types:
-        return None
-
-    def type_of(name: str) -> str | None:
-        value = nodes[name].get(key) if name in nodes else None
-        return str(value) if value else None
-
-    return type_of
+__all__ = ["CGPE", "CluePath", "graph_type_of"]
 
 
 class CGPE(StepMethod[MethodResult]):
@@ -270,13 +169,14 @@ class CGPE(StepMethod[MethodResult]):
         1. :meth:`_extract_clues`: the question's clues (one call);
         2. :meth:`_locate_initial_points`: the nodes the paths start from;
         3. :meth:`_explore_paths`: the paths grow depth by depth (:meth:`_explore_depth`: clues
-           matched by characters, then :meth:`_information_matching`), until every clue is
-           used, no path grows or ``max_depth``;
+           matched by characters, then three-step information matching,
+           :mod:`~kgcore.methods.cgpe.information_matching`), until every clue is used, no
+           path grows or ``max_depth``;
         4. :meth:`_answer`: the LLM answers over the paths, or by CoT without any;
         5. :meth:`_result`: the result.
         """
         meter = self.meter()
-        run = _Run(question=question, meter=meter, rng=np.random.default_rng(self.config.seed))
+        run = CGPERun(question=question, meter=meter, rng=np.random.default_rng(self.config.seed))
         run.clues = yield from self._extract_clues(run)
         with meter.graph():
             run.starts = self._locate_initial_points(run, topic_entities)
@@ -286,13 +186,13 @@ class CGPE(StepMethod[MethodResult]):
         return meter.finish(self._result(run, answer, context))
 
     # -- the phases ---------------------------------------------------------------------
-    def _extract_clues(self, run: _Run) -> Steps[list[str]]:
+    def _extract_clues(self, run: CGPERun) -> Steps[list[str]]:
         """Phase 1, clue extraction: the entities and things the question mentions (one call,
         retried once when unusable).
 
         Parameters
         ----------
-        run : _Run
+        run : CGPERun
             The run's state.
 
         Returns
@@ -309,14 +209,16 @@ class CGPE(StepMethod[MethodResult]):
         )
         return list(dict.fromkeys(c for c in (extracted or []) if c.strip()))
 
-    def _locate_initial_points(self, run: _Run, topic_entities: Sequence[str] | None) -> list[str]:
+    def _locate_initial_points(
+        self, run: CGPERun, topic_entities: Sequence[str] | None
+    ) -> list[str]:
         """Phase 2, initial points: the caller's topic entities as nodes (the clues they match
         by characters count as used), else the best character match of a clue to a node name
         (:meth:`initial_points`; that clue counts as used).
 
         Parameters
         ----------
-        run : _Run
+        run : CGPERun
             The run's state, with its clues; the used clues are added to it.
         topic_entities : sequence of str, optional
             The caller's topic entities (used when ``use_topic_entities``).
@@ -338,14 +240,14 @@ class CGPE(StepMethod[MethodResult]):
         run.used.add(found[0])
         return [found[1]]
 
-    def _explore_paths(self, run: _Run) -> Steps[None]:
+    def _explore_paths(self, run: CGPERun) -> Steps[None]:
         """Phase 3, path exploration: from the initial points, the paths grow one depth at a
         time (:meth:`_explore_depth`) while clues are left unused, some path grows and
         ``max_depth`` is not reached.
 
         Parameters
         ----------
-        run : _Run
+        run : CGPERun
             The run's state; the paths that end up explored are its ``leaves``.
         """
         active = [CluePath((node,)) for node in run.starts]
@@ -358,16 +260,16 @@ class CGPE(StepMethod[MethodResult]):
         run.leaves += active
 
     def _explore_depth(
-        self, run: _Run, active: list[CluePath], unused: list[str]
+        self, run: CGPERun, active: list[CluePath], unused: list[str]
     ) -> Steps[list[CluePath]]:
         """One depth of path exploration: the neighbours of the paths' ends that an unused
         clue matches by characters (no call), then three-step information matching of the
-        other clues (:meth:`_information_matching`); at most ``max_branches`` matches, each
-        extending its path.
+        other clues (:mod:`~kgcore.methods.cgpe.information_matching`); at most
+        ``max_branches`` matches, each extending its path.
 
         Parameters
         ----------
-        run : _Run
+        run : CGPERun
             The run's state; the matched clues count as used, the paths that do not grow join
             its ``leaves``, and what the depth kept and dropped its ``explored``.
         active : list of CluePath
@@ -388,7 +290,7 @@ class CGPE(StepMethod[MethodResult]):
         taken = {id(c) for c, _ in matches}
         rest = [c for c in candidates if id(c) not in taken]
         if remaining and rest:
-            llm_matches = yield from self._information_matching(run, active, rest, remaining)
+            llm_matches = yield from information_matching(run, self.config, active, rest, remaining)
             matches += llm_matches
         matches = matches[: self.max_branches]
         matched = {id(c) for c, _ in matches}
@@ -412,14 +314,14 @@ class CGPE(StepMethod[MethodResult]):
         return "\n".join(f"{i + 1}. {p.text(verbalize)}" for i, p in enumerate(leaves))
 
     def _answer(
-        self, run: _Run, context: str, topic_entities: Sequence[str] | None
+        self, run: CGPERun, context: str, topic_entities: Sequence[str] | None
     ) -> Steps[str | None]:
         """Phase 4, the answer: the LLM answers over the explored paths (one call, retried
         once when unusable), or by CoT when there is none; a topic entity is not an answer.
 
         Parameters
         ----------
-        run : _Run
+        run : CGPERun
             The run's state, with its explored paths (``leaves``).
         context : str
             The paths as :meth:`_paths_context` numbers them.
@@ -459,13 +361,13 @@ class CGPE(StepMethod[MethodResult]):
         nodes = list(dict.fromkeys(node for path in run.leaves for node in path.nodes))
         return check_answer(answer, topics, nodes=nodes)
 
-    def _result(self, run: _Run, answer: str | None, context: str) -> MethodResult:
+    def _result(self, run: CGPERun, answer: str | None, context: str) -> MethodResult:
         """Phase 5, the result: the answer (``Unknown`` for none), the depth reached, the
         paths as context, and in ``extra`` the clues, the paths, the exploration and the trace.
 
         Parameters
         ----------
-        run : _Run
+        run : CGPERun
             The run's state.
         answer : str or None
             The answer of :meth:`_answer`.
@@ -500,10 +402,10 @@ class CGPE(StepMethod[MethodResult]):
         )
         return result
 
-    def _candidates(self, active: list[CluePath]) -> list[_Candidate]:
+    def _candidates(self, active: list[CluePath]) -> list[Candidate]:
         """Every neighbour of the paths' ends that is not on its path yet."""
         batch = self.store.neighbors_batch(dict.fromkeys(p.nodes[-1] for p in active))
-        candidates: list[_Candidate] = []
+        candidates: list[Candidate] = []
         for index, path in enumerate(active):
             end = path.nodes[-1]
             for triple in batch.get(end, ()):
@@ -514,17 +416,17 @@ class CGPE(StepMethod[MethodResult]):
                 verbalized = self.config.verbalizer(triple.relation)
                 label = self.label(node, verbalized)
                 typed = label != verbalized
-                candidates.append(_Candidate(index, triple, node, rel, label, typed))
+                candidates.append(Candidate(index, triple, node, rel, label, typed))
         return candidates
 
     def _char_matches(
-        self, candidates: list[_Candidate], unused: list[str]
-    ) -> list[tuple[_Candidate, str]]:
+        self, candidates: list[Candidate], unused: list[str]
+    ) -> list[tuple[Candidate, str]]:
         """Unused clues that match candidate names by characters (no LLM call)."""
         if not candidates:
             return []
         names = [normalize_name(c.node) for c in candidates]
-        matches: list[tuple[_Candidate, str]] = []
+        matches: list[tuple[Candidate, str]] = []
         for clue in unused:
             for _, _, index in process.extract(
                 normalize_name(clue),
@@ -535,190 +437,3 @@ class CGPE(StepMethod[MethodResult]):
             ):
                 matches.append((candidates[index], clue))
         return matches
-
-    def _information_matching(
-        self,
-        run: _Run,
-        active: list[CluePath],
-        candidates: list[_Candidate],
-        clues: list[str],
-    ) -> Steps[list[tuple[_Candidate, str]]]:
-        """Three-step information matching of the candidates that no clue matched by
-        characters: summaries (:meth:`_match_summaries`), then entities
-        (:meth:`_match_entities`), then clues (:meth:`_match_clues`).
-
-        Parameters
-        ----------
-        run : _Run
-            The run's state.
-        active : list of CluePath
-            The paths being extended.
-        candidates : list of _Candidate
-            Their candidate steps that no clue matched by characters.
-        clues : list of str
-            The clues left.
-
-        Returns
-        -------
-        list of (_Candidate, str)
-            Each matched candidate with the clue it matches; ``[]`` for none.
-        """
-        chosen = yield from self._match_summaries(run, active, candidates, clues)
-        if not chosen:
-            return []
-        picked = yield from self._match_entities(run, candidates, chosen, clues)
-        if not picked:
-            return []
-        return (yield from self._match_clues(run, picked, chosen, clues))
-
-    def _match_summaries(
-        self,
-        run: _Run,
-        active: list[CluePath],
-        candidates: list[_Candidate],
-        clues: list[str],
-    ) -> Steps[dict[str, str | None]]:
-        """Information matching, step 1: the candidates' distinct summaries
-        ``(relation, label)`` against the clues left (one call; at most 26 are shown).
-
-        Parameters
-        ----------
-        run : _Run
-            The run's state.
-        active : list of CluePath
-            The paths being extended (their ends are shown).
-        candidates : list of _Candidate
-            The candidates to match.
-        clues : list of str
-            The clues left.
-
-        Returns
-        -------
-        dict of str to str or None
-            Each chosen summary and the clue it matches (``None``: unsaid); empty for none.
-        """
-        summaries = list(dict.fromkeys(c.summary for c in candidates))[:26]
-        run.stats.step_calls[0] += 1
-        step1 = yield from ask_parsed(
-            request(
-                self.config.step1_prompt,
-                "cgpe_step1",
-                self.config.max_tokens,
-                question=run.question,
-                clues=", ".join(clues),
-                ends=", ".join(dict.fromkeys(p.nodes[-1] for p in active)),
-                options=options_text(summaries),
-            ),
-            lambda text: parse_clue_matches(text, len(summaries), clues),
-            STEP1_REMINDER,
-            run.meter.usage,
-            record=run.trace.recorder(clues=clues, offered=summaries),
-        )
-        return {summaries[i]: clue for i, clue in (step1 or {}).items()}
-
-    def _match_entities(
-        self,
-        run: _Run,
-        candidates: list[_Candidate],
-        chosen: dict[str, str | None],
-        clues: list[str],
-    ) -> Steps[list[_Candidate]]:
-        """Information matching, step 2: ``(label, entity name)`` of the candidates behind the
-        chosen summaries, one per node (one call; at most ``max_entities``, and 26, are shown,
-        a larger set is sampled with the run's generator).
-
-        Parameters
-        ----------
-        run : _Run
-            The run's state.
-        candidates : list of _Candidate
-            The candidates of step 1.
-        chosen : dict of str to str or None
-            The summaries step 1 chose.
-        clues : list of str
-            The clues left.
-
-        Returns
-        -------
-        list of _Candidate
-            The candidates the LLM picked, in its order; ``[]`` for none.
-        """
-        survivors = list(
-            {c.node: c for c in candidates if c.summary in chosen}.values()
-        )  # one candidate per node
-        if len(survivors) > min(self.config.max_entities, 26):
-            keep = run.rng.choice(len(survivors), min(self.config.max_entities, 26), replace=False)
-            survivors = [survivors[i] for i in sorted(keep)]
-        run.stats.step_calls[1] += 1
-        step2 = yield from ask_parsed(
-            request(
-                self.config.step2_prompt,
-                "cgpe_step2",
-                self.config.max_tokens,
-                question=run.question,
-                clues=", ".join(clues),
-                options=options_text([f"{c.label}: {c.node}" for c in survivors]),
-                max_branches=self.max_branches,
-            ),
-            lambda text: parse_choices(
-                text, n_options=len(survivors), max_choices=self.max_branches
-            ),
-            STEP2_REMINDER,
-            run.meter.usage,
-            record=run.trace.recorder(offered=[f"{c.label}: {c.node}" for c in survivors]),
-        )
-        return [survivors[i] for i in step2 or []]
-
-    def _match_clues(
-        self,
-        run: _Run,
-        picked: list[_Candidate],
-        chosen: dict[str, str | None],
-        clues: list[str],
-    ) -> Steps[list[tuple[_Candidate, str]]]:
-        """Information matching, step 3: the clue each picked entity matches, the LLM seeing
-        the full triple that reaches it (one call; none when a single clue is left: every
-        entity matches it). An unusable reply keeps the clues of step 1.
-
-        Parameters
-        ----------
-        run : _Run
-            The run's state.
-        picked : list of _Candidate
-            The entities step 2 picked.
-        chosen : dict of str to str or None
-            The summaries step 1 chose, with their clues.
-        clues : list of str
-            The clues left.
-
-        Returns
-        -------
-        list of (_Candidate, str)
-            Each matched entity with its clue.
-        """
-        fallback = [chosen[c.summary] or clues[0] for c in picked]
-        if len(clues) == 1:
-            return [(c, clues[0]) for c in picked]
-        run.stats.step_calls[2] += 1
-        step3 = yield from ask_parsed(
-            request(
-                self.config.step3_prompt,
-                "cgpe_step3",
-                self.config.max_tokens,
-                question=run.question,
-                clues=", ".join(clues),
-                options=options_text(
-                    [
-                        f"{c.node}, from {triple_text(c.triple, self.config.verbalizer)}"
-                        for c in picked
-                    ]
-                ),
-            ),
-            lambda text: parse_clue_matches(text, len(picked), clues),
-            STEP3_REMINDER,
-            run.meter.usage,
-            record=run.trace.recorder(clues=clues, offered=[c.node for c in picked]),
-        )
-        if step3 is None:
-            return list(zip(picked, fallback, strict=True))
-        return [(c, step3[i] or fallback[i]) for i, c in enumerate(picked) if i in step3]

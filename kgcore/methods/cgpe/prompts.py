@@ -41,9 +41,9 @@ STEP2_PROMPT = (
     "\nWhich candidates match a clue left? Reply with up to {max_branches} "
     "letters, e.g. {{A, C}}, or {{none}}."
 )
-# The example names no "none": on dev 2-hop questions 11-20 the local 1.5B model copied the
-# example verbatim in 4 of 8 replies, and a copied "{A: clue, B: none}" dropped entity B. A
-# copied "{A: clue, B: clue}" keeps every entity on its step-1 clue (hit@1 4/10 -> 5/10 there).
+# The example names no "none": the local 1.5B model copied the example verbatim, and a copied
+# "{A: clue, B: none}" dropped entity B; a copied "{A: clue, B: clue}" keeps every entity on
+# its step-1 clue (the runs: docs/research/code_measurements.md#cgpe-step3-example).
 #: Step 3, the clue each entity matches (fields: ``question``, ``clues``, ``options``).
 STEP3_PROMPT = (
     "Question: {question}\nClues left: {clues}\nEntities:\n{options}"

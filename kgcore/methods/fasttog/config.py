@@ -124,8 +124,8 @@ class FastToGConfig(Settings):
     paths : PathSettings
         Path planning before the communities: the model chooses a relation path among those
         the graph holds around the topic entities, the graph walks it, and its end nodes
-        answer (:meth:`~kgcore.methods.fasttog.engine.FastToG._plan_path`; a deviation from
-        the paper); ``PathSettings(max_hops=0)`` turns it off.
+        answer (:mod:`~kgcore.methods.fasttog.path_planning`; a deviation from the paper);
+        ``PathSettings(max_hops=0)`` turns it off.
     prune_temperature, reason_temperature, prune_max_tokens, reason_max_tokens :
         Sampling of the pruning and reasoning replies.
     fallback : {"cot", "cot-sc", "io", "none"}
@@ -157,18 +157,17 @@ class FastToGConfig(Settings):
     topic_facts : int
         The start community opens with this many facts of the topic entities, those closest
         to the question by sentence embeddings (one per neighbour, through an unnamed
-        compound node too; :meth:`~kgcore.methods.fasttog.engine.FastToG.topic_facts`), when
-        the engine ranks by similarity (it has an embedder, or a choice is
-        ``"similarity"``); ``0`` never. Sampling keeps few of a hub's facts, and the fact that
-        answers "what currency does Mexico use" was rarely among them (a deviation from the
-        paper, ``docs/fasttog.md``).
+        compound node too; :mod:`~kgcore.methods.fasttog.topic_facts`), when the engine ranks
+        by similarity (it has an embedder, or a choice is ``"similarity"``); ``0`` never.
+        Sampling keeps few of a hub's facts, and the fact that answers "what currency does
+        Mexico use" was rarely among them (a deviation from the paper, ``docs/fasttog.md``).
     grounded_answers : bool
         Keep only the answer names that the facts shown contain; a reply naming none of them
         counts as ``Unknown`` and the chains grow (a deviation from the paper).
     neighbour_answers : bool
         With ``grounded_answers``, an answer name the facts do not hold is still kept when
         it names a neighbour of a topic entity in the graph (the model knew a fact the
-        graph confirms; :meth:`~kgcore.methods.fasttog.engine.FastToG.neighbour_answer`).
+        graph confirms; :mod:`~kgcore.methods.fasttog.answer_acceptance`).
     shared_topics : bool
         With several topic entities, the first Local Community Search step ranks first the
         communities linked to more than one of them, and only those start chains when there

@@ -25,30 +25,14 @@ from kgcore.methods.fasttog.prompts import ReasonDemo
 from kgcore.paths.settings import PathSettings
 
 #: The movie demonstrations (FastToG's default until the cross-graph report, issue 34): the paper's
-#: prompt shows one short example inline. Three short
-#: chat exchanges replace it here: one that reaches the answer through two facts, one whose
-#: facts lack it (``{Unknown}``), and one that goes three steps through a shared writer, where
-#: the writer is not the answer and the asked-about film's own director is one. Replaying the
-#: depth-1 facts of 44 dev 2-hop questions with the local 1.5B model
-#: (``benchmarks/fasttog_reason_replay.py``), the inline example (a language question answered
-#: ``{Z}``) was copied into replies: "Film Y is in language Z", "English" or "French" for a
-#: director. With the first two exchanges the model named the answer in 23 of the 28
-#: questions whose facts hold it (18 of 29 before), said ``Unknown`` for 12 of the 16 whose facts
-#: lack it (6 of 15), and wrote 47 tokens a reply instead of 84 (``docs/fasttog.md``'s
-#: deviations).
-#: The third: replaying the depth-1 facts of the 43 dev 3-hop questions FastToG answered at
-#: depth 1, the model named a gold answer in 20 of the 25 whose facts hold one, against 16 of 25
-#: with the first two alone; before it, it often answered the shared writer or director itself.
-#: The fourth stops after two steps ("the director of [Film Y] also directed which films"): with
-#: three, the model often chained on past the answer (the director of a film that director made)
-#: or answered the director itself. Running FastToG to depth 1 on dev questions 51+
-#: (``benchmarks/fasttog_metaqa.py --max-depth 1 --fallback none --first-choice llm``, against
-#: ``--demos three``), a gold answer was named for 16 instead of 13 of the 27 2-hop questions
-#: with "also", 13 instead of 14 of 20 other 2-hop ones, 9 instead of 7 of 20 3-hop and 17
-#: instead of 15 of 20 1-hop
-#: (11 gained, 5 lost). A variant with a distracting second chain in its facts gained more on
-#: "also" questions (19) but lost 4 other 2-hop ones to ``{Unknown}``; placed second, the
-#: demonstration gained less (7 gained, 5 lost on the first three sets).
+#: prompt shows one short example inline; four short chat exchanges replace it here. One
+#: reaches the answer through two facts; one's facts lack it (``{Unknown}``); one goes three
+#: steps through a shared writer, where the writer is not the answer and the asked-about film's
+#: own director is one; one stops after two steps ("the director of [Film Y] also directed which
+#: films"). The inline example was copied into replies, and without the third and fourth the
+#: model answered the shared writer or director itself or chained on past the answer. The
+#: replays and runs that decided each: ``docs/research/fasttog_deviations.md``
+#: (``#reasoning-prompt``, ``#third-demonstration``, ``#fourth-demonstration``).
 MOVIE_DEMOS: tuple[ReasonDemo, ...] = (
     ReasonDemo(
         facts=(

@@ -163,9 +163,9 @@ REASON_DEMOS: tuple[ReasonDemo, ...] = (
 PRUNE_PROMPT = "Question: {question}\nPremise: {premise}\nSelection:\n{options}\n{ask}"
 #: The reasoning prompt (fields: ``question`` and ``facts``, the numbered facts); literal braces
 #: doubled. The demonstrations (:data:`REASON_DEMOS`) are written with it too. The facts come
-#: first and the question after them, as in ToG's reasoning prompt: replaying the depth-1
-#: facts of 44 dev 2-hop questions, the local 1.5B model wrote half as many tokens and named a
-#: thing of the asked kind more often than with the question first. The instruction is in
+#: first and the question after them, as in ToG's reasoning prompt: the local 1.5B model then
+#: wrote shorter replies and named a thing of the asked kind more often than with the question
+#: first (``docs/research/fasttog_deviations.md#reasoning-prompt``). The instruction is in
 #: :data:`REASON_SYSTEM`.
 REASON_PROMPT = "Facts:\n{facts}\nQuestion: {question}"
 #: Each template's fields, by the config field that holds it.

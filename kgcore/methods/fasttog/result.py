@@ -51,6 +51,17 @@ class FastToGResult(MethodResult):
         """Every community on a chain, chain by chain, in order."""
         return [c for chain in self.chains for c in chain]
 
+    def reasoning_texts(self) -> list[str]:
+        """The facts reasoning sees: the start community, then every chain's communities."""
+        parts = [self.start.text] if self.start else []
+        return parts + [c.text for c in self.communities()]
+
+    def reasoning_nodes(self) -> list[str]:
+        """The nodes of the facts reasoning sees, in the order it sees them."""
+        communities = ([self.start] if self.start else []) + self.communities()
+        triples = (t for c in communities for t in (*c.links, *c.triples))
+        return list(dict.fromkeys(name for t in triples for name in (t.head, t.tail)))
+
     def draw(self, path: str | Path, **options: Any) -> Path:
         """Draw the chains to an image (see :func:`kgcore.visualize.draw_fasttog`).
 

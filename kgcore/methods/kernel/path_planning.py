@@ -67,17 +67,15 @@ REVERSE_HOP_COST = 0.03
 #: The same in a question asked as a chain of relation phrases, where each hop is compared
 #: with a phrase: a hop read backwards is written with its relation's name ("parents of",
 #: the node whose parents hold this one: a child) and so looks like the phrase it is not.
-#: 0.15 decided with ``benchmarks/path_reach.py`` on PQ-3H dev 51-300: the best path reached a
-#: gold answer for 240 of 250 questions, against 220 at 0.03 (0.3: 241).
+#: How 0.15 was decided: ``docs/research/path_planning.md`` ("After the dev runs").
 CHAIN_REVERSE_HOP_COST = 0.15
 #: Subtracted from a path's score when the question is a chain of relation phrases
 #: (:func:`~kgcore.paths.question_chain.chain_readings`) but of another length than the path.
 CHAIN_LENGTH_COST = 0.3
 #: The weight of the question-ends closeness (:func:`~kgcore.paths.question_chain.
 #: question_ends`: the first hop against the words around the topic entity, the last hop
-#: against the question's first and last words); 1.0 decided on dev 51-150 with
-#: ``benchmarks/path_reach.py`` (MetaQA 3-hop best path reaching a gold answer 40 -> 60,
-#: WebQSP 44 -> 51; 2.0 and 3.0 did no better).
+#: against the question's first and last words). How 1.0 was decided:
+#: ``docs/research/path_planning.md`` ("After the dev runs").
 ENDS_WEIGHT = 1.0
 #: Subtracted per "of" read as part of a relation name rather than a link of the chain
 #: ("cause of death"), so that the plainest reading of a chain wins.

@@ -40,14 +40,10 @@ ENTITY_PROMPT = (
     "Score how much each candidate helps answer the question (scores sum to 1). "
     "Reply like {{A: 0.5, B: 0.5}}."
 )
-# Triplets first, then the question, and the answer itself as the "yes": on MetaQA dev
-# questions the local 1.5B model answered a bare "No" (question first) or a bare "Yes"
-# (no answer) to the paper's yes/no wording, even with the answer in the triplets.
-# "Not enough" is asked as {Unknown}, as FastToG asks it: replaying the final triplets
-# of 8 dev 2-hop questions that held a gold answer, the model replied {No} to 6 when
-# offered {No}, and named a gold answer for 4 (was 2) when offered {Unknown}. On dev
-# 2-hop questions 11-20 (outside the report's slice) whole ToG runs went from 5/10
-# hit@1, 5 CoT fallbacks and 74 LLM calls to 6/10, 1 fallback and 44 calls.
+# Triplets first, then the question, and the answer itself as the "yes": the local 1.5B model
+# answered a bare "No" (question first) or a bare "Yes" (no answer) to the paper's yes/no
+# wording, even with the answer in the triplets. "Not enough" is asked as {Unknown}, as
+# FastToG asks it. The replays and runs: docs/research/code_measurements.md#tog-reasoning-prompt.
 #: The reasoning prompt (fields: triples, question).
 REASON_PROMPT = (
     "Knowledge triplets:\n{triples}\nQuestion: {question}\n"

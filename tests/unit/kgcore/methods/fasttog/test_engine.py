@@ -686,7 +686,7 @@ def test_without_the_embeddings_extra_auto_asks_the_llm_and_similarity_is_an_err
         "find_spec",
         lambda name, *a: None if name == "sentence_transformers" else found(name, *a),
     )
-    with caplog.at_level("INFO", logger="kgcore.methods.fasttog.engine"):
+    with caplog.at_level("INFO", logger="kgcore.methods.fasttog.similarity"):
         assert offline_embedder(FastToGConfig()) is None  # "auto": the paper's LLM choice
     assert "the LLM chooses" in caplog.text and "kg-retrievers[embeddings]" in caplog.text
     with pytest.raises(ConfigurationError, match=r"kg-retrievers\[embeddings\].*first_choice=llm"):

@@ -1,0 +1,242 @@
+"""FastToG's path planning (``paths``; this project's, not the paper's): the relation paths the
+graph holds around the topic entities, ranked by closeness to the question and followed on the
+graph (:mod:`kgcore.methods.kernel.path_planning` ranks and follows them), before the paper's
+Local Community Search.
+
+``"read"`` (the default): the best ``paths.offered`` paths open the start community's facts,
+and the path that reaches the answer the model names gives the answer set; a question read as
+a chain of relation phrases is first shown its aligned path alone (one reasoning call).
+``"choose"``: one call in which the model chooses a path by number; a followed path that
+reaches between 1 and ``paths.max_answers`` nodes answers with them all. Why, and what it
+measurably does: ``docs/research/path_planning.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kgcore.llm.protocol import LLMReply, LLMRequest, Steps
+from kgcore.methods.fasttog.prompts import parse_braced_answer
+from kgcore.methods.fasttog.result import ChainCommunity
+from kgcore.methods.fasttog.run_state import FastToGRun
+from kgcore.methods.fasttog.similarity import SimilarityChoices
+from kgcore.methods.kernel import report_step, step_record
+from kgcore.methods.kernel.path_planning import (
+    PathPlan,
+    join_answers,
+    path_answer,
+    path_scorer,
+    plan_steps,
+    read_paths,
+)
+from kgcore.paths import FollowedPath
+from kgcore.text.triple2text import CommunityTextualizer
+
+if TYPE_CHECKING:
+    from kgcore.graph.compound import CompoundNodeView
+
+#: Answers named after a followed path's facts ("Leads to: A; B; C (12 in all).").
+PATH_ENDS_SHOWN = 5
+
+#: Texts whose embeddings an engine keeps (:meth:`PathPlanning._embed_texts`).
+TEXT_VECTOR_CACHE = 50_000
+
+
+def path_record(path: FollowedPath) -> dict[str, object]:
+    """What ``result.extra["path"]`` says of the followed path that gave the answer."""
+    return {
+        "topic": path.topic,
+        "relations": [[h.relation, h.forward] for h in path.hops],
+        "label": path.label(),
+        "reached": len(path.answers),
+        "capped": path.capped,
+    }
+
+
+class PathPlanning(SimilarityChoices):
+    """The FastToG engine's path planning (a mixin of
+    :class:`~kgcore.methods.fasttog.engine.FastToG`: it reads the engine's ``store`` and
+    ``textualizer``, its cache of text embeddings, and asks with its reasoning request,
+    :meth:`~kgcore.methods.fasttog.engine.FastToG._reason_request`)."""
+
+    store: CompoundNodeView
+    textualizer: CommunityTextualizer
+    _example_names: frozenset[str]
+    _text_vectors: dict[str, np.ndarray]
+
+    if TYPE_CHECKING:
+
+        def _reason_request(
+            self, question: str, start: str, chains: Sequence[Sequence[str]]
+        ) -> LLMRequest: ...
+
+    def _plan_path(self, run: FastToGRun) -> Steps[bool]:
+        """Path planning, before the start community: in ``"read"`` mode the followed paths
+        join the start community's facts (``run.path``), and a question read as a chain of
+        relation phrases is shown its path first (:meth:`_confirm_path`); in ``"choose"``
+        mode the model chooses a path, and a followed path that reaches between 1 and
+        ``paths.max_answers`` nodes answers with them all, best supported first, and is the
+        run's one chain; one that reaches more joins the start community's facts, and FastToG
+        goes on. A topic entity is an answer only when a path leads back to it.
+
+        Parameters
+        ----------
+        run : FastToGRun
+            The run's state, with its topic entities.
+
+        Returns
+        -------
+        bool
+            Whether the path answered (then the answer is the result's).
+        """
+        settings = self.config.paths
+        scorer = path_scorer(self._embed_texts if self.ranks_by_similarity else None)
+        if settings.mode == "read":
+            with run.meter.graph():
+                run.followed, chained = read_paths(
+                    self.store, run.question, run.topic, settings, scorer
+                )
+            if not run.followed:
+                return False
+            run.path = self._paths_community(run.followed)
+            run.trace.append(
+                report_step(
+                    {
+                        "purpose": "paths",
+                        "offered": [f.label() for f in run.followed],
+                        "reached": [len(f.answers) for f in run.followed],
+                        "chain": chained,
+                    }
+                )
+            )
+            return (yield from self._confirm_path(run)) if chained else False
+
+        def record(asked: LLMRequest, reply: LLMReply, picked: list[int] | None) -> None:
+            run.trace.append(step_record(asked, reply, picked=picked))
+
+        plan: PathPlan | None = yield from run.meter.graph_steps(
+            plan_steps(
+                self.store, run.question, run.topic, settings, run.meter.usage, scorer, record
+            )
+        )
+        if plan is None:
+            return False
+        run.trace.append(report_step(plan.record()))
+        followed = plan.followed
+        if followed is None or not followed.answers:
+            return False
+        community = self._path_chain(followed)
+        run.result.extra["path"] = path_record(followed)
+        if len(followed.answers) > settings.max_answers:
+            run.path = community
+            return False
+        run.result.chains.append([community])
+        run.result.answer = join_answers(followed.answers)
+        run.result.extra["answers"] = followed.answers[: settings.max_answers]
+        run.result.grounded = True
+        run.result.depth = 1
+        return True
+
+    def _confirm_path(self, run: FastToGRun) -> Steps[bool]:
+        """A question read as a chain of relation phrases: the model reads the one path
+        aligned with it, alone, and answers; a node the path reaches is the answer (the path's
+        answer set), anything else lets FastToG go on with the path's facts in its start
+        community.
+
+        Parameters
+        ----------
+        run : FastToGRun
+            The run's state, with its followed path.
+
+        Returns
+        -------
+        bool
+            Whether the model confirmed the path (then the answer is the result's).
+        """
+        assert run.path is not None
+        request = self._reason_request(run.question, run.path.text, [])
+        reply = yield request
+        run.meter.usage.add(reply)
+        parsed = parse_braced_answer(reply.text, self._example_names)
+        answer = self._answer_by_path(run, parsed) if parsed is not None else None
+        run.trace.append(step_record(request, reply, depth=0, answer=answer, parsed=parsed))
+        if answer is None:
+            return False
+        run.result.answer = answer
+        run.result.grounded = True
+        run.result.depth = 1
+        return True
+
+    def _answer_by_path(self, run: FastToGRun, parsed: str) -> str | None:
+        """``paths.mode="read"``: when the reply names a node that a followed path reaches,
+        that path's answers, the named one first (:func:`~kgcore.methods.kernel.
+        path_planning.path_answer`); the path becomes the result's evidence chain."""
+        names = [part.strip() for part in parsed.split(";")]
+        found = path_answer(
+            names, run.followed, self.config.paths.max_answers, expand=len(run.topic) == 1
+        )
+        if found is None:
+            return None
+        answer, path = found
+        evidence = self._path_chain(path)
+        run.result.extra["path"] = path_record(path)
+        run.result.extra["answers"] = path.answers[: self.config.paths.max_answers]
+        run.result.chains.insert(0, [dataclasses.replace(evidence, chain=0)])
+        for index, chain in enumerate(run.result.chains[1:], start=1):
+            chain[:] = [dataclasses.replace(c, chain=index) for c in chain]
+        return answer
+
+    @staticmethod
+    def _paths_first(run: FastToGRun, start: ChainCommunity) -> ChainCommunity:
+        """The start community with the followed paths' facts (``run.path``) first."""
+        if run.path is None:
+            return start
+        path = run.path
+        return dataclasses.replace(
+            start,
+            triples=path.triples + tuple(t for t in start.triples if t not in path.triples),
+            text=f"{path.text} {start.text}",
+        )
+
+    def _paths_community(self, followed: Sequence[FollowedPath]) -> ChainCommunity:
+        """The followed paths as facts the reasoning step reads first: each path's facts,
+        then where it leads."""
+        texts, triples = [], []
+        for path in followed:
+            nodes = path.nodes()
+            ends = "; ".join(path.answers[:PATH_ENDS_SHOWN])
+            more = f" ({len(path.answers)} in all)" if len(path.answers) > PATH_ENDS_SHOWN else ""
+            texts.append(f"{self.textualizer(nodes, tuple(path.facts))} Leads to: {ends}{more}.")
+            triples += [t for t in path.facts if t not in triples]
+        nodes = tuple(dict.fromkeys(n for t in triples for n in (t.head, t.tail)))
+        return ChainCommunity(
+            chain=-1, depth=0, nodes=nodes, triples=tuple(triples), links=(), text=" ".join(texts)
+        )
+
+    def _path_chain(self, path: FollowedPath) -> ChainCommunity:
+        """The followed path that gave the answer, as the evidence chain of the result."""
+        nodes = path.nodes()
+        return ChainCommunity(
+            chain=0,
+            depth=1,
+            nodes=nodes,
+            triples=tuple(path.facts),
+            links=(),
+            text=self.textualizer(nodes, tuple(path.facts)),
+        )
+
+    def _embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Sentence embeddings of ``texts``, cached (path planning embeds the same relation
+        paths and phrases question after question)."""
+        cache = self._text_vectors
+        if len(cache) > TEXT_VECTOR_CACHE:
+            cache.clear()
+        missing = [t for t in dict.fromkeys(texts) if t not in cache]
+        if missing:
+            rows = np.asarray(self.embedder.embed(missing), dtype=np.float64)
+            cache.update(zip(missing, rows, strict=True))
+        return np.vstack([cache[t] for t in texts])

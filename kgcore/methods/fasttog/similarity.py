@@ -1,0 +1,177 @@
+"""Similarity choices (this project's, not the paper's): communities ranked by sentence
+embeddings instead of chosen by the LLM.
+
+``first_choice`` and ``chain_choice`` say who chooses the first W communities and a chain's
+next one: ``"llm"`` (the paper's fine pruning), ``"similarity"`` (the candidates closest to the
+question, no LLM call) or ``"auto"`` (by similarity when the engine has an embedder). Why, and
+what it measurably does: ``docs/research/fasttog_deviations.md`` (``first_choice``,
+``chain_choice``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kgcore.community.lcs import Community
+from kgcore.exceptions import ConfigurationError
+from kgcore.methods.fasttog.config import FastToGConfig
+from kgcore.methods.fasttog.run_state import FastToGRun
+from kgcore.methods.kernel import report_step
+
+if TYPE_CHECKING:
+    from kgcore.embeddings import TextEmbedder
+    from kgcore.methods.fasttog.result import ChainCommunity
+    from kgcore.types import Triple
+
+logger = logging.getLogger(__name__)
+
+
+def offline_embedder(config: FastToGConfig) -> TextEmbedder | None:
+    """The offline all-MiniLM-L6-v2 that ``kgqa`` gives FastToG, so that the default
+    ``first_choice="auto"`` and ``chain_choice="auto"`` rank communities by similarity; ``None``
+    when ``config`` asks the LLM for both (``"llm"``).
+
+    Nothing is loaded until the first ranking. Without the ``embeddings`` extra (or its model
+    package), ``"auto"`` gets ``None``: the LLM chooses, as in the paper (logged at INFO;
+    every result's ``extra["first_choice"]`` and ``extra["chain_choice"]`` say which), while
+    ``"similarity"`` is an error that names the extra and the opt-out.
+
+    >>> offline_embedder(FastToGConfig(first_choice="llm", chain_choice="llm")) is None
+    True
+    """
+    choices = {"first_choice": config.first_choice, "chain_choice": config.chain_choice}
+    if set(choices.values()) == {"llm"}:
+        return None
+    if importlib.util.find_spec("sentence_transformers") is None:
+        missing = "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
+    else:
+        from kgcore.embeddings import SentenceTransformerEmbedder
+
+        try:
+            return SentenceTransformerEmbedder()
+        except ConfigurationError as err:  # the model package is missing
+            missing = str(err)
+    forced = [name for name, choice in choices.items() if choice == "similarity"]
+    if not forced:
+        logger.info("FastToG: the LLM chooses the communities (%s)", missing)
+        return None
+    raise ConfigurationError(
+        f"{forced[0]}='similarity' ranks FastToG's communities with sentence embeddings: "
+        f"{missing}; or set {forced[0]}=llm to choose them with the LLM"
+    )
+
+
+class SimilarityChoices:
+    """The FastToG engine's similarity choices: who chooses, the embedder, the ranking.
+
+    A part of :class:`~kgcore.methods.fasttog.engine.FastToG` (a mixin): it reads the
+    engine's ``config``, its embedder (``_embedder``, ``None`` until needed) and its
+    community texts (``_text``).
+    """
+
+    config: FastToGConfig
+    _embedder: TextEmbedder | None
+
+    if TYPE_CHECKING:
+
+        def _text(
+            self, community: Community | ChainCommunity, leaves: tuple[Triple, ...] = ()
+        ) -> str: ...
+
+    @property
+    def first_choice(self) -> str:
+        """How this engine chooses the first W communities: ``"llm"`` or ``"similarity"``
+        (``first_choice="auto"`` resolved: by similarity when the engine has an embedder).
+
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> from kgcore.methods.fasttog import FastToG
+        >>> FastToG(InMemoryGraphStore()).first_choice
+        'llm'
+        >>> class Constant:  # a toy embedder
+        ...     def embed(self, texts, progress=False):
+        ...         return np.ones((len(texts), 2))
+        >>> FastToG(InMemoryGraphStore(), embedder=Constant()).first_choice
+        'similarity'
+        """
+        return self._resolved(self.config.first_choice)
+
+    @property
+    def chain_choice(self) -> str:
+        """How this engine chooses a chain's next community: ``"llm"`` or ``"similarity"``
+        (``chain_choice="auto"`` resolved as :attr:`first_choice`)."""
+        return self._resolved(self.config.chain_choice)
+
+    def _resolved(self, choice: str) -> str:
+        if choice != "auto":
+            return choice
+        return "similarity" if self._embedder is not None else "llm"
+
+    @property
+    def embedder(self) -> TextEmbedder:
+        """The sentence embedder of ``first_choice="similarity"`` (built at the first use)."""
+        if self._embedder is None:
+            from kgcore.embeddings import SentenceTransformerEmbedder
+
+            self._embedder = SentenceTransformerEmbedder()
+        return self._embedder
+
+    @property
+    def ranks_by_similarity(self) -> bool:
+        """Whether this engine ranks by sentence embeddings: it was given an embedder, or a
+        choice is ``"similarity"`` (which loads the offline one)."""
+        return self._embedder is not None or "similarity" in (
+            self.first_choice,
+            self.chain_choice,
+        )
+
+    def rank_by_similarity(self, question: str, candidates: Sequence[Community]) -> list[int]:
+        """Candidate indexes, the text closest to ``question`` first (cosine similarity of
+        sentence embeddings; equal scores keep the candidates' order).
+
+        >>> from kgcore.community.lcs import Community
+        >>> from kgcore.graph import InMemoryGraphStore
+        >>> from kgcore.methods.fasttog import FastToG
+        >>> class Letters:  # a toy embedder: counts of a few letters
+        ...     def embed(self, texts, progress=False):
+        ...         return np.array([[t.count(c) + 0.1 for c in "xyz"] for t in texts])
+        >>> engine = FastToG(InMemoryGraphStore(), embedder=Letters())
+        >>> engine.rank_by_similarity("zz", [Community(("x",), (), ()), Community(("z",), (), ())])
+        [1, 0]
+        """
+        scores = self._similarities(question, [self._text(c) for c in candidates])
+        return sorted(range(len(candidates)), key=lambda i: -float(scores[i]))
+
+    def _similarities(self, question: str, texts: Sequence[str]) -> np.ndarray:
+        """The cosine similarity of each of ``texts`` to ``question`` (one embedding call)."""
+        # An app's embedder may return unnormalised rows, or NaN for an empty text; in float64,
+        # so that near ties rank the same in every run.
+        embedded = self.embedder.embed([question, *texts])
+        vectors = np.nan_to_num(np.asarray(embedded, dtype=np.float64))
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        vectors = vectors / norms[:, None]
+        return vectors[1:] @ vectors[0]
+
+    def _closest(
+        self, run: FastToGRun, candidates: Sequence[Community], max_choices: int
+    ) -> list[int]:
+        """The similarity choice: the ``max_choices`` candidates closest to the question, with
+        no LLM call (counted as graph time), recorded in the run's trace."""
+        with run.meter.graph():
+            picked = self.rank_by_similarity(run.question, candidates)[:max_choices]
+        run.trace.append(
+            report_step(
+                {
+                    "purpose": "prune",
+                    "offered": [list(c.nodes) for c in candidates],
+                    "picked": picked,
+                    "ranked": "similarity",
+                }
+            )
+        )
+        return picked
