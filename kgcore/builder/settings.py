@@ -32,7 +32,11 @@ from kgcore.builder.catalogue import (
 from kgcore.exceptions import ConfigurationError
 
 #: The options of a configured method that are not settings of its config.
-EXTRA_OPTIONS = {"fasttog": ("textualizer",), "fasttog-node": ("textualizer",), "cgpe": ("type_of",)}
+EXTRA_OPTIONS = {
+    "fasttog": ("textualizer",),
+    "fasttog-node": ("textualizer",),
+    "cgpe": ("type_of",),
+}
 
 
 def merged_options(
