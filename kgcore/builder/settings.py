@@ -153,13 +153,13 @@ def method_config(
     :func:`kgcore.builder.build_method`.
     """
     options = dict(options or {})
-    check_names(name, {**options, **({"preset": preset} if preset else {})})
+    preset = take_preset(name, options, preset)
+    check_names(name, options)
     extra = sorted(set(options) & (set(EXTRA_OPTIONS.get(name, ())) | BUDGET_OPTIONS))
     if extra:
         raise ConfigurationError(f"{', '.join(extra)}: not settings of method {name!r}'s config")
     if name in ("fasttog", "fasttog-node"):
         return fasttog_config(options, node_level=name == "fasttog-node", preset=preset)
-    take_preset(name, options, preset)
     if name == "tog":
         from kgcore.methods.tog import ToGConfig
 
@@ -209,13 +209,13 @@ def fold_options(
     :class:`~kgcore.exceptions.InvalidSettingError` for a setting's value).
     """
     options = dict(options or {})
-    check_names(name, {**options, **({"preset": preset} if preset else {})})
+    preset = take_preset(name, options, preset)
+    check_names(name, options)
     budget = budget_of(options)
     rest = {k: v for k, v in options.items() if k not in BUDGET_OPTIONS}
     extras = {k: rest.pop(k) for k in EXTRA_OPTIONS.get(name, ()) if k in rest}
     if name in ("fasttog", "fasttog-node", "tog", "cgpe"):
         return {"config": method_config(name, rest, preset=preset), **extras}, budget
-    take_preset(name, rest, preset)
     for settings_class in _settings_classes(name):
         known = set(settings_class.setting_names())
         settings_class(**{k: v for k, v in rest.items() if k in known})  # checked, not kept
