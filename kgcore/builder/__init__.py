@@ -27,7 +27,12 @@ from kgcore.builder.catalogue import (
     method_options,
 )
 from kgcore.builder.embedder import EmbeddingsOffWarning, fasttog_embedder
-from kgcore.builder.settings import check_options, fasttog_config, method_config
+from kgcore.builder.settings import (
+    check_options,
+    config_option_names,
+    fasttog_config,
+    method_config,
+)
 
 __all__ = [
     "BUDGET_OPTIONS",
@@ -36,6 +41,7 @@ __all__ = [
     "MethodSpec",
     "build_method",
     "check_options",
+    "config_option_names",
     "fasttog_config",
     "fasttog_embedder",
     "get_method",

@@ -132,8 +132,6 @@ def _config_of(config_type: type, options: Mapping[str, Any]) -> Any:
     the other options as overrides."""
     options = dict(options)
     config = options.pop("config", None)
-    if isinstance(config, Mapping):
-        config = config_type(**config)
     if config is None:
         config = config_type()
     elif not isinstance(config, config_type):
@@ -169,6 +167,20 @@ def method_config(
 
         return _config_of(CGPEConfig, options)
     return None
+
+
+def config_option_names(name: str) -> frozenset[str]:
+    """The options of method ``name`` that :func:`method_config` folds into its config: its
+    settings, flat and dotted, and ``config`` itself (not the preset, the cost cap or the
+    options that are not settings, such as ``textualizer``).
+
+    >>> {"width", "paths.max_hops", "config"} <= config_option_names("fasttog")
+    True
+    >>> "textualizer" in config_option_names("fasttog")
+    False
+    """
+    others = BUDGET_OPTIONS | set(EXTRA_OPTIONS.get(name, ())) | {"preset"}
+    return frozenset(method_options(name) - others)
 
 
 def _settings_classes(name: str) -> list[Any]:
