@@ -118,17 +118,20 @@ def method_tool(
     ``max_llm_calls`` / ``max_prompt_tokens`` cap what each question may cost (checked here,
     see :mod:`kgcore.methods.kernel.budget`); without them the method's own ``budget`` holds.
     """
+    engine: StepMethod[Any]
     if isinstance(method, str):
-        method = build_method(method, graph, embeddings=embed_model, preset=preset, options=options)
+        engine = build_method(method, graph, embeddings=embed_model, preset=preset, options=options)
     elif any(given is not None for given in (graph, embed_model, preset, options)):
         raise ConfigurationError(
             "graph, embed_model, preset and options build a method given by name; "
             f"this {type(method).__name__} is built already"
         )
+    else:
+        engine = method
     chat = as_chat_llm(llm)
     limits = {"max_llm_calls": max_llm_calls, "max_prompt_tokens": max_prompt_tokens}
     budget = Budget(**limits) if any(v is not None for v in limits.values()) else None
-    store = getattr(method, "store", None)
+    store = getattr(engine, "store", None)
 
     def topics(question: str, given: list[str] | None) -> list[str] | None:
         if given or not isinstance(store, GraphStore):
@@ -139,7 +142,7 @@ def method_tool(
         """Answer a question from the knowledge graph; entities in [brackets] or
         topic_entities."""
         try:
-            result = method.run(question, chat, topics(question, topic_entities), budget=budget)
+            result = engine.run(question, chat, topics(question, topic_entities), budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
         return answer_text(result.answer, result.fell_back)
@@ -149,7 +152,7 @@ def method_tool(
         topic_entities."""
         try:
             given = await asyncio.to_thread(topics, question, topic_entities)
-            result = await method.arun(question, chat, given, budget=budget)
+            result = await engine.arun(question, chat, given, budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
         return answer_text(result.answer, result.fell_back)

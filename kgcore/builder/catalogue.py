@@ -166,7 +166,7 @@ def _fasttog_options() -> frozenset[str]:
     from kgcore.methods.fasttog.config import FastToGConfig, LeafSettings
     from kgcore.paths import PathSettings
 
-    groups = {"lcs": LCSConfig, "leaves": LeafSettings, "paths": PathSettings}
+    groups: dict[str, Any] = {"lcs": LCSConfig, "leaves": LeafSettings, "paths": PathSettings}
     nested = {f"{group}.{name}" for group, cls in groups.items() for name in cls.setting_names()}
     own = {"textualizer", "preset", "config"}
     return frozenset(FastToGConfig.setting_names()) | nested | own
