@@ -75,3 +75,23 @@ def test_embedder_and_embed_model_together_are_refused(
         GRetrieverPGRetriever(make_store(movie_triples), embedder=model, embed_model=model)
     with pytest.raises(ConfigurationError, match="got str"):
         GRetrieverPGRetriever(make_store(movie_triples), embed_model="all-MiniLM-L6-v2")
+
+
+def test_method_tool_builds_a_method_by_name_with_the_embed_model(
+    movie_triples: list[tuple[str, str, str]],
+) -> None:
+    from kgcore.graph import InMemoryGraphStore
+    from kgcore.llm import ScriptedLLM
+    from kgcore.methods.tog import ToG
+    from llamaindex_gretriever import method_tool
+
+    store = InMemoryGraphStore.from_triples(movie_triples)
+    model = CountingMock(embed_dim=8, texts=[])
+    llm = ScriptedLLM(["{George Stevens}"])
+    tool = method_tool("gretriever", llm, graph=store, embed_model=model, options={"k_nodes": 2})
+    assert tool.call(question="who directed [Giant]").content == "George Stevens"
+    assert model.texts  # G-Retriever embedded with the app's model
+    with pytest.raises(ConfigurationError, match="built already"):
+        method_tool(ToG(store), llm, options={"width": 2})
+    with pytest.raises(ConfigurationError, match="bad option for method 'tog': widht"):
+        method_tool("tog", llm, graph=store, options={"widht": 2})
