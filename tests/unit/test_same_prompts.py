@@ -5,7 +5,9 @@ they send the model the same prompts, message for message.
 Each door gets a scripted model that records every call's messages (as ``(role, text)``) and
 answers from the same list of replies. FastToG runs with its defaults too: the CLI and the
 adapters then rank with the same offline embedder (the ``embeddings`` extra is installed here),
-so ``first_choice="auto"`` and ``topic_facts`` act alike in all three.
+so ``first_choice="auto"`` and ``topic_facts`` act alike in all three. The LlamaIndex door is
+``method_tool(name, llm, graph=..., options=...)``; a LlamaIndex retriever of a method, once
+there is one, joins as one more function beside :func:`llamaindex_prompts`.
 """
 
 from __future__ import annotations
