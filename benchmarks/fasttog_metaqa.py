@@ -45,12 +45,12 @@ import sys
 import time
 from pathlib import Path
 
+from kgcore.builder import fasttog_embedder
 from kgcore.evaluation.datasets import load_metaqa
 from kgcore.evaluation.metrics import hit_at_1
 from kgcore.graph import InMemoryGraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES
-from kgcore.methods.fasttog.engine import offline_embedder
 from kgcore.methods.fasttog.prompts import REASON_DEMOS
 from kgcore.methods.kernel import UNKNOWN
 from langchain_fasttog.llm import LangChainLLM
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         fallback=args.fallback,
         reason_demos=REASON_DEMOS if args.demos == "now" else REASON_DEMOS[:3],
     )
-    engine = FastToG(store, config, embedder=offline_embedder(config))
+    engine = FastToG(store, config, embedder=fasttog_embedder(config))
     local = is_local(args.llm)
     extra = (
         {

@@ -143,3 +143,173 @@ class SentenceTransformerEmbedder:
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder(model={self.model_id!r}, batch_size={self.batch_size})"
+
+
+class DocumentsEmbedder:
+    """Any object with LangChain's ``embed_documents(texts) -> list of vectors`` (a LangChain
+    ``Embeddings``) as a :class:`TextEmbedder`, without importing LangChain.
+
+    Every text, the question included, goes through ``embed_documents`` in one batch: the
+    texts are compared with each other, so they are embedded the same way. The class and
+    ``model`` (or ``model_name``) of the model name it in ``model_id``.
+
+    Example
+    -------
+    >>> class Letters:
+    ...     def embed_documents(self, texts):
+    ...         return [[3.0 * t.count("a"), 4.0] for t in texts]
+    >>> embedder = DocumentsEmbedder(Letters())
+    >>> embedder.model_id, embedder.embed(["a"]).tolist(), embedder.dimension
+    ('langchain:Letters:unknown', [[0.6000000238418579, 0.800000011920929]], 2)
+    """
+
+    prefix = "langchain"
+
+    def __init__(self, embeddings: Any) -> None:
+        if not callable(getattr(embeddings, "embed_documents", None)):
+            raise ConfigurationError(
+                "embeddings must have embed_documents (a LangChain Embeddings), "
+                f"got {type(embeddings).__name__}"
+            )
+        self.embeddings = embeddings
+        name = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
+        self.model_id = f"{self.prefix}:{type(embeddings).__name__}:{name or 'unknown'}"
+        self._dimension: int | None = None
+
+    def _vectors(self, texts: list[str], progress: bool) -> Any:
+        return self.embeddings.embed_documents(texts)
+
+    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """Unit-norm ``float32`` rows, one per text."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self._dimension or 0), dtype=np.float32)
+        rows = normalize_rows(np.asarray(self._vectors(texts, progress), dtype=np.float32))
+        self._dimension = int(rows.shape[1])
+        return rows
+
+    @property
+    def dimension(self) -> int:
+        """Length of the vectors (one text is embedded to learn it, once)."""
+        if self._dimension is None:
+            self.embed(["dimension"])
+        assert self._dimension is not None
+        return self._dimension
+
+
+class BatchEmbedder(DocumentsEmbedder):
+    """Any object with LlamaIndex's ``get_text_embedding_batch(texts, show_progress=...)`` (a
+    LlamaIndex ``BaseEmbedding``) as a :class:`TextEmbedder`, without importing LlamaIndex.
+
+    Example
+    -------
+    >>> class Letters:
+    ...     model_name = "letters"
+    ...     def get_text_embedding_batch(self, texts, show_progress=False):
+    ...         return [[1.0, 0.0] for t in texts]
+    >>> BatchEmbedder(Letters()).model_id
+    'llamaindex:Letters:letters'
+    """
+
+    prefix = "llamaindex"
+
+    def __init__(self, embed_model: Any) -> None:
+        if not callable(getattr(embed_model, "get_text_embedding_batch", None)):
+            raise ConfigurationError(
+                "embed_model must have get_text_embedding_batch (a LlamaIndex BaseEmbedding), "
+                f"got {type(embed_model).__name__}"
+            )
+        self.embed_model = embed_model
+        name = getattr(embed_model, "model_name", None) or "unknown"
+        self.model_id = f"{self.prefix}:{type(embed_model).__name__}:{name}"
+        self._dimension = None
+
+    def _vectors(self, texts: list[str], progress: bool) -> Any:
+        return self.embed_model.get_text_embedding_batch(texts, show_progress=progress)
+
+
+def as_text_embedder(embeddings: Any) -> TextEmbedder | None:
+    """Any embedding model as a :class:`TextEmbedder`: ``None`` stays ``None``; a kg-retrievers
+    embedder (an ``embed`` method and a ``model_id``) is kept; a LlamaIndex ``BaseEmbedding``
+    (``get_text_embedding_batch``) is wrapped in :class:`BatchEmbedder`, a LangChain
+    ``Embeddings`` (``embed_documents``) in :class:`DocumentsEmbedder`. Anything else is a
+    :class:`~kgcore.exceptions.ConfigurationError`.
+
+    Every place that takes an embedder (the method builder, the LangChain and LlamaIndex
+    adapters, G-Retriever) reads it through this function, so each takes all three kinds.
+
+    >>> as_text_embedder(None) is None
+    True
+    >>> as_text_embedder("all-MiniLM-L6-v2")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.ConfigurationError: embeddings must be a kg-retrievers TextEmbedder ...
+    """
+    if embeddings is None:
+        return None
+    if callable(getattr(embeddings, "embed", None)) and hasattr(embeddings, "model_id"):
+        return embeddings  # a TextEmbedder, checked by its shape as the Protocol does
+    if callable(getattr(embeddings, "get_text_embedding_batch", None)):
+        return BatchEmbedder(embeddings)
+    if callable(getattr(embeddings, "embed_documents", None)):
+        return DocumentsEmbedder(embeddings)
+    raise ConfigurationError(
+        "embeddings must be a kg-retrievers TextEmbedder (an embed method and a model_id), a "
+        f"LangChain Embeddings or a LlamaIndex BaseEmbedding, got {type(embeddings).__name__}"
+    )
+
+
+def embedding_dimension(embedder: TextEmbedder) -> int:
+    """The length of ``embedder``'s vectors: its ``dimension`` when it has one, else the
+    length of one text's vector (one embedding call).
+
+    >>> class Two:
+    ...     model_id = "two"
+    ...     def embed(self, texts, progress=False):
+    ...         return np.ones((len(texts), 2), dtype=np.float32)
+    >>> embedding_dimension(Two())
+    2
+    """
+    dimension = getattr(embedder, "dimension", None)
+    if isinstance(dimension, int) and dimension > 0:
+        return dimension
+    probe = np.asarray(embedder.embed(["dimension"]))
+    if probe.ndim != 2 or probe.shape[0] != 1 or probe.shape[1] < 1:
+        raise EmbeddingError(f"the embedder returned vectors of shape {probe.shape} for one text")
+    return int(probe.shape[1])
+
+
+_default_lock = threading.Lock()
+_default: SentenceTransformerEmbedder | None = None
+
+
+def default_embedder() -> SentenceTransformerEmbedder:
+    """The offline all-MiniLM-L6-v2 (the ``embeddings`` extra), one per process: built on the
+    first call, its model loaded at the first embedding. Without the extra's model package,
+    a :class:`~kgcore.exceptions.ConfigurationError` naming it."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = SentenceTransformerEmbedder()
+        return _default
+
+
+def default_embedder_missing() -> str | None:
+    """Why :func:`default_embedder` cannot be built here (``None``: it can): the
+    ``sentence-transformers`` package or the model package is not installed. Nothing is
+    loaded or imported.
+
+    >>> default_embedder_missing() is None or "pip install" in default_embedder_missing()
+    True
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("sentence_transformers") is None:
+        return "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
+    try:
+        from kgcore.local_models import default_embedding_model_path
+
+        default_embedding_model_path()
+    except ConfigurationError as err:
+        return str(err)
+    return None

@@ -1,9 +1,12 @@
 """The ``kgqa`` command line.
 
-``kgqa ask "QUESTION" --kg PATH --llm local`` answers a question with FastToG and prints the
-answer and the community chains behind it; while it runs, each step (the communities offered
-and picked, each reasoning step's answer) is printed on stderr as it happens (``--quiet``:
-none), and a picture (``--draw``) is drawn after the answer is printed.
+``kgqa ask "QUESTION" --kg PATH --llm local`` answers a question with FastToG (or any method:
+``--method tog``, ``--method gretriever``, ...) and prints the answer and what it was found
+with (FastToG: the community chains); while it runs, each step (the communities offered and
+picked, each reasoning step's answer) is printed on stderr as it happens (``--quiet``: none),
+and a picture (``--draw``) is drawn after the answer is printed. ``--set KEY=VALUE`` sets any
+option of the method, as for ``kgqa eval``; the engine is built by
+:func:`kgcore.builder.build_method`, as everywhere else.
 
 Example
 -------
@@ -11,6 +14,8 @@ Example
 
     $ kgqa ask "what films did the director of [Cleopatra] direct" \\
           --kg ../shared/data/metaqa/kb.txt --llm local
+    $ kgqa ask "who directed [Cleopatra]" --method gretriever --set k_nodes=5 \\
+          --kg ../shared/data/metaqa/kb.txt
 """
 
 from __future__ import annotations
@@ -22,13 +27,15 @@ import sys
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
+from typing import Any
 
+from kgcore.builder import build_method, check_options, get_method, method_names
 from kgcore.community.detection import ALGORITHMS
-from kgcore.exceptions import KGRetrieverError, MissingDependencyError
-from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
+from kgcore.exceptions import ConfigurationError, KGRetrieverError, MissingDependencyError
+from kgcore.methods.fasttog import FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES, LCS_FIELDS
-from kgcore.methods.fasttog.engine import offline_embedder
-from kgcore.methods.kernel import BUDGET_KEY, Budget, listening_to_steps
+from kgcore.methods.kernel import BUDGET_KEY, listening_to_steps
+from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question, check_topic_entities
 from kgqa.common import (
     add_llm_arguments,
@@ -38,7 +45,7 @@ from kgqa.common import (
     open_graph,
     preset_help,
 )
-from kgqa.eval import add_eval_subcommand
+from kgqa.eval import add_eval_subcommand, parse_option
 from kgqa.g2t import add_subcommand as add_g2t_subcommand
 from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
 from kgqa.help import DefaultsHelpFormatter, package_version
@@ -62,8 +69,32 @@ def require_module(module: str, extra: str) -> None:
         raise MissingDependencyError(module, extra)
 
 
-def format_result(result: FastToGResult) -> str:
-    """The answer, the chains and the run's figures, for a terminal."""
+def format_method_result(result: MethodResult) -> str:
+    """The answer, what it was found with (the method's context) and the run's figures, for a
+    terminal: the printout of a method other than FastToG."""
+    lines = [f"Answer: {result.answer}"]
+    if result.context:
+        lines.append("Context:")
+        lines.extend(f"  {line}" for line in str(result.context).splitlines())
+    tokens = (
+        f", tokens {result.prompt_tokens} in / {result.completion_tokens} out"
+        if result.prompt_tokens is not None
+        else ""
+    )
+    lines.append(
+        f"method {result.method}, depth {result.depth}, LLM calls {result.llm_calls}{tokens}, "
+        f"fallback {'yes' if result.fell_back else 'no'}, total {result.total_seconds:.1f}s"
+    )
+    if BUDGET_KEY in result.extra:
+        lines.append(f"stopped by the cost cap: {result.extra[BUDGET_KEY]}")
+    return "\n".join(lines)
+
+
+def format_result(result: MethodResult) -> str:
+    """The answer, the chains and the run's figures, for a terminal (another method than
+    FastToG: :func:`format_method_result`)."""
+    if not isinstance(result, FastToGResult):
+        return format_method_result(result)
     lines = [f"Answer: {result.answer}"]
     path = result.extra.get("path")
     if isinstance(path, dict):
@@ -160,29 +191,24 @@ def setting_default(setting: str) -> object:
     return getattr(config.lcs if setting in LCS_FIELDS else config, setting)
 
 
-def _config_from(args: argparse.Namespace) -> FastToGConfig:
-    """The FastToG settings of ``kgqa ask``: the ``--preset``'s (``paper``: the paper's
-    FastToG), then the options given; a bad value or an unknown preset is a
-    :class:`~kgcore.exceptions.ConfigurationError`."""
-    given = {
+def ask_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The method options of ``kgqa ask``: its option flags (``--width 2`` is ``width=2``,
+    ``--depth`` is ``max_depth``), the cost cap's, then each ``--set KEY=VALUE``; a name given
+    twice with two values is an error (checked by the builder)."""
+    options: dict[str, Any] = {
         setting: getattr(args, option)
         for option, setting in ASK_SETTINGS.items()
         if getattr(args, option, None) is not None
     }
-    preset = getattr(args, "preset", None)
-    base = FastToGConfig.preset(preset) if preset else FastToGConfig()
-    return base.with_overrides(**given)
-
-
-def _budget_from(args: argparse.Namespace) -> Budget | None:
-    """The cost cap of ``--max-llm-calls`` / ``--max-prompt-tokens`` (``None``: none); a bad
-    value is a :class:`~kgcore.exceptions.InvalidSettingError`."""
-    limits = {
-        name: getattr(args, name)
-        for name in ("max_llm_calls", "max_prompt_tokens")
-        if getattr(args, name, None) is not None
-    }
-    return Budget(**limits) if limits else None
+    for name in ("max_llm_calls", "max_prompt_tokens"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
+    for text in getattr(args, "set", None) or []:
+        key, value = parse_option(text)
+        if key in options and options[key] != value:
+            raise ConfigurationError(f"{key} is given twice, as {options[key]!r} and {value!r}")
+        options[key] = value
+    return options
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -191,24 +217,30 @@ def _ask(args: argparse.Namespace) -> int:
 
         check_image_path(args.draw)  # a wrong file name fails before the slow part
         require_module("matplotlib", "visualize")  # and so does a missing extra
-    config = _config_from(args)  # bad settings fail before the graph is loaded
-    budget = _budget_from(args)
+    spec = get_method(args.method)
+    options = ask_options(args)
+    check_options(spec.name, options, preset=args.preset)  # before the graph is loaded
     check_question(args.question)  # and so do a bad question and bad topic entities
     check_topic_entities(args.entity)
     started = time.perf_counter()
-    store = open_graph(args.kg, progress=not args.quiet)
+    store = open_graph(args.kg, progress=not args.quiet) if spec.needs_graph else None
     loaded = time.perf_counter() - started
-    engine = FastToG(store, config, embedder=offline_embedder(config))
-    llm = llm_for(args.llm, args.sampling)
+    engine = build_method(spec.name, store, preset=args.preset, options=options)
+    if spec.needs_llm:
+        llm = llm_for(args.llm, args.sampling, run_name_prefix=spec.name)
+    else:
+        from kgcore.evaluation.harness import NoLLM
+
+        llm = NoLLM()
     with ExitStack() as progress:
         if not args.quiet:  # each step on stderr as it happens
             progress.enter_context(listening_to_steps(step_printer(sys.stderr)))
-        result = engine.run(args.question, llm, args.entity or None, budget=budget)
+        result = engine.run(args.question, llm, args.entity or None)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=list), flush=True)
     else:
         print(format_result(result), flush=True)
-        if not args.quiet:
+        if not args.quiet and store is not None:
             print(f"(graph loaded in {loaded:.1f}s)", file=sys.stderr)
     if args.draw:  # after the answer: a failed drawing does not lose it
         print(f"(picture: {result.draw(args.draw)})", file=sys.stderr)
@@ -224,8 +256,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     ask = commands.add_parser(
         "ask",
-        help="answer a question with FastToG",
-        description="Answer a question with FastToG; settings left out take FastToG's defaults.",
+        help="answer a question with FastToG (or --method)",
+        description="Answer a question with FastToG or another method (--method); settings "
+        "left out take the method's defaults. The option flags below are FastToG's (--width "
+        "and --depth also ToG's); --set KEY=VALUE sets any option of the method, as for "
+        "kgqa eval.",
         formatter_class=DefaultsHelpFormatter,
     )
     ask.add_argument("question", help="the question; write topic entities in [brackets]")
@@ -238,6 +273,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_llm_arguments(ask)
     ask.add_argument("--entity", action="append", help="topic entity (repeatable)")
+    ask.add_argument(
+        "--method",
+        default="fasttog",
+        choices=method_names(),
+        metavar="NAME",
+        help=f"the method, one of {', '.join(method_names())} (default: %(default)s)",
+    )
+    ask.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a method option, repeatable: a setting (width=2, paths.max_hops=0, k_nodes=5) "
+        "or the cost cap (max_llm_calls=4), as kgqa eval --set takes it",
+    )
     ask.add_argument("--preset", metavar="NAME", help=preset_help())
     for option, kind, choices, meaning in ASK_OPTIONS:
         setting = ASK_SETTINGS[option]

@@ -99,9 +99,9 @@ def positive_int(text: str) -> int:
 
 def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``eval`` to a ``kgqa`` subparsers object and return its parser."""
+    from kgcore.builder import method_names
     from kgcore.evaluation.data_sources import BENCHMARKS, data_location
     from kgcore.evaluation.datasets import SPEC_FORMS
-    from kgcore.evaluation.registry import method_names
     from kgqa.help import DefaultsHelpFormatter
 
     names = ", ".join(method_names())
@@ -192,10 +192,10 @@ def _graph_for(
 
 def run_eval_command(args: argparse.Namespace) -> int:
     """The ``kgqa eval`` handler: evaluate every (method, dataset) pair, print a table."""
+    from kgcore.builder import check_options, get_method
     from kgcore.evaluation.datasets import load_datasets
     from kgcore.evaluation.harness import evaluate
     from kgcore.evaluation.lock import check_output_folder
-    from kgcore.evaluation.registry import check_options, get_method
     from kgcore.evaluation.report import write_report
 
     out = check_output_folder(args.out)  # a file is refused before the model loads

@@ -15,6 +15,7 @@ Example
 
 from __future__ import annotations
 
+from kgcore.builder import build_method
 from kgcore.methods.baselines import PromptBaseline
 from langchain_fasttog.base import KGMethodChain
 from langchain_fasttog.llm import SamplingPolicy
@@ -41,7 +42,12 @@ class BaselineChain(KGMethodChain):
     seed: int = 0
 
     def engine(self) -> PromptBaseline:
-        return PromptBaseline(self.kind, n=self.n, temperature=self.temperature, seed=self.seed)
+        if self.kind != "cot-sc":  # IO and CoT sample once: n, temperature and seed are CoT-SC's
+            engine: PromptBaseline = build_method(self.kind)
+            return engine
+        settings = {"n": self.n, "temperature": self.temperature, "seed": self.seed}
+        engine = build_method(self.kind, options=settings)
+        return engine
 
     def requested_sampling(self) -> SamplingPolicy:
         return SamplingPolicy(temperature="temperature" in self.model_fields_set)

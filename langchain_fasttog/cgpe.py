@@ -14,19 +14,16 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from langchain_core.documents import Document
 from pydantic import Field, model_validator
 
+from kgcore.builder import build_method
 from kgcore.methods.cgpe import CGPE, CGPEConfig
 from kgcore.methods.result import MethodResult
 from langchain_fasttog.base import GraphField, KGMethodChain, KGMethodRetriever
 from langchain_fasttog.method_config import fold_config
-
-#: The CGPEConfig fields the CGPE adapters take as keywords.
-CGPE_FIELDS = tuple(f.name for f in dataclasses.fields(CGPEConfig))
 
 
 def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]:
@@ -62,10 +59,11 @@ class CGPEFields(GraphField):
     @model_validator(mode="before")
     @classmethod
     def _fold_config_fields(cls, data: Any) -> Any:
-        return fold_config(data, CGPEConfig, CGPE_FIELDS)
+        return fold_config(data, "cgpe")
 
     def engine(self) -> CGPE:
-        return CGPE(self.graph, self.config)
+        engine: CGPE = build_method("cgpe", self.graph, options={"config": self.config})
+        return engine
 
 
 class CGPERetriever(CGPEFields, KGMethodRetriever):

@@ -1,9 +1,10 @@
 """LangChain embedding models as kg-retrievers text embedders.
 
-So ``FastToGRetriever(graph=g, llm=m, embeddings=my_embeddings)`` ranks FastToG's first
-communities (the default ``first_choice="auto"``) with the embedding model the app already
+So ``FastToGRetriever(graph=g, llm=m, embeddings=my_embeddings)`` ranks FastToG's communities
+(the default ``first_choice="auto"``) and topic facts with the embedding model the app already
 uses (an ``OpenAIEmbeddings``, a ``HuggingFaceEmbeddings``...) instead of the offline
-all-MiniLM-L6-v2, which needs the ``embeddings`` extra.
+all-MiniLM-L6-v2, which needs the ``embeddings`` extra. The wrapping is the core's
+(:func:`kgcore.embeddings.as_text_embedder`), which also takes a LlamaIndex ``BaseEmbedding``.
 
 Example
 -------
@@ -15,19 +16,17 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from kgcore.embeddings import DocumentsEmbedder, as_text_embedder
 from kgcore.exceptions import ConfigurationError
 
-if TYPE_CHECKING:
-    from kgcore.embeddings import TextEmbedder
+__all__ = ["LangChainEmbedder", "as_text_embedder"]
 
 
-class LangChainEmbedder:
+class LangChainEmbedder(DocumentsEmbedder):
     """Embed texts with a LangChain ``Embeddings`` model.
 
     Every text, the question included, goes through ``embed_documents`` in one batch: the
@@ -46,37 +45,4 @@ class LangChainEmbedder:
                 "embeddings must be a LangChain Embeddings (langchain_core.embeddings), "
                 f"got {type(embeddings).__name__}"
             )
-        self.embeddings = embeddings
-        name = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
-        self.model_id = f"langchain:{type(embeddings).__name__}:{name or 'unknown'}"
-
-    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
-        """Unit-norm ``float32`` rows, one per text (``progress`` is not shown)."""
-        # Imported here: the kgcore.gretriever package takes about 0.5 s to import.
-        from kgcore.embeddings import normalize_rows
-
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        return normalize_rows(np.asarray(self.embeddings.embed_documents(texts), np.float32))
-
-
-def as_text_embedder(embeddings: Any) -> TextEmbedder | None:
-    """``embeddings`` as a text embedder: ``None`` stays ``None``, a LangChain ``Embeddings``
-    is wrapped in :class:`LangChainEmbedder`, a kg-retrievers
-    :class:`~kgcore.embeddings.TextEmbedder` (an ``embed`` method and a
-    ``model_id``) is kept; anything else is a ``ConfigurationError``.
-
-    >>> as_text_embedder(None) is None
-    True
-    """
-    if embeddings is None:
-        return None
-    if isinstance(embeddings, Embeddings):
-        return LangChainEmbedder(embeddings)
-    if callable(getattr(embeddings, "embed", None)) and hasattr(embeddings, "model_id"):
-        return embeddings  # a TextEmbedder: checked by its shape, as the Protocol does
-    raise ConfigurationError(
-        "embeddings must be a LangChain Embeddings or a kg-retrievers TextEmbedder "
-        f"(an embed method and a model_id), got {type(embeddings).__name__}"
-    )
+        super().__init__(embeddings)

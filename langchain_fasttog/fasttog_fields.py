@@ -15,18 +15,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from kgcore.exceptions import ConfigurationError
+from kgcore.builder import build_method, fasttog_embedder
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from langchain_fasttog.base import GraphField
 from langchain_fasttog.embeddings import as_text_embedder
 from langchain_fasttog.llm import SamplingPolicy
+from langchain_fasttog.method_config import fold_config
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
 
-CONFIG_FIELDS = FastToGConfig.setting_names()
 #: Config fields and the step purposes they set when the user changes them.
 _TEMPERATURE_FIELDS = {"prune_temperature": "prune", "reason_temperature": "reason"}
 _MAX_TOKEN_FIELDS = {"prune_max_tokens": "prune", "reason_max_tokens": "reason"}
@@ -34,21 +34,25 @@ _MAX_TOKEN_FIELDS = {"prune_max_tokens": "prune", "reason_max_tokens": "reason"}
 
 class FastToGFields(GraphField):
     """``graph``, ``config`` (or ``preset``), ``textualizer`` and ``embeddings``, and
-    :meth:`engine` built from them.
+    :meth:`engine` built from them by :func:`kgcore.builder.build_method`, as ``kgqa`` builds
+    it.
 
-    :class:`~kgcore.methods.fasttog.FastToGConfig` fields may be given directly
-    (``FastToGRetriever(graph=g, llm=m, width=1, max_depth=1)``); they override ``config``'s.
-    ``preset="paper"`` starts from the paper's FastToG
-    (:meth:`~kgcore.methods.fasttog.FastToGConfig.paper`, the same as
-    ``config=FastToGConfig.paper()``; fields given directly override it) and, unless
+    :class:`~kgcore.methods.fasttog.FastToGConfig` settings may be given directly
+    (``FastToGRetriever(graph=g, llm=m, width=1, max_depth=1)``), dotted ones through a dict
+    (``**{"paths.max_hops": 0}``); they override ``config``'s. ``preset="paper"`` starts from
+    the paper's FastToG (:meth:`~kgcore.methods.fasttog.FastToGConfig.paper`, the same as
+    ``config=FastToGConfig.paper()``; settings given directly override it) and, unless
     ``sampling`` says otherwise, sends its temperatures and token caps with every call;
     ``preset="metaqa"`` gives the movie demonstrations. An unknown preset, or a preset with
-    ``config``, is refused when the retriever or chain is built.
-    Any other unknown keyword is refused. ``embeddings`` (a LangChain ``Embeddings`` or a
-    kg-retrievers ``TextEmbedder``) ranks the first communities: with it, the default
-    ``first_choice="auto"`` chooses them by similarity; without it, by the LLM (the paper's),
-    and ``first_choice="similarity"`` uses the offline all-MiniLM-L6-v2 (the ``embeddings``
-    extra).
+    ``config``, is refused when the retriever or chain is built. Any other unknown keyword is
+    refused.
+
+    ``embeddings`` (a LangChain ``Embeddings``, a LlamaIndex ``BaseEmbedding`` or a
+    kg-retrievers ``TextEmbedder``) ranks communities and topic facts by similarity. Without
+    it, the offline all-MiniLM-L6-v2 does when the ``embeddings`` extra is installed (as in
+    ``kgqa``), so the default ``first_choice="auto"`` and ``topic_facts`` act the same in
+    both; without the extra, ``"auto"`` asks the LLM and ``topic_facts`` is off, which one
+    warning says when the object is built (:mod:`kgcore.builder.embedder`).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -58,7 +62,6 @@ class FastToGFields(GraphField):
     textualizer: Any = None
     embeddings: Any = None
     method: str = "fasttog"
-    _default_embedder: Any = PrivateAttr(default=None)  # a SentenceTransformerEmbedder
 
     @field_validator("embeddings")
     @classmethod
@@ -69,31 +72,11 @@ class FastToGFields(GraphField):
     @model_validator(mode="before")
     @classmethod
     def _fold_config_fields(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        config = data.get("config")
-        if isinstance(config, dict):  # a serialised config
-            config = FastToGConfig(**config)
-            data = {**data, "config": config}
-        if config is not None and not isinstance(config, FastToGConfig):
-            raise ConfigurationError(f"config must be a FastToGConfig, got {type(config).__name__}")
-        preset = data.get("preset")
-        if preset is not None:
-            if config is not None:
-                raise ConfigurationError(
-                    f"give preset={preset!r} or config, not both: "
-                    f"config=FastToGConfig.preset({preset!r}, ...) sets both"
-                )
-            if not isinstance(preset, str):
-                raise ConfigurationError(f"preset must be a name, got {type(preset).__name__}")
-            config = FastToGConfig.preset(preset)  # an unknown name lists the presets
-            data = {**data, "config": config}
-        if not any(k in data for k in CONFIG_FIELDS):
-            return data
-        data = dict(data)
-        overrides = {k: data.pop(k) for k in CONFIG_FIELDS if k in data}
-        data["config"] = (config or FastToGConfig()).with_overrides(**overrides)
-        return data
+        return fold_config(data, "fasttog")
+
+    def model_post_init(self, context: Any) -> None:
+        super().model_post_init(context)
+        self.text_embedder()  # says now, once, which settings are off without embeddings
 
     def requested_sampling(self) -> SamplingPolicy:
         """Temperatures and token caps of the config fields the user changed from the defaults;
@@ -114,21 +97,17 @@ class FastToGFields(GraphField):
         )
 
     def engine(self) -> FastToG:
-        return FastToG(self.graph, self.config, self.textualizer, embedder=self.text_embedder())
+        """The FastToG engine of these settings (built per call: engines hold per-run state)."""
+        engine: FastToG = build_method(
+            "fasttog",
+            self.graph,
+            embeddings=self.text_embedder(),
+            options={"config": self.config, "textualizer": self.textualizer},
+        )
+        return engine
 
     def text_embedder(self) -> TextEmbedder | None:
-        """What ranks the first communities: ``embeddings`` (``first_choice="auto"`` then
-        ranks by similarity), or else, under ``first_choice="similarity"``, the offline
-        all-MiniLM-L6-v2, built once per retriever (an engine is built per call, and each
-        would load the model again); ``None`` when nothing is ranked (``"auto"`` then asks the
-        LLM)."""
-        if self.embeddings is not None:
-            return as_text_embedder(self.embeddings)
-        if self.config.first_choice != "similarity":
-            return None
-        if self._default_embedder is None:
-            # Imported here: the gretriever package takes about 0.5 s to import.
-            from kgcore.embeddings import SentenceTransformerEmbedder
-
-            self._default_embedder = SentenceTransformerEmbedder()
-        return self._default_embedder
+        """What ranks by similarity (:func:`kgcore.builder.fasttog_embedder`): ``embeddings``,
+        else the offline all-MiniLM-L6-v2 (one per process) unless the LLM makes both choices;
+        ``None`` without the ``embeddings`` extra (``"auto"`` then asks the LLM)."""
+        return fasttog_embedder(self.config, self.embeddings)

@@ -1,40 +1,36 @@
-"""Typed ``config`` fields for the method adapters: a method's config dataclass, whose fields
-may also be given flat (``ToGChain(graph=g, llm=m, width=2)``) and override ``config``'s.
+"""Typed ``config`` fields for the method adapters: a method's config dataclass, whose settings
+may also be given flat (``ToGChain(graph=g, llm=m, width=2)``) or dotted
+(``FastToGRetriever(graph=g, llm=m, **{"paths.max_hops": 0})``) and override ``config``'s.
+The folding itself is the method builder's (:func:`kgcore.builder.method_config`), as for
+``kgqa`` and the evaluation harness.
 
 Example
 -------
 >>> from kgcore.methods.tog import ToGConfig
->>> config = fold_config({"width": 2, "config": ToGConfig(max_depth=1)}, ToGConfig, ["width"])
->>> config["config"].width, config["config"].max_depth
+>>> data = fold_config({"width": 2, "config": ToGConfig(max_depth=1)}, "tog")
+>>> data["config"].width, data["config"].max_depth
 (2, 1)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from kgcore.exceptions import ConfigurationError
+from kgcore.builder import config_option_names, get_method, method_config
 
 
-def fold_config(data: Any, config_type: type[Any], names: Sequence[str]) -> Any:
-    """``data`` (a model's input) with the flat config fields folded into ``data["config"]``.
-
-    ``config`` must be an instance of ``config_type`` (else :class:`ConfigurationError`). Any
-    other key is left for the model, which refuses the ones it does not know.
+def fold_config(data: Any, method: str) -> Any:
+    """``data`` (a model's input) with method ``method``'s settings and its ``preset`` (for a
+    method with presets; the field stays) folded into ``data["config"]``. Any other key is
+    left for the model, which refuses the ones it does not know.
     """
     if not isinstance(data, dict):
         return data
-    data = dict(data)
-    overrides = {k: data.pop(k) for k in names if k in data}
-    config = data.get("config")
-    if config is None:
-        config = config_type()
-    elif not isinstance(config, config_type):
-        raise ConfigurationError(
-            f"config must be a {config_type.__name__}, got {type(config).__name__}"
-        )
-    if overrides:
-        config = config.with_overrides(**overrides)
-    data["config"] = config
+    names = config_option_names(method)
+    given = {k: data[k] for k in data if k in names}
+    preset = data.get("preset") if get_method(method).presets else None
+    if not given and preset is None:
+        return data
+    data = {k: v for k, v in data.items() if k not in given}
+    data["config"] = method_config(method, given, preset=preset)
     return data

@@ -120,8 +120,9 @@ class FastToGRetriever(FastToGFields, KGMethodRetriever):
     textualizer : CommunityTextualizer, optional
         Community-to-text conversion (Triple2Text by default).
     embeddings : langchain_core.embeddings.Embeddings, optional
-        Ranks the first communities: with it, the default ``first_choice="auto"`` chooses
-        them by similarity, with no LLM call; without it, the LLM chooses (the paper's).
+        Ranks communities and topic facts by similarity (the default ``first_choice="auto"``,
+        no LLM call); without it, the offline all-MiniLM-L6-v2 does when the ``embeddings``
+        extra is installed, as in ``kgqa``, else the LLM chooses (one warning says so).
     """
 
     def to_documents(self, result: MethodResult, k: int | None) -> list[Document]:

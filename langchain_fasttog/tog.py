@@ -12,17 +12,14 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from pydantic import Field, model_validator
 
+from kgcore.builder import build_method
 from kgcore.methods.tog import ToG, ToGConfig
 from langchain_fasttog.base import GraphField, KGMethodChain
 from langchain_fasttog.method_config import fold_config
-
-#: The ToGConfig fields ToGChain takes as keywords.
-TOG_FIELDS = tuple(f.name for f in dataclasses.fields(ToGConfig))
 
 
 class ToGChain(GraphField, KGMethodChain):
@@ -61,7 +58,8 @@ class ToGChain(GraphField, KGMethodChain):
     @model_validator(mode="before")
     @classmethod
     def _fold_config_fields(cls, data: Any) -> Any:
-        return fold_config(data, ToGConfig, TOG_FIELDS)
+        return fold_config(data, "tog")
 
     def engine(self) -> ToG:
-        return ToG(self.graph, self.config)
+        engine: ToG = build_method("tog", self.graph, options={"config": self.config})
+        return engine

@@ -25,11 +25,13 @@ Example
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from llama_index.core.tools import FunctionTool
 
 from kgcore.agent_text import NO_TOPIC_TEXT, answer_text, name_as_topic, unknown_entity_text
+from kgcore.builder import build_method
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.graph.store import GraphStore
 from kgcore.methods.base import StepMethod
@@ -90,24 +92,46 @@ def gretriever_tool(
 
 
 def method_tool(
-    method: StepMethod[Any],
+    method: StepMethod[Any] | str,
     llm: Any,
     name: str = "knowledge_graph_qa",
     description: str = METHOD_TOOL_DESCRIPTION,
     max_llm_calls: int | None = None,
     max_prompt_tokens: int | None = None,
+    *,
+    graph: Any = None,
+    embed_model: Any = None,
+    preset: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> FunctionTool:
-    """A kgcore method (``FastToG(store)``, ``ToG(store)``, ...) answering with ``llm`` (a
-    LlamaIndex LLM, or a kgcore chat model) as a tool: ``question`` and optional
-    ``topic_entities`` in, the answer out (see the module's text).
+    """A kgcore method answering with ``llm`` (a LlamaIndex LLM, or a kgcore chat model) as a
+    tool: ``question`` and optional ``topic_entities`` in, the answer out (see the module's
+    text).
+
+    ``method`` is an engine (``FastToG(store)``, ``ToG(store)``, ...) or a method's name
+    (``"fasttog"``, ``"tog"``, ``"cgpe"``, ``"gretriever"``, ...), which
+    :func:`kgcore.builder.build_method` builds over ``graph`` with ``embed_model`` (a
+    LlamaIndex ``BaseEmbedding``, or any embedder the builder takes; left out: the offline
+    all-MiniLM-L6-v2 when the ``embeddings`` extra is installed), ``preset`` and ``options``
+    (flat or dotted: ``{"width": 2, "paths.max_hops": 0}``), as ``kgqa ask`` builds it.
 
     ``max_llm_calls`` / ``max_prompt_tokens`` cap what each question may cost (checked here,
     see :mod:`kgcore.methods.kernel.budget`); without them the method's own ``budget`` holds.
     """
+    engine: StepMethod[Any]
+    if isinstance(method, str):
+        engine = build_method(method, graph, embeddings=embed_model, preset=preset, options=options)
+    elif any(given is not None for given in (graph, embed_model, preset, options)):
+        raise ConfigurationError(
+            "graph, embed_model, preset and options build a method given by name; "
+            f"this {type(method).__name__} is built already"
+        )
+    else:
+        engine = method
     chat = as_chat_llm(llm)
     limits = {"max_llm_calls": max_llm_calls, "max_prompt_tokens": max_prompt_tokens}
     budget = Budget(**limits) if any(v is not None for v in limits.values()) else None
-    store = getattr(method, "store", None)
+    store = getattr(engine, "store", None)
 
     def topics(question: str, given: list[str] | None) -> list[str] | None:
         if given or not isinstance(store, GraphStore):
@@ -118,7 +142,7 @@ def method_tool(
         """Answer a question from the knowledge graph; entities in [brackets] or
         topic_entities."""
         try:
-            result = method.run(question, chat, topics(question, topic_entities), budget=budget)
+            result = engine.run(question, chat, topics(question, topic_entities), budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
         return answer_text(result.answer, result.fell_back)
@@ -128,7 +152,7 @@ def method_tool(
         topic_entities."""
         try:
             given = await asyncio.to_thread(topics, question, topic_entities)
-            result = await method.arun(question, chat, given, budget=budget)
+            result = await engine.arun(question, chat, given, budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
         return answer_text(result.answer, result.fell_back)

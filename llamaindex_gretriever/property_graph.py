@@ -26,13 +26,13 @@ from llama_index.core.graph_stores.types import PropertyGraphStore
 from llama_index.core.indices.property_graph.sub_retrievers.base import BasePGRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import EmptyGraphError
 from kgcore.foreign_graphs import read_property_graph
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities
+from llamaindex_gretriever.embeddings import text_embedder
 from llamaindex_gretriever.retriever import EntityExtractor, result_to_node
 from llamaindex_gretriever.source_text import source_chunks, with_source_text
 
@@ -45,7 +45,8 @@ class GRetrieverPGRetriever(BasePGRetriever):
     graph_store : PropertyGraphStore
         Any LlamaIndex property graph store.
     embedder : TextEmbedder, optional
-        Default: the offline all-MiniLM-L6-v2.
+        Default: the offline all-MiniLM-L6-v2 (or ``embed_model``). A LlamaIndex
+        ``BaseEmbedding`` or a LangChain ``Embeddings`` is taken too.
     pcst, region : settings, optional
         Paper defaults (``k_nodes=3, k_edges=5, edge_cost=0.5``) and candidate-region settings.
     edge_text : {"relation", "triple"}
@@ -64,12 +65,14 @@ class GRetrieverPGRetriever(BasePGRetriever):
         first question. On a large graph the region is seeded by the topic entities
         (``entity_extractor``, by default the names written in ``[brackets]``) and at most
         ``max_region_texts`` texts are embedded per question; :meth:`build_index` embeds all.
+    embed_model : BaseEmbedding, optional
+        A LlamaIndex embedding model (LlamaIndex's name for it), instead of ``embedder``.
     """
 
     def __init__(
         self,
         graph_store: PropertyGraphStore,
-        embedder: TextEmbedder | None = None,
+        embedder: Any = None,
         pcst: PCSTSettings | None = None,
         region: RegionSettings | None = None,
         edge_text: EdgeTextMode = "relation",
@@ -80,9 +83,10 @@ class GRetrieverPGRetriever(BasePGRetriever):
         progress: bool = False,
         *,
         lazy: bool = True,
+        embed_model: Any = None,
         **kwargs: Any,
     ) -> None:
-        self._embedder = embedder
+        self._embedder = text_embedder(embedder, embed_model)
         self._pcst = pcst
         self._region = region
         self._edge_text: EdgeTextMode = edge_text

@@ -54,6 +54,7 @@ from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities, link_entity_details
+from llamaindex_gretriever.embeddings import text_embedder
 from llamaindex_gretriever.source_text import source_chunks, with_source_text
 
 #: What the retriever does when a topic entity is not in the graph.
@@ -100,14 +101,8 @@ def not_found_node(err: EntityNotFoundError) -> NodeWithScore:
     return NodeWithScore(node=node, score=0.0)
 
 
-def _embedder(embedder: TextEmbedder | None, embed_model: Any) -> TextEmbedder | None:
-    if embed_model is None:
-        return embedder
-    if embedder is not None:
-        raise ConfigurationError("give embedder or embed_model, not both")
-    from llamaindex_gretriever.embeddings import LlamaIndexEmbedder
-
-    return LlamaIndexEmbedder(embed_model)
+def _embedder(embedder: Any, embed_model: Any) -> TextEmbedder | None:
+    return text_embedder(embedder, embed_model)
 
 
 def _top_k(pcst: PCSTSettings | None, similarity_top_k: int | None) -> PCSTSettings | None:
@@ -220,7 +215,8 @@ class GRetrieverRetriever(BaseRetriever):
         triples : iterable of (head, relation, tail)
             The knowledge graph.
         embedder : TextEmbedder, optional
-            Default: the offline all-MiniLM-L6-v2 (or ``embed_model``).
+            Default: the offline all-MiniLM-L6-v2 (or ``embed_model``). A LlamaIndex
+            ``BaseEmbedding`` or a LangChain ``Embeddings`` is taken too.
         edge_text, cache_dir, pcst, region :
             See :class:`~kgcore.gretriever.GRetriever`; the cache is kept under ``cache_dir``.
         progress : bool
@@ -228,7 +224,8 @@ class GRetrieverRetriever(BaseRetriever):
         lazy : bool
             Embed each question's region on demand (default) instead of the whole graph now.
         embed_model : BaseEmbedding, optional
-            A LlamaIndex embedding model, instead of ``embedder``.
+            A LlamaIndex embedding model (or a LangChain ``Embeddings``), instead of
+            ``embedder``.
         similarity_top_k : int, optional
             LlamaIndex's name for ``PCSTSettings.k_nodes``.
         path_depth : int, optional

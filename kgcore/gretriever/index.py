@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder
+from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder, embedding_dimension
 from kgcore.exceptions import EmbeddingError, InvalidQuestionError
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 from kgcore.local_models import user_cache_dir
@@ -236,7 +236,8 @@ class GraphIndex:
         cache_path = None
         if cache_dir is not None:
             folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
-            cache_path = folder / f"{cache_key(graph, embedder.model_id, edge_text)}.npz"
+            dimension = embedding_dimension(embedder)
+            cache_path = folder / f"{cache_key(graph, embedder.model_id, edge_text, dimension)}.npz"
             cached = _load_cache(cache_path, graph, edge_text, embedder)
             if cached is not None:
                 logger.info("loaded graph embeddings from %s", cache_path)
@@ -271,9 +272,14 @@ class GraphIndex:
         return self.edges.similarity(query)
 
 
-def cache_key(graph: TextualGraph, model_id: str, edge_text: str) -> str:
-    """File stem of a graph's cached embeddings: a hash of content, model and edge mode."""
+def cache_key(
+    graph: TextualGraph, model_id: str, edge_text: str, dimension: int | None = None
+) -> str:
+    """File stem of a graph's cached embeddings: a hash of content, model, vector length and
+    edge mode (two models of one name and different lengths never share a file)."""
     key = f"v{CACHE_VERSION}|{graph.content_hash()}|{model_id}|{edge_text}"
+    if dimension is not None:
+        key += f"|{dimension}d"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 

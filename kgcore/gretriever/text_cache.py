@@ -3,7 +3,8 @@
 G-Retriever embeds only the candidate region of a question (its topic entities'
 neighbourhood), so the first question on a large graph costs seconds, not the whole graph. The
 vectors of every text embedded so far are kept in :class:`TextVectorCache`, one folder per
-model, as append-only *shard* files:
+model and vector length (two models that share a name but not a dimension never share
+vectors), as append-only *shard* files:
 
 - a shard holds some texts, their vectors and a SHA-256 checksum of both; a truncated, empty or
   bit-flipped shard fails its check on loading, is deleted and its texts are embedded again;
@@ -45,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcore.embeddings import TextEmbedder
+from kgcore.embeddings import TextEmbedder, embedding_dimension
 from kgcore.exceptions import EmbeddingError
 
 logger = logging.getLogger(__name__)
@@ -83,8 +84,9 @@ def write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
         raise
 
 
-def _model_folder(model_id: str) -> str:
-    return hashlib.sha256(model_id.encode("utf-8")).hexdigest()[:16]
+def _model_folder(model_id: str, dimension: int | None = None) -> str:
+    key = model_id if dimension is None else f"{model_id}|{dimension}d"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
 class TextVectorCache:
@@ -93,14 +95,21 @@ class TextVectorCache:
     Parameters
     ----------
     root : path
-        The cache folder (e.g. ``.kgcache/gretriever/texts``); each model gets a subfolder.
+        The cache folder (e.g. ``.kgcache/gretriever/texts``); each model and vector length
+        gets a subfolder.
     model_id : str
         The embedding model's id (:attr:`TextEmbedder.model_id`).
+    dimension : int, optional
+        The length of the model's vectors, part of the key; :class:`CachedEmbedder` sets it
+        (:meth:`keyed_by_dimension`) before the first lookup. A vector of another length is
+        refused.
     """
 
-    def __init__(self, root: str | Path, model_id: str) -> None:
+    def __init__(self, root: str | Path, model_id: str, dimension: int | None = None) -> None:
         self.model_id = model_id
-        self.folder = Path(root) / _model_folder(model_id)
+        self.root = Path(root)
+        self.dimension = dimension
+        self.folder = self.root / _model_folder(model_id, dimension)
         self._rows: dict[str, tuple[int, int]] = {}
         self._blocks: list[np.ndarray] = []
         self._loaded_shards: set[str] = set()
@@ -109,6 +118,17 @@ class TextVectorCache:
 
     def __len__(self) -> int:
         return len(self._rows)
+
+    def keyed_by_dimension(self, dimension: int) -> None:
+        """Key the cache by the model's vector length too (its folder then holds only vectors
+        of ``dimension`` numbers); called before anything is read."""
+        with self._lock:
+            if self.dimension == dimension:
+                return
+            if self._rows or self._loaded_shards:
+                raise EmbeddingError("the cache was read before its vector length was set")
+            self.dimension = dimension
+            self.folder = self.root / _model_folder(self.model_id, dimension)
 
     # -- reading -------------------------------------------------------------------------
     def _shards(self) -> list[Path]:
@@ -124,6 +144,8 @@ class TextVectorCache:
                 raise EmbeddingError("written by another version or model")
             if vectors.ndim != 2 or vectors.shape[0] != len(texts):
                 raise EmbeddingError(f"{len(texts)} texts but vectors of shape {vectors.shape}")
+            if self.dimension is not None and vectors.shape[1] != self.dimension:
+                raise EmbeddingError(f"vectors of {vectors.shape[1]} numbers, not {self.dimension}")
             if meta.get("checksum") != checksum(texts, vectors):
                 raise EmbeddingError("checksum mismatch")
         except FileNotFoundError:
@@ -171,6 +193,11 @@ class TextVectorCache:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
             raise EmbeddingError(f"{len(texts)} texts but vectors of shape {vectors.shape}")
+        if self.dimension is not None and texts and vectors.shape[1] != self.dimension:
+            raise EmbeddingError(
+                f"model {self.model_id!r} gave vectors of {vectors.shape[1]} numbers; this cache "
+                f"holds its vectors of {self.dimension}"
+            )
         if not texts:
             return None
         digest = checksum(texts, vectors)
@@ -215,6 +242,11 @@ class TextVectorCache:
 class CachedEmbedder:
     """A :class:`TextEmbedder` that embeds only texts missing from a :class:`TextVectorCache`.
 
+    The cache is keyed by the model's id and the length of its vectors, learned at the first
+    :meth:`embed` (:func:`~kgcore.embeddings.embedding_dimension`: the embedder's
+    ``dimension``, else one text embedded), so two models of one name and different lengths
+    keep apart.
+
     Parameters
     ----------
     embedder : TextEmbedder
@@ -233,7 +265,16 @@ class CachedEmbedder:
         self.model_id = embedder.model_id
         #: Texts embedded by the model (not found in the cache) so far.
         self.embedded_count = 0
-        cache.refresh()
+        self._keyed = False
+        self._key_lock = threading.Lock()
+
+    def _key_cache(self) -> None:
+        """Key the cache by the vector length (once), then read what it holds."""
+        with self._key_lock:
+            if not self._keyed:
+                self.cache.keyed_by_dimension(embedding_dimension(self.embedder))
+                self.cache.refresh()
+                self._keyed = True
 
     @property
     def uncached(self) -> TextEmbedder:
@@ -242,6 +283,7 @@ class CachedEmbedder:
 
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """Vectors of ``texts``: from the cache, the missing distinct ones embedded and added."""
+        self._key_cache()
         texts = list(texts)
         known, missing = self.cache.lookup(texts)
         if not missing:

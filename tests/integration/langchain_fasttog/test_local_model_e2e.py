@@ -28,7 +28,8 @@ def test_fasttog_runs_on_a_real_gguf(
         "which films share the director of [Cleopatra]"
     )
     assert isinstance(out["answer"], str) and out["answer"].strip()
-    assert 2 <= out["llm_calls"] <= 2 * 2 * 2 + 2 + 2
+    # At least the reasoning call: the offline embedder makes the choices (as in kgqa).
+    assert 1 <= out["llm_calls"] <= 2 * 2 * 2 + 2 + 2
     assert out["prompt_tokens"] > 0 and out["completion_tokens"] > 0  # llama.cpp reports usage
     assert out["topic_entities"] == ["Cleopatra"]
     # The model may choose no community to start from; then no chain, and the fallback answers.

@@ -30,13 +30,16 @@ def test_ask_options_map_onto_the_config() -> None:
             "llm",
         ]
     )
-    from kgqa.cli import _config_from
+    from kgcore.builder import method_config
+    from kgqa.cli import ask_options
 
-    config = _config_from(args)
+    config = method_config("fasttog", ask_options(args))
     assert (config.width, config.max_depth, config.lcs.max_community_size) == (2, 3, 5)
     assert (config.lcs.algorithm, config.seed, config.fallback) == ("leiden", 9, "cot")
     assert config.first_choice == "llm"
-    assert _config_from(build_parser().parse_args(["ask", "q"])).first_choice == "auto"
+    assert ask_options(build_parser().parse_args(["ask", "q"])) == {}
+    dotted = build_parser().parse_args(["ask", "q", "--set", "paths.max_hops=0", "--width", "2"])
+    assert ask_options(dotted) == {"paths.max_hops": 0, "width": 2}
 
 
 def test_result_is_printed_with_chains_and_figures(movie_store) -> None:

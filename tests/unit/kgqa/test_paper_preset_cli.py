@@ -14,8 +14,9 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 import kgqa.common
 import langchain_fasttog.models as models
+from kgcore.builder import method_config
 from kgcore.methods.fasttog import FastToGConfig
-from kgqa.cli import _config_from, build_parser, main
+from kgqa.cli import ask_options, build_parser, main
 
 #: The prompts the scripted chat model was sent, one list of message texts per call.
 SENT: list[list[str]] = []
@@ -144,9 +145,11 @@ def test_kgqa_eval_preset_needs_a_fasttog_method(
 
 def test_kgqa_ask_takes_the_preset_and_options_override_it() -> None:
     args = build_parser().parse_args(["ask", "q", "--preset", "paper", "--width", "2"])
-    config = _config_from(args)
+    config = method_config("fasttog", ask_options(args), preset=args.preset)
     assert config == FastToGConfig.paper(width=2)
-    assert _config_from(build_parser().parse_args(["ask", "q"])) == FastToGConfig()
+    assert method_config("fasttog", ask_options(build_parser().parse_args(["ask", "q"]))) == (
+        FastToGConfig()
+    )
 
 
 def test_kgqa_ask_answers_with_the_paper_preset(

@@ -5,6 +5,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+from kgcore.embeddings import DocumentsEmbedder
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.paths import PathSettings
@@ -39,13 +40,13 @@ def test_langchain_embedder_gives_unit_rows_named_by_the_model() -> None:
     assert vectors[0] @ vectors[0] > vectors[0] @ vectors[1]
     assert model.batches == [["film film", "a year"]]  # one batch, by embed_documents
     assert embedder.model_id == "langchain:FakeEmbeddings:unknown"
-    assert embedder.embed([]).shape == (0, 0) and len(model.batches) == 1
+    assert embedder.embed([]).shape == (0, model.fake.dim) and len(model.batches) == 1
 
 
 def test_as_text_embedder_wraps_keeps_or_refuses() -> None:
     assert as_text_embedder(None) is None
     wrapped = as_text_embedder(FakeEmbeddings("x"))
-    assert isinstance(wrapped, LangChainEmbedder)
+    assert isinstance(wrapped, DocumentsEmbedder)
     assert as_text_embedder(wrapped) is wrapped  # already a TextEmbedder
     with pytest.raises(ConfigurationError, match="LangChain Embeddings .* got str"):
         as_text_embedder("all-MiniLM-L6-v2")
@@ -100,16 +101,45 @@ def test_embeddings_are_checked_when_the_retriever_is_built(
     llm = FakeListChatModel(responses=["{x}"])
     with pytest.raises(ConfigurationError, match="got int"):
         FastToGRetriever(graph=movie_store, llm=llm, embeddings=3)
-    chain = FastToGChain(graph=movie_store, llm=llm)
-    assert chain.text_embedder() is None  # no embeddings: the paper's LLM choice
-    assert chain.engine().first_choice == "llm"
+    paper = FastToGChain(graph=movie_store, llm=llm, preset="paper")
+    assert paper.text_embedder() is None  # the LLM makes every choice: nothing to rank
+    assert paper.engine().first_choice == "llm"
 
 
-def test_the_offline_default_embedder_is_built_once_per_retriever(
+def test_without_embeddings_the_adapters_rank_as_kgqa_does(
     movie_store: InMemoryGraphStore,
 ) -> None:
+    """The embeddings extra is installed here: the offline all-MiniLM-L6-v2, one per process,
+    as ``kgqa`` gives FastToG, so ``"auto"`` and ``topic_facts`` act the same."""
+    from kgcore.embeddings import SentenceTransformerEmbedder, default_embedder
+
     llm = FakeListChatModel(responses=["{x}"])
-    retriever = FastToGRetriever(graph=movie_store, llm=llm, first_choice="similarity")
+    retriever = FastToGRetriever(graph=movie_store, llm=llm)
     first = retriever.text_embedder()
-    assert first is not None and retriever.text_embedder() is first
-    assert retriever.engine().embedder is first
+    assert isinstance(first, SentenceTransformerEmbedder) and first is default_embedder()
+    assert FastToGChain(graph=movie_store, llm=llm).text_embedder() is first
+    engine = retriever.engine()
+    assert engine.first_choice == engine.chain_choice == "similarity"
+    assert engine.gives_topic_facts
+
+
+def test_without_the_extra_one_warning_names_the_settings_that_are_off(
+    movie_store: InMemoryGraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kgcore.builder.embedder as chooser
+
+    missing = "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
+    monkeypatch.setattr(chooser, "default_embedder_missing", lambda: missing)
+    monkeypatch.setattr(chooser, "_said", set())
+    llm = FakeListChatModel(responses=["{x}", "{x}"])
+    with pytest.warns(chooser.EmbeddingsOffWarning) as said:
+        retriever = FastToGRetriever(graph=movie_store, llm=llm, topic_facts=2)
+        retriever.invoke("who directed [Cleopatra]")
+        FastToGChain(graph=movie_store, llm=llm, topic_facts=2).engine()
+    assert len(said) == 1  # once, however often engines are built
+    text = str(said[0].message)
+    assert "first_choice='auto' asks the LLM" in text and "topic_facts=2" in text
+    assert "kg-retrievers[embeddings]" in text
+    assert retriever.engine().first_choice == "llm" and not retriever.engine().gives_topic_facts
+    with pytest.raises(ConfigurationError, match="first_choice='similarity' .* embeddings"):
+        FastToGRetriever(graph=movie_store, llm=llm, first_choice="similarity")

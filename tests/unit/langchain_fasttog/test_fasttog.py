@@ -20,8 +20,11 @@ from langchain_fasttog import FastToGChain, FastToGConfig, FastToGRetriever, Lan
 from langchain_fasttog.llm import SamplingPolicy
 
 QUESTION = "which films share the director of [Cleopatra]"
-#: Plumbing tests: their scripted answers ("x") are placeholders the facts do not hold.
-CONFIG = FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
+#: Plumbing tests: their scripted answers ("x") are placeholders the facts do not hold, and
+#: their scripted choices ("{1, 2}") are the LLM's (the offline embedder would rank instead).
+CONFIG = FastToGConfig(
+    width=2, max_community_size=2, grounded_answers=False, first_choice="llm", chain_choice="llm"
+)
 
 
 class RunRecorder(BaseCallbackHandler):

@@ -28,6 +28,8 @@ SETTINGS: dict[str, Any] = {
     "max_community_size": 2,
     "grounded_answers": False,
     "paths": PathSettings(max_hops=0),
+    "first_choice": "llm",  # the scripted choices are the LLM's
+    "chain_choice": "llm",
 }
 
 

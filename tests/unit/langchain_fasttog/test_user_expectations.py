@@ -27,6 +27,8 @@ from langchain_fasttog import (
 )
 
 QUESTION = "which films share the director of [Cleopatra]"
+#: The LLM makes the choices the tests script ("{1}"); the offline embedder would rank instead.
+LLM_CHOICES = {"first_choice": "llm", "chain_choice": "llm"}
 
 
 class Recording(FakeListChatModel):
@@ -64,7 +66,9 @@ def test_wrapped_models_are_accepted_and_used(movie_store: InMemoryGraphStore) -
         RunnableLambda(lambda messages: base.invoke(messages)),
     ):
         base.i = 0
-        retriever = FastToGRetriever(graph=movie_store, llm=llm, max_community_size=2, width=1)
+        retriever = FastToGRetriever(
+            graph=movie_store, llm=llm, max_community_size=2, width=1, **LLM_CHOICES
+        )
         docs = retriever.invoke(QUESTION)
         assert docs[0].metadata["answer"] == "All About Eve", type(llm).__name__
 
@@ -79,7 +83,12 @@ def test_a_non_runnable_llm_is_refused_with_a_clear_message(
 def test_the_users_model_keeps_its_settings_unless_asked(movie_store: InMemoryGraphStore) -> None:
     model = Recording(responses=["{1}", "{All About Eve}"])
     FastToGRetriever(
-        graph=movie_store, llm=model, max_community_size=2, width=1, grounded_answers=False
+        graph=movie_store,
+        llm=model,
+        max_community_size=2,
+        width=1,
+        grounded_answers=False,
+        **LLM_CHOICES,
     ).invoke(QUESTION)
     assert model.seen == [(0.0, 1000), (0.0, 1000)]  # on the user's instance, its settings
 
@@ -91,6 +100,7 @@ def test_the_users_model_keeps_its_settings_unless_asked(movie_store: InMemoryGr
         width=1,
         prune_temperature=0.3,
         grounded_answers=False,
+        **LLM_CHOICES,
     ).invoke(QUESTION)
     assert model.seen == [(0.3, 1000), (0.0, 1000)]  # only the field the user set
 
@@ -102,6 +112,7 @@ def test_the_users_model_keeps_its_settings_unless_asked(movie_store: InMemoryGr
         width=1,
         sampling="paper",
         grounded_answers=False,
+        **LLM_CHOICES,
     ).invoke(QUESTION)
     assert model.seen == [(0.4, 1000), (0.1, 1000)]  # paper temperatures, never a token cap
 
@@ -196,7 +207,7 @@ def test_messages_reach_a_lambda_model(movie_store: InMemoryGraphStore) -> None:
         return "{1}" if len(seen) == 1 else "{All About Eve}"
 
     retriever = FastToGRetriever(
-        graph=movie_store, llm=RunnableLambda(model), max_community_size=2, width=1
+        graph=movie_store, llm=RunnableLambda(model), max_community_size=2, width=1, **LLM_CHOICES
     )
     assert retriever.invoke(QUESTION)[0].metadata["answer"] == "All About Eve"
     assert all(isinstance(m, BaseMessage) for m in seen[0])

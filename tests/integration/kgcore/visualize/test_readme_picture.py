@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from kgcore.builder import fasttog_embedder
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
-from kgcore.methods.fasttog.engine import offline_embedder
 from kgcore.visualize import fasttog_scene
 from kgcore.visualize.render import draw_scene
 from tests.support.paths import REPO
@@ -31,7 +31,7 @@ def test_the_readme_question_draws_with_no_overlapping_labels() -> None:
     assert QUESTION in (REPO / "README.md").read_text(encoding="utf-8")
     store = InMemoryGraphStore.from_file(METAQA_KB, progress=False)
     config = FastToGConfig()
-    embedder = offline_embedder(config)
+    embedder = fasttog_embedder(config)
     if embedder is None:
         pytest.skip("the offline embedding model is not installed")
     llm = ScriptedLLM.by_purpose({"reason": ["Answer: {All About Eve; Guys and Dolls}"]})

@@ -54,7 +54,7 @@ def test_a_damaged_index_cache_is_detected_and_rebuilt(
 ) -> None:
     graph = TextualGraph.from_triples(movie_triples)
     first = GraphIndex.build(graph, FakeEmbedder(), cache_dir=tmp_path, progress=False)
-    path = tmp_path / f"{cache_key(graph, FakeEmbedder().model_id, 'relation')}.npz"
+    path = tmp_path / f"{cache_key(graph, FakeEmbedder().model_id, 'relation', 8)}.npz"
     _damage(path, how)
     embedder = FakeEmbedder()
     second = GraphIndex.build(graph, embedder, cache_dir=tmp_path, progress=False)
@@ -143,3 +143,28 @@ def test_build_index_prints_an_estimate(movie_triples, tmp_path: Path, capsys) -
         module.BUILD_CHUNK = old
     err = capsys.readouterr().err
     assert "embedding 801 of 801 texts" in err and "min at" in err
+
+
+def test_two_models_of_one_name_and_two_lengths_never_share_cached_vectors(
+    movie_triples, tmp_path: Path
+) -> None:
+    short, long = FakeEmbedder(dim=4, model_id="same"), FakeEmbedder(dim=8, model_id="same")
+    CachedEmbedder(short, TextVectorCache(tmp_path, "same")).embed(["a", "b"])
+    vectors = CachedEmbedder(long, TextVectorCache(tmp_path, "same")).embed(["a", "b", "c"])
+    assert vectors.shape == (3, 8) and sorted(long.embedded) == ["a", "b", "c"]
+    for embedder in (short, long):  # a retriever over each: no vector of the other's length
+        retriever = GRetriever.lazy(movie_triples, embedder, cache_dir=tmp_path)
+        result = retriever.retrieve("who directed Cleopatra", topic_entities=["Cleopatra"])
+        assert "Cleopatra" in result.textualize("triples")
+    graph = TextualGraph.from_triples(movie_triples)
+    for embedder in (short, long):
+        index = GraphIndex.build(graph, embedder, cache_dir=tmp_path, progress=False)
+        assert index.dimension == embedder.dim
+
+
+def test_a_cache_refuses_vectors_of_another_length(tmp_path: Path) -> None:
+    from kgcore.exceptions import EmbeddingError
+
+    cache = TextVectorCache(tmp_path, "m", dimension=4)
+    with pytest.raises(EmbeddingError, match="vectors of 8 numbers; this cache holds .* of 4"):
+        cache.add(["a"], np.ones((1, 8), dtype=np.float32))

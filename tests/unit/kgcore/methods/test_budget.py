@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from kgcore.evaluation.registry import check_options, make_method
+from kgcore.builder import build_method
+from kgcore.evaluation.registry import check_options
 from kgcore.exceptions import ConfigurationError, InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
@@ -74,9 +75,11 @@ def scripted() -> ScriptedLLM:
 
 def engine(method: str, **options: Any) -> Any:
     store = InMemoryGraphStore.from_triples(TRIPLES)
-    extra: dict[str, Any] = {"embedder": FakeEmbedder(dim=64)} if method == "gretriever" else {}
+    embeddings = FakeEmbedder(dim=64) if method == "gretriever" else None
     graph = None if method in ("io", "cot", "cot-sc") else store
-    return make_method(method, graph, **OPTIONS.get(method, {}), **extra, **options)
+    return build_method(
+        method, graph, embeddings=embeddings, options=OPTIONS.get(method, {}), **options
+    )
 
 
 def unscoped(requests: list[LLMRequest]) -> list[LLMRequest]:
