@@ -1,0 +1,84 @@
+"""The one place the LangChain adapters build a kgcore method engine.
+
+Every retriever and chain of the package calls :func:`build_engine` with the method's name, so
+the way a method is built (its config, its embedder) is the same for all of them, and can be
+pointed at another builder in one place.
+
+Example
+-------
+>>> from kgcore.graph import InMemoryGraphStore
+>>> from kgcore.methods.tog import ToGConfig
+>>> store = InMemoryGraphStore.from_triples([("a", "r", "b")])
+>>> build_engine("tog", store, None, options={"config": ToGConfig(width=2)}).config.width
+2
+>>> build_engine("nope", store, None)
+Traceback (most recent call last):
+...
+kgcore.exceptions.ConfigurationError: unknown graph method 'nope': one of cgpe, fasttog, ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kgcore.exceptions import ConfigurationError
+from kgcore.graph.store import GraphStore
+
+#: The graph methods :func:`build_engine` builds (and, without a graph, the prompt baselines
+#: ``io``, ``cot`` and ``cot-sc``).
+GRAPH_METHODS = ("cgpe", "fasttog", "gretriever", "tog")
+
+
+def build_engine(
+    name: str,
+    graph: GraphStore | None,
+    llm: Any,
+    *,
+    embeddings: Any = None,
+    options: Mapping[str, Any] | None = None,
+) -> Any:
+    """The kgcore engine of method ``name`` over ``graph``.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`GRAPH_METHODS`, or without a graph ``io``, ``cot`` or ``cot-sc``.
+    graph : GraphStore or None
+        The knowledge graph (``None`` for the prompt baselines).
+    llm : Any
+        The model the engine will be run with (today's engines take it at run time, not here).
+    embeddings : TextEmbedder, optional
+        FastToG's ranking embedder, G-Retriever's embedder (default there: the offline
+        all-MiniLM-L6-v2).
+    options : mapping, optional
+        The engine's own arguments: ``config`` (and ``textualizer``) for FastToG, ToG and
+        CGPE; G-Retriever's settings; ``n``, ``temperature``, ``seed`` for CoT-SC.
+    """
+    del llm  # the engines of today take the model at run time
+    opts = dict(options or {})
+    if name not in GRAPH_METHODS:
+        if graph is not None:
+            methods = ", ".join(GRAPH_METHODS)
+            raise ConfigurationError(f"unknown graph method {name!r}: one of {methods}")
+        from kgcore.methods.baselines import PromptBaseline
+
+        return PromptBaseline(name, **opts)  # io, cot, cot-sc: another name is refused there
+    if graph is None:
+        raise ConfigurationError(f"method {name!r} needs a knowledge graph")
+    if name == "fasttog":
+        from kgcore.methods.fasttog import FastToG
+
+        config, textualizer = opts.pop("config", None), opts.pop("textualizer", None)
+        return FastToG(graph, config, textualizer, embedder=embeddings, **opts)
+    if name == "tog":
+        from kgcore.methods.tog import ToG
+
+        return ToG(graph, **opts)
+    if name == "cgpe":
+        from kgcore.methods.cgpe import CGPE
+
+        return CGPE(graph, **opts)
+    from kgcore.methods.gretriever import GRetrieverQA
+
+    return GRetrieverQA(graph, embedder=embeddings, **opts)
