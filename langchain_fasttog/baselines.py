@@ -18,7 +18,6 @@ from __future__ import annotations
 from kgcore.methods.baselines import PromptBaseline
 from langchain_fasttog.base import KGMethodChain
 from langchain_fasttog.llm import SamplingPolicy
-from langchain_fasttog.method_build import build_engine
 
 
 class BaselineChain(KGMethodChain):
@@ -42,9 +41,7 @@ class BaselineChain(KGMethodChain):
     seed: int = 0
 
     def engine(self) -> PromptBaseline:
-        options = {"n": self.n, "temperature": self.temperature, "seed": self.seed}
-        engine: PromptBaseline = build_engine(self.kind, None, self.llm, options=options)
-        return engine
+        return PromptBaseline(self.kind, n=self.n, temperature=self.temperature, seed=self.seed)
 
     def requested_sampling(self) -> SamplingPolicy:
         return SamplingPolicy(temperature="temperature" in self.model_fields_set)

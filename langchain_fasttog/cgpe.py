@@ -23,7 +23,6 @@ from pydantic import Field, model_validator
 from kgcore.methods.cgpe import CGPE, CGPEConfig
 from kgcore.methods.result import MethodResult
 from langchain_fasttog.base import GraphField, KGMethodChain, KGMethodRetriever
-from langchain_fasttog.method_build import build_engine
 from langchain_fasttog.method_config import fold_config
 from langchain_fasttog.retriever import evidence_documents
 
@@ -53,9 +52,7 @@ class CGPEFields(GraphField):
         return fold_config(data, CGPEConfig, CGPE_FIELDS)
 
     def engine(self) -> CGPE:
-        llm = getattr(self, "llm", None)
-        engine: CGPE = build_engine("cgpe", self.graph, llm, options={"config": self.config})
-        return engine
+        return CGPE(self.graph, self.config)
 
 
 class CGPERetriever(CGPEFields, KGMethodRetriever):

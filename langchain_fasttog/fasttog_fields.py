@@ -22,7 +22,6 @@ from kgcore.methods.fasttog import FastToG, FastToGConfig
 from langchain_fasttog.base import GraphField
 from langchain_fasttog.embeddings import as_text_embedder
 from langchain_fasttog.llm import SamplingPolicy
-from langchain_fasttog.method_build import build_engine
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
@@ -115,14 +114,7 @@ class FastToGFields(GraphField):
         )
 
     def engine(self) -> FastToG:
-        engine: FastToG = build_engine(
-            "fasttog",
-            self.graph,
-            getattr(self, "llm", None),
-            embeddings=self.text_embedder(),
-            options={"config": self.config, "textualizer": self.textualizer},
-        )
-        return engine
+        return FastToG(self.graph, self.config, self.textualizer, embedder=self.text_embedder())
 
     def text_embedder(self) -> TextEmbedder | None:
         """What ranks the first communities: ``embeddings`` (``first_choice="auto"`` then

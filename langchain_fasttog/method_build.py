@@ -1,7 +1,5 @@
-"""The one place the LangChain adapters build a kgcore method engine.
-
-Every retriever and chain of the package calls :func:`build_engine` with the method's name, so
-the way a method is built (its config, its embedder) is the same for all of them, and can be
+"""Where the LangChain adapters build a kgcore method engine by the method's name (the ToG and
+G-Retriever adapters do), so the way a method is built (its config, its embedder) can be
 pointed at another builder in one place.
 
 Example

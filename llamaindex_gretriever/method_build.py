@@ -1,4 +1,6 @@
-"""The one place the LlamaIndex adapters build a kgcore method engine (FastToG, ToG, CGPE).
+"""The one place the LlamaIndex method retrievers build a kgcore engine (FastToG, ToG, CGPE),
+by the method's name, so the way a method is built can be pointed at another builder in one
+place.
 
 Example
 -------

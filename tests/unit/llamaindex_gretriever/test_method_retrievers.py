@@ -139,5 +139,6 @@ def test_bad_settings_fail_when_built(store: InMemoryGraphStore) -> None:
 def test_a_llamaindex_embedding_model_ranks_fasttog(store: InMemoryGraphStore) -> None:
     ranked = FastToGRetriever(store, ScriptedLLM([]), embed_model=MockEmbedding(embed_dim=8))
     assert ranked.engine.first_choice == "similarity"
-    assert FastToGRetriever(store, ScriptedLLM([])).engine.first_choice == "llm"
+    llm_chooses = FastToGRetriever(store, ScriptedLLM([]), first_choice="llm", chain_choice="llm")
+    assert (llm_chooses.engine.first_choice, llm_chooses.engine.chain_choice) == ("llm", "llm")
     assert isinstance(ranked.as_query_engine(), KGMethodQueryEngine)
