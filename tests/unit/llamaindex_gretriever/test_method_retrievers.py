@@ -128,7 +128,7 @@ def test_bad_settings_fail_when_built(store: InMemoryGraphStore) -> None:
         FastToGRetriever(store, llm, on_unknown_entity="ignore")
     with pytest.raises(ConfigurationError, match="not both"):
         FastToGRetriever(store, llm, FastToGConfig(), preset="paper")
-    with pytest.raises(ConfigurationError, match="no embedding model"):
+    with pytest.raises(ConfigurationError, match="no embedding"):
         ToGRetriever(store, llm, embeddings=FakeEmbedder())
     with pytest.raises(ValueError, match="nope"):
         CGPERetriever(store, llm, nope=1)
