@@ -103,8 +103,9 @@ def format_result(result: MethodResult) -> str:
             f"Path: from {path.get('topic')}: {path.get('label')} "
             f"({path.get('reached')} reached{capped})"
         )
-    if result.start is not None:
+    if result.start is not None:  # the facts reasoning read first often decide the answer
         lines.append(f"Start: {', '.join(result.start.nodes)}")
+        lines.append(f"      {result.start.text}")
     for index, chain in enumerate(result.chains, start=1):
         lines.append(f"Chain {index}:")
         for community in chain:

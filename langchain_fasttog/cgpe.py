@@ -24,27 +24,14 @@ from kgcore.methods.cgpe import CGPE, CGPEConfig
 from kgcore.methods.result import MethodResult
 from langchain_fasttog.base import GraphField, KGMethodChain, KGMethodRetriever
 from langchain_fasttog.method_config import fold_config
+from langchain_fasttog.retriever import evidence_documents
 
 
 def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]:
-    """One Document per explored path (``A -rel-> B <-rel- C``), in exploration order."""
-    docs = [
-        Document(
-            page_content=path,
-            metadata={
-                "answer": result.answer,
-                "clues": list(result.extra.get("clues", [])),
-                "used_clues": list(result.extra.get("used_clues", [])),
-                "depth": result.depth,
-                "llm_calls": result.llm_calls,
-                "fell_back": result.fell_back,
-                "grounded": result.grounded,
-                "source": "cgpe",
-            },
-        )
-        for path in result.extra.get("paths", [])
-    ]
-    return docs if k is None else docs[:k]
+    """One Document per explored path (``A -rel-> B <-rel- C``), those that name the answer
+    first (``metadata["supports_answer"]``), else in exploration order; the metadata holds the
+    run's answer, clues, depth and cost (:meth:`~kgcore.methods.result.MethodResult.evidence`)."""
+    return evidence_documents(result, k)
 
 
 class CGPEFields(GraphField):

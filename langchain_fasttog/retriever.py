@@ -12,9 +12,11 @@ Example
 ...     graph=store, llm=FakeListChatModel(responses=["{All About Eve}"]),
 ...     config=FastToGConfig(max_community_size=2))
 >>> docs = retriever.invoke("which films share the director of [Cleopatra]")
->>> docs[0].metadata["answer"], docs[0].metadata["chain"], docs[0].metadata["llm_calls"]
-('All About Eve', 0, 1)
->>> docs[0].page_content  # the followed path's facts: the evidence of the answer
+>>> [(d.metadata["kind"], d.metadata["chain"]) for d in docs]  # the start community first
+[('start', -1), ('chain', 0), ('chain', 1)]
+>>> docs[1].metadata["answer"], docs[1].metadata["llm_calls"]
+('All About Eve', 1)
+>>> docs[1].page_content  # the followed path's facts: the evidence of the answer
 'Cleopatra; All About Eve directed by Joseph L. Mankiewicz.'
 >>> documents_to_result("which films share the director of [Cleopatra]", docs).llm_calls
 1
@@ -33,46 +35,36 @@ from langchain_fasttog.base import KGMethodRetriever
 from langchain_fasttog.fasttog_fields import FastToGFields
 
 
+def evidence_documents(result: MethodResult, k: int | None = None) -> list[Document]:
+    """A method result's evidence (:meth:`~kgcore.methods.result.MethodResult.evidence`) as
+    Documents, those that name the answer first (``metadata["supports_answer"]``)."""
+    docs = [Document(page_content=e.text, metadata=e.metadata) for e in result.evidence()]
+    return docs if k is None else docs[:k]
+
+
 def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Document]:
-    """Chain communities as Documents, in the order they were chosen (depth, then chain).
+    """The communities FastToG reasoned over as Documents: the start community
+    (``metadata["kind"] == "start"``, ``chain`` -1, ``depth`` 0: the topic's facts, the topic
+    facts and followed paths that often decide the answer), then the chains' communities (by
+    depth, then chain), those that name the answer first (``supports_answer``).
 
     Each Document's metadata also carries the run's answer and cost (``llm_calls``,
     ``prompt_tokens``, ``completion_tokens``), so :func:`documents_to_result` rebuilds a result
     whose picture and figures are the run's.
     """
-    ordered = sorted(result.communities(), key=lambda c: (c.depth, c.chain))
-    docs = [
-        Document(
-            page_content=c.text,
-            metadata={
-                "chain": c.chain,
-                "depth": c.depth,
-                "entities": list(c.nodes),
-                "triples": [list(t) for t in (*c.links, *c.triples)],
-                "modularity": c.modularity,
-                "answer": result.answer,
-                "topic_entities": list(result.topic_entities),
-                "fell_back": result.fell_back,
-                "grounded": result.grounded,
-                "llm_calls": result.llm_calls,
-                "prompt_tokens": result.prompt_tokens,
-                "completion_tokens": result.completion_tokens,
-                "source": "fasttog",
-            },
-        )
-        for c in ordered
-    ]
-    return docs if k is None else docs[:k]
+    return evidence_documents(result, k)
 
 
 def documents_to_result(question: str, docs: Sequence[Document]) -> FastToGResult:
     """The :class:`~kgcore.methods.fasttog.FastToGResult` that FastToGRetriever's Documents
-    describe: its chains, answer, topic entities, LLM calls and tokens (for ``.draw(path)``
-    after the retriever ran as an agent's tool). No Documents: an ``Unknown`` answer, no chains.
+    describe: its start community, chains, answer, topic entities, LLM calls and tokens (for
+    ``.draw(path)`` after the retriever ran as an agent's tool). No Documents: an ``Unknown``
+    answer, no chains.
 
     The candidates the LLM pruned are not in the Documents, so the picture has none.
     """
     chains: dict[int, list[ChainCommunity]] = {}
+    start: ChainCommunity | None = None
     for doc in docs:
         m = doc.metadata
         triples = tuple((str(h), str(r), str(t)) for h, r, t in m["triples"])
@@ -84,7 +76,10 @@ def documents_to_result(question: str, docs: Sequence[Document]) -> FastToGResul
             (),
             doc.page_content,
         )
-        chains.setdefault(community.chain, []).append(community)
+        if community.chain == -1:
+            start = community
+        else:
+            chains.setdefault(community.chain, []).append(community)
     first = docs[0].metadata if docs else {}
     return FastToGResult(
         question=question,
@@ -95,6 +90,7 @@ def documents_to_result(question: str, docs: Sequence[Document]) -> FastToGResul
         completion_tokens=first.get("completion_tokens"),
         fell_back=bool(first.get("fell_back", False)),
         topic_entities=list(first.get("topic_entities", [])),
+        start=start,
         chains=[sorted(chains[c], key=lambda x: x.depth) for c in sorted(chains)],
         depth=max((int(d.metadata["depth"]) for d in docs), default=0),
     )

@@ -1,19 +1,59 @@
-"""What every QA method returns, so the evaluation harness can compare them.
+"""What every QA method returns, so the evaluation harness can compare them, and the
+evidence its answer rests on (what the adapters turn into Documents and nodes).
 
 Example
 -------
 >>> r = MethodResult(question="q", answer="a", method="io")
 >>> r.to_dict()["answer"]
 'a'
+>>> r = MethodResult(question="q", answer="b", method="tog", context="(a, r, b)\\n(a, s, c)")
+>>> [(e.text, e.metadata["supports_answer"]) for e in r.evidence()]
+[('(a, r, b)', True), ('(a, s, c)', False)]
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgcore.llm.protocol import UsageMeter
+from kgcore.validation import UNKNOWN
+
+#: Keys of ``extra`` that every piece of a run's evidence carries when the run has them.
+EVIDENCE_EXTRA_KEYS = ("topic_entities", "clues", "used_clues")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One piece of what a method reasoned over: its text (as the prompt showed it) and what
+    it holds (``metadata``: the run's answer and cost, and ``supports_answer``, whether the text
+    names the answer)."""
+
+    text: str
+    metadata: dict[str, Any]
+
+
+def answer_names(answer: str) -> list[str]:
+    """The names of an answer (``"A; B"`` names two); none for ``Unknown``.
+
+    >>> answer_names("Frank Liu; Grace Kim"), answer_names("Unknown")
+    (['Frank Liu', 'Grace Kim'], [])
+    """
+    names = [part.strip() for part in answer.split(";")]
+    return [name for name in names if name and name != UNKNOWN]
+
+
+def names_any(names: Sequence[str], text: str, nodes: Iterable[str] = ()) -> bool:
+    """Whether one of ``names`` is among ``nodes`` or written in ``text`` (any case)."""
+    lowered = text.casefold()
+    return bool(set(names) & set(nodes)) or any(n.casefold() in lowered for n in names)
+
+
+def supporting_first(items: Sequence[Evidence]) -> list[Evidence]:
+    """``items`` with those that name the answer first, each group in its own order."""
+    return sorted(items, key=lambda e: not e.metadata["supports_answer"])
 
 
 @dataclass
@@ -59,6 +99,35 @@ class MethodResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def run_metadata(self) -> dict[str, Any]:
+        """What every piece of this run's evidence says of the run: the answer, whether it
+        fell back or is grounded, the depth, the LLM calls and tokens, the method
+        (``source``), and the topic entities and clues when the run has them."""
+        meta: dict[str, Any] = {
+            "answer": self.answer,
+            "depth": self.depth,
+            "fell_back": self.fell_back,
+            "grounded": self.grounded,
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "source": self.method,
+        }
+        meta.update({k: list(self.extra[k]) for k in EVIDENCE_EXTRA_KEYS if k in self.extra})
+        return meta
+
+    def evidence(self) -> list[Evidence]:
+        """The facts the method reasoned over, those that name the answer first: CGPE's
+        explored paths (``extra["paths"]``), else each line of ``context`` (ToG's kept triples,
+        G-Retriever's subgraph). Each piece's metadata is :meth:`run_metadata` with
+        ``supports_answer``."""
+        texts = self.extra.get("paths") or [line for line in self.context.splitlines() if line]
+        names = answer_names(self.answer)
+        run = self.run_metadata()
+        return supporting_first(
+            [Evidence(str(t), {**run, "supports_answer": names_any(names, str(t))}) for t in texts]
+        )
 
     def draw(self, path: str | Path, **options: Any) -> Path:
         """Draw the explored paths of a ToG or CGPE run (see :func:`kgcore.visualize.draw_paths`).

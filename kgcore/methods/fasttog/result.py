@@ -5,6 +5,12 @@ Example
 >>> r = FastToGResult(question="q", answer="a", method="fasttog")
 >>> r.to_dict()["chains"]
 []
+>>> start = ChainCommunity(-1, 0, ("Ivy",), (Triple("Ivy", "reports_to", "Frank"),), (),
+...                        "Ivy reports to Frank.")
+>>> r = FastToGResult(question="who does [Ivy] report to", answer="Frank", method="fasttog",
+...                   start=start)
+>>> [(e.text, e.metadata["kind"], e.metadata["supports_answer"]) for e in r.evidence()]
+[('Ivy reports to Frank.', 'start', True)]
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgcore.methods.result import MethodResult
+from kgcore.methods.result import Evidence, MethodResult, answer_names, names_any, supporting_first
 from kgcore.types import Triple
 
 
@@ -61,6 +67,40 @@ class FastToGResult(MethodResult):
         communities = ([self.start] if self.start else []) + self.communities()
         triples = (t for c in communities for t in (*c.links, *c.triples))
         return list(dict.fromkeys(name for t in triples for name in (t.head, t.tail)))
+
+    def evidence(self) -> list[Evidence]:
+        """The communities reasoning read, those that name the answer first: the start
+        community (``kind="start"``: the topic's facts, the topic facts closest to the
+        question, the followed paths' facts, the nodes joining several topic entities: what
+        decided many answers), then the chains' communities (``kind="chain"``, by depth, then
+        chain; a followed path that gave the answer is chain 0).
+
+        Each piece's metadata holds the run's (:meth:`run_metadata`, ``source="fasttog"``),
+        the community's (``chain``, ``depth``, ``entities``, ``triples``, ``modularity``) and
+        ``supports_answer``, whether its nodes or text name the answer.
+        """
+        names = answer_names(self.answer)
+        run = {**self.run_metadata(), "topic_entities": list(self.topic_entities)}
+        run["source"] = "fasttog"
+        start = [self.start] if self.start is not None and self.start.text else []
+        chains = sorted(self.communities(), key=lambda c: (c.depth, c.chain))
+        items = [
+            Evidence(
+                c.text,
+                {
+                    **run,
+                    "kind": "start" if c.chain == -1 else "chain",
+                    "chain": c.chain,
+                    "depth": c.depth,
+                    "entities": list(c.nodes),
+                    "triples": [list(t) for t in (*c.links, *c.triples)],
+                    "modularity": c.modularity,
+                    "supports_answer": names_any(names, c.text, c.nodes),
+                },
+            )
+            for c in (*start, *chains)
+        ]
+        return supporting_first(items)
 
     def draw(self, path: str | Path, **options: Any) -> Path:
         """Draw the chains to an image (see :func:`kgcore.visualize.draw_fasttog`).

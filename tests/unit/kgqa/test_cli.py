@@ -4,9 +4,17 @@ from pathlib import Path
 
 import pytest
 
+from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgqa.cli import build_parser, format_result, main
+from tests.support.fake_embedder import FakeEmbedder
+from tests.support.org_graph import (
+    ORG_TRIPLES,
+    REPORTS_TO_ANSWER,
+    REPORTS_TO_FACT,
+    REPORTS_TO_QUESTION,
+)
 
 
 def test_ask_options_map_onto_the_config() -> None:
@@ -47,9 +55,21 @@ def test_result_is_printed_with_chains_and_figures(movie_store) -> None:
         movie_store, FastToGConfig(width=2, max_community_size=2, grounded_answers=False)
     ).run("which films share the director of [Cleopatra]", ScriptedLLM(["{1}", "{All About Eve}"]))
     text = format_result(result)
-    assert text.startswith("Answer: All About Eve\nStart: Cleopatra\nChain 1:\n  [depth 1] {")
+    assert result.start is not None
+    start = f"Start: Cleopatra\n      {result.start.text}\n"
+    assert text.startswith(f"Answer: All About Eve\n{start}Chain 1:\n  [depth 1] {{")
     assert "LLM calls 2" in text and "fallback no" in text
     assert "first choice llm" in text  # no embedder: the paper's LLM choice
+
+
+def test_the_printout_shows_the_start_facts_that_decided_the_answer() -> None:
+    # Ranked by similarity, as kgqa ask ranks with the offline embedder: the answer is read
+    # from the start community's facts, which the printout shows (issue 49).
+    engine = FastToG(InMemoryGraphStore.from_triples(ORG_TRIPLES), embedder=FakeEmbedder(dim=64))
+    result = engine.run(REPORTS_TO_QUESTION, ScriptedLLM(lambda request: "{Frank Liu}"))
+    text = format_result(result)
+    assert text.startswith(f"Answer: {REPORTS_TO_ANSWER}\nStart: Ivy Patel\n")
+    assert REPORTS_TO_FACT in text.split("\n")[2]
 
 
 def test_errors_are_reported_without_a_traceback(

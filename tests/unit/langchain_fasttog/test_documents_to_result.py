@@ -51,9 +51,12 @@ def test_the_rebuilt_result_counts_the_calls_the_retriever_made() -> None:
     result = documents_to_result(QUESTION, docs)
     assert result.llm_calls == made == docs[0].metadata["llm_calls"]
     assert result.answer == docs[0].metadata["answer"]
-    assert [c.nodes for chain in result.chains for c in chain] == [
-        tuple(d.metadata["entities"]) for d in docs
-    ]
+    chain_docs = [d.metadata for d in docs if d.metadata["kind"] == "chain"]
+    assert [(c.chain, c.depth, c.nodes) for chain in result.chains for c in chain] == sorted(
+        (m["chain"], m["depth"], tuple(m["entities"])) for m in chain_docs
+    )
+    (start,) = [d for d in docs if d.metadata["kind"] == "start"]
+    assert result.start is not None and result.start.text == start.page_content
     assert f"LLM calls {made}" in fasttog_scene(result).note.split("; ")
 
 

@@ -58,9 +58,14 @@ def test_retriever_returns_chain_communities_as_documents(movie_store: InMemoryG
         graph=movie_store, llm=fake("{1, 2}", "{All About Eve}"), config=CONFIG
     )
     docs = retriever.invoke(QUESTION)
-    assert len(docs) == 2 and all(isinstance(d, Document) for d in docs)
-    first = docs[0]
-    assert [d.metadata["chain"] for d in docs] == [0, 1]
+    assert len(docs) == 3 and all(isinstance(d, Document) for d in docs)
+    # The start community (the topic's facts), then the two chains' communities.
+    assert [d.metadata["kind"] for d in docs].count("start") == 1
+    chains = sorted(
+        (d for d in docs if d.metadata["kind"] == "chain"), key=lambda d: d.metadata["chain"]
+    )
+    first = chains[0]
+    assert [d.metadata["chain"] for d in chains] == [0, 1]
     assert first.metadata["depth"] == 1 and first.metadata["answer"] == "All About Eve"
     assert first.metadata["grounded"] is False  # grounded_answers=False: the model's own
     assert first.metadata["entities"] and first.metadata["triples"]
@@ -91,7 +96,8 @@ def test_async_retriever_path(movie_store: InMemoryGraphStore) -> None:
     recorder = RunRecorder()
     retriever = FastToGRetriever(graph=movie_store, llm=fake("{1}", "{x}"), config=CONFIG)
     docs = asyncio.run(retriever.ainvoke(QUESTION, config={"callbacks": [recorder]}))
-    assert len(docs) == 1 and docs[0].metadata["answer"] == "x"
+    assert [d.metadata["kind"] for d in docs] == ["start", "chain"]
+    assert {d.metadata["answer"] for d in docs} == {"x"}
     assert len(recorder.chat_runs) == 2
 
 

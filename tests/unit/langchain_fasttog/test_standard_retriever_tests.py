@@ -1,7 +1,8 @@
 """LangChain's standard retriever tests (``langchain-tests``) for every retriever of the package.
 
 The graph and the scripted model are chosen so that each retriever returns at least 3 documents:
-FastToG keeps three communities at depth 1, CGPE explores three clue paths.
+FastToG keeps three communities at depth 1 (and its start community), CGPE explores three clue
+paths, ToG keeps three triples, G-Retriever's subgraph has at least three edges.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from kgcore.graph import InMemoryGraphStore
-from langchain_fasttog import CGPERetriever, FastToGRetriever
+from langchain_fasttog import CGPERetriever, FastToGRetriever, GRetrieverRetriever, ToGRetriever
+from tests.support.fake_embedder import FakeEmbedder
 
 GRAPH = InMemoryGraphStore.from_triples(
     [
@@ -61,3 +63,35 @@ class TestCGPERetrieverStandard(RetrieversIntegrationTests):
     @property
     def retriever_query_example(self) -> str:
         return "who directed Cleopatra"
+
+
+class TestToGRetrieverStandard(RetrieversIntegrationTests):
+    @property
+    def retriever_constructor(self) -> type[ToGRetriever]:
+        return ToGRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        # Two relations (directed by, release year), two directors of three, the answer: the
+        # three triples kept are the documents.
+        replies = ["{A: 0.5, B: 0.5}", "{A: 0.4, B: 0.3, C: 0.3}", "Yes {Joseph L. Mankiewicz}"]
+        return {"graph": GRAPH, "llm": FakeListChatModel(responses=replies)}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "who directed [Cleopatra]"
+
+
+class TestGRetrieverRetrieverStandard(RetrieversIntegrationTests):
+    @property
+    def retriever_constructor(self) -> type[GRetrieverRetriever]:
+        return GRetrieverRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        # No chat model: the subgraph's edges are the documents.
+        return {"graph": GRAPH, "embeddings": FakeEmbedder(dim=64)}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "who directed [Cleopatra]"
