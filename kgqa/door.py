@@ -185,6 +185,20 @@ def check_new_folder(text: str | None, option: str) -> None:
     missing.rmdir()
 
 
+def check_input_file(text: str | None, option: str) -> None:
+    """A file an option names that a command reads: there, a regular file (not a folder, a
+    device or a pipe) and readable; ``None`` (the option's default) passes."""
+    if text is None:
+        return
+    path = Path(text)
+    if not path.exists():
+        raise ConfigurationError(f"{option} {text!r}: no such file")
+    if not path.is_file():
+        raise ConfigurationError(f"{option} {text!r} is not a regular file")
+    if not os.access(path, os.R_OK):
+        raise ConfigurationError(f"{option} {text!r}: the file cannot be read (permissions)")
+
+
 def check_new_file(text: str | None, option: str) -> None:
     """A file an option names that a command will write: not empty, not a folder, and in a
     folder that can be made (:func:`check_new_folder`)."""
@@ -260,12 +274,21 @@ def real_number(
 def check_ask(args: argparse.Namespace) -> None:
     """``kgqa ask``'s checks before the graph loads: the graph file or server, the module a
     server needs, and the model's (:func:`check_llm`)."""
-    spec = args.kg or os.environ.get("KGQA_KG") or None
-    if spec is not None:
-        check_bolt_uri(spec)
-        check_graph_file(spec)
-        check_modules_for(spec)
+    check_graph(args.kg or os.environ.get("KGQA_KG") or None)
     check_llm(args.llm)
+
+
+def check_graph(spec: str | None) -> None:
+    """A graph a command opens (``None``: none given, passes): a Bolt URI's port and host
+    (``neo4j`` alone: those of ``NEO4J_URI``), a triple file that is a readable regular file,
+    and the module a server needs."""
+    if spec is None:
+        return
+    check_bolt_uri(spec)
+    if spec == "neo4j" and os.environ.get("NEO4J_URI"):
+        check_bolt_uri(os.environ["NEO4J_URI"], "NEO4J_URI")
+    check_graph_file(spec)
+    check_modules_for(spec)
 
 
 #: ``--llm`` value -> (the variable naming its file, what it is).
@@ -326,9 +349,7 @@ def check_eval(args: argparse.Namespace, out: Path) -> None:
     """``kgqa eval``'s checks before a dataset, a graph or a model loads: the summary file
     (it is written after every question has run), the graph and its module."""
     check_summary_name(out, args.summary)
-    if args.kg is not None:
-        check_graph_file(args.kg)
-        check_modules_for(args.kg)
+    check_graph(args.kg)
 
 
 def check_local_llm_folder(llm: str) -> None:

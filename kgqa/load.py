@@ -23,7 +23,7 @@ from typing import Any
 
 from kgcore.exceptions import ConfigurationError
 from kgqa.common import kg_argument
-from kgqa.door import whole_number
+from kgqa.door import check_graph, whole_number
 
 
 def write_timeout(text: str) -> float:
@@ -56,6 +56,7 @@ def _load(args: argparse.Namespace) -> int:
     from kgcore.graph.open import open_neo4j, write_file_to_neo4j
 
     spec = args.kg or "neo4j"
+    check_graph(spec)  # NEO4J_URI's port and host, the neo4j module: before the file is read
     timeouts = {} if args.write_timeout is None else {"write_timeout": args.write_timeout}
     if args.path and args.create_indexes:
         validate_source(args.path)  # a bad file: refused before the indexes are made too

@@ -94,6 +94,20 @@ BAD_INPUTS: list[tuple[str, list[str], dict[str, str], str]] = [
      "--out", "{d}/folder"], {}, "is a folder"),
     ("gretriever evaluate sample 0", ["gretriever", "evaluate", "--checkpoint", "x",
      "--sample", "0"], {}, "whole number >= 1"),
+    ("load NEO4J_URI port", ["load", "{d}/kb.txt"], {"NEO4J_URI": "bolt://h:70000"},
+     "NEO4J_URI 'bolt://h:70000': port '70000'"),
+    ("g2t train epochs 0", ["g2t", "train", "--epochs", "0"], {}, "whole number >= 1"),
+    ("g2t train out /proc/x", ["g2t", "train", "--out", "/proc/x"], {}, "cannot create /proc/x"),
+    ("g2t train data missing", ["g2t", "train", "--out", "{d}/g2t", "--train",
+     "{d}/absent.jsonl"], {}, "--train '{d}/absent.jsonl': no such file"),
+    ("g2t synth out folder", ["g2t", "synth", "--out", "{d}/folder"], {}, "is a folder"),
+    ("g2t synth kg device", ["g2t", "synth", "--out", "{d}/pairs.jsonl", "--kg", "/dev/full"],
+     {}, "is not a regular file"),
+    ("g2t synth n 0", ["g2t", "synth", "--n", "0"], {}, "whole number >= 1"),
+    ("g2t publish no model", ["g2t", "publish", "{d}/absent", "--repo-id", "org/name"], {},
+     "model folder"),
+    ("g2t publish bad metrics", ["g2t", "publish", "{d}/folder", "--repo-id", "org/name",
+     "--dry-run", "{d}/stage", "--metrics", "{d}/kb.txt"], {}, "kb.txt cannot be read"),
     ("models install dir /proc/x", ["models", "install", "--dir", "/proc/x"], {},
      "cannot create /proc/x"),
     ("models install dir a file", ["models", "install", "--dir", "{d}/kb.txt"], {},
@@ -153,7 +167,7 @@ def test_a_bad_input_exits_2_with_one_line_and_writes_nothing(
     lines = done.stderr.splitlines()
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert expected in lines[0], lines[0]
+    assert expected.format(d=work) in lines[0], lines[0]
     assert done.stdout == ""
     assert listing(work) == before
     assert not Path("/proc/x").exists()
