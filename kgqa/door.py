@@ -273,9 +273,10 @@ def real_number(
 
 def check_ask(args: argparse.Namespace) -> None:
     """``kgqa ask``'s checks before the graph loads: the graph file or server, the module a
-    server needs, and the model's (:func:`check_llm`)."""
+    server needs, the model's (:func:`check_llm`) and the picture's folder (``--draw``)."""
     check_graph(args.kg or os.environ.get("KGQA_KG") or None)
     check_llm(args.llm)
+    check_new_file(getattr(args, "draw", None), "--draw")  # drawn after the answer
 
 
 def check_graph(spec: str | None) -> None:

@@ -316,6 +316,8 @@ def evaluate(
     """
     if workers < 1:
         raise ConfigurationError("workers must be at least 1")
+    if out_dir is not None and not summary_name.strip():
+        raise ConfigurationError("summary_name is empty: give a file name, such as summary.md")
     spec = get_method(method)
     dataset = load_dataset(data) if isinstance(data, str) else data
     check_example_ids(dataset.name, dataset.examples)  # repeated ids would merge questions

@@ -34,6 +34,8 @@ BAD_INPUTS: list[tuple[str, list[str], dict[str, str], str]] = [
      "{d}/runs", "--kg", "bolt://h:99999"], {}, "port '99999'"),
     ("load port abc", ["load", "{d}/kb.txt", "--kg", "neo4j://h:abc"], {}, "port 'abc'"),
     ("ask no host", ["ask", "who [a]", "--kg", "bolt://:7687"], {}, "names no host"),
+    ("ask draw /proc/x", ["ask", "who [a]", "--kg", "{d}/kb.txt", "--draw", "/proc/x/a.png"],
+     {}, "cannot create /proc/x"),
     ("ask kg device", ["ask", "who [a]", "--kg", "/dev/full"], {}, "is not a regular file"),
     ("ask kg folder", ["ask", "who [a]", "--kg", "{d}/folder"], {}, "is a directory"),
     ("eval kg missing", ["eval", "--method", "echo", "--data", "jsonl:{d}/qa.jsonl", "--out",

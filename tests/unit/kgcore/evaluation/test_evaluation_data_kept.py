@@ -290,3 +290,10 @@ def test_a_line_over_the_cap_is_skipped_not_kept(
     path.write_text(good + "\n" + huge + "\n" + json.dumps(trace_record("q3")) + "\n")
     with pytest.warns(UserWarning, match=r"run.jsonl:2: a line longer than 400 bytes"):
         assert [r["id"] for r in read_traces(path)] == ["q1", "q3"]
+
+
+def test_evaluate_refuses_an_empty_summary_name_before_any_question(tmp_path: Path) -> None:
+    llm = ScriptedLLM(lambda r: "{x}")
+    with pytest.raises(ConfigurationError, match="summary_name is empty"):
+        evaluate("io", toy(), llm, out_dir=tmp_path / "runs", summary_name=" ", progress=False)
+    assert llm.requests == [] and not (tmp_path / "runs").exists()
