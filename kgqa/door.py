@@ -158,31 +158,17 @@ def check_datasets(datasets: Iterable[Any]) -> None:
 
 def check_new_folder(text: str | None, option: str) -> None:
     """A folder an option names that a command will create or write in: not empty, not a
-    file, and creatable (the first missing folder on its way is made and taken away again, so
-    ``/proc/x`` or a read-only disk is refused now, not after the work)."""
+    file, and writable or creatable (:func:`kgcore.evaluation.lock.folder_problem`: ``/proc/x``
+    or a read-only disk is refused now, not after the work); ``None`` passes."""
     if text is None:
         return
     if not text.strip():
         raise ConfigurationError(f"{option} is empty: give a folder")
-    folder = Path(text)
-    if folder.exists():
-        if not folder.is_dir():
-            raise ConfigurationError(f"{option} {text!r} is a file; pass a folder")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise ConfigurationError(f"{option} {text!r}: the folder cannot be written")
-        return
-    missing = folder
-    while not missing.parent.exists() and missing.parent != missing:
-        missing = missing.parent
-    if not missing.parent.is_dir():
-        raise ConfigurationError(f"{option} {text!r}: {missing.parent} is a file, not a folder")
-    try:
-        missing.mkdir()
-    except OSError as err:
-        raise ConfigurationError(
-            f"{option} {text!r}: cannot create {missing} ({err.strerror or err})"
-        ) from None
-    missing.rmdir()
+    from kgcore.evaluation.lock import folder_problem
+
+    problem = folder_problem(Path(text))
+    if problem is not None:
+        raise ConfigurationError(f"{option} {text!r} {problem}")
 
 
 def check_input_file(text: str | None, option: str) -> None:

@@ -62,25 +62,40 @@ def check_output_folder(path: str | Path) -> Path:
         raise ConfigurationError(
             f"the lock {lock} is not a file (a folder?); remove it or use another --out folder"
         )
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise ConfigurationError(f"output folder {folder} {problem}")
+    return folder
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot be written in or made (``None``: it can), found without leaving
+    anything behind: the first missing folder on its way is made and taken away again, so
+    ``/proc/x`` or a read-only disk is found out before any work.
+
+    >>> import tempfile, pathlib
+    >>> folder_problem(pathlib.Path(tempfile.mkdtemp()) / "a" / "b") is None
+    True
+    >>> folder_problem(pathlib.Path("/proc/x"))
+    'cannot be made: /proc/x: No such file or directory'
+    """
     if folder.exists():
+        if not folder.is_dir():
+            return "is a file, not a folder"
         if not os.access(folder, os.W_OK | os.X_OK):
-            raise ConfigurationError(f"output folder {folder} cannot be written")
-        return folder
+            return "cannot be written (permissions)"
+        return None
     missing = folder
     while not missing.parent.exists() and missing.parent != missing:
         missing = missing.parent
     if not missing.parent.is_dir():
-        raise ConfigurationError(
-            f"output folder {folder} cannot be made: {missing.parent} is a file"
-        )
+        return f"cannot be made: {missing.parent} is a file"
     try:
         missing.mkdir()
     except OSError as err:
-        raise ConfigurationError(
-            f"output folder {folder} cannot be made: {missing}: {err.strerror or err}"
-        ) from None
+        return f"cannot be made: {missing}: {err.strerror or err}"
     missing.rmdir()
-    return folder
+    return None
 
 
 @contextmanager
