@@ -70,6 +70,12 @@ class LLMResponseError(KGRetrieverError):
         self.step = step
 
 
+class InvalidReplyError(LLMResponseError, ValueError):
+    """A model's reply breaks the protocol: a field of
+    :class:`~kgcore.llm.protocol.LLMReply` of the wrong kind or out of range (token counts as
+    text, a negative count or time); the message names the field. Never retried."""
+
+
 class GraphStoreError(KGRetrieverError):
     """A graph store (for example a Neo4j server) failed, timed out or could not be reached."""
 
@@ -89,3 +95,9 @@ class MissingDependencyError(ConfigurationError, ImportError):
         super().__init__(
             f"{package!r} is required for this feature: pip install 'kg-retrievers[{extra}]'"
         )
+
+
+class OutputWriteError(KGRetrieverError, OSError):
+    """A result (a trace record, a summary, a list of ids) could not be written: the disk is
+    full, the folder is read-only, ... Nothing half-written is left behind; the message names
+    the file and the reason."""

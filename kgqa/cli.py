@@ -45,6 +45,7 @@ from kgqa.common import (
     open_graph,
     preset_help,
 )
+from kgqa.door import OneLineParser, check_ask
 from kgqa.eval import add_eval_subcommand, parse_option
 from kgqa.g2t import add_subcommand as add_g2t_subcommand
 from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
@@ -223,6 +224,7 @@ def _ask(args: argparse.Namespace) -> int:
     check_options(spec.name, options, preset=args.preset)  # before the graph is loaded
     check_question(args.question)  # and so do a bad question and bad topic entities
     check_topic_entities(args.entity)
+    check_ask(args)  # and the graph file, the server, the model's extra and file
     started = time.perf_counter()
     store = open_graph(args.kg, progress=not args.quiet) if spec.needs_graph else None
     loaded = time.perf_counter() - started
@@ -250,7 +252,7 @@ def _ask(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``kgqa`` parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="kgqa", description="Knowledge-graph question answering")
+    parser = OneLineParser(prog="kgqa", description="Knowledge-graph question answering")
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s (kg-retrievers) {package_version()}"
     )
@@ -323,16 +325,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The exit status of a command stopped by Ctrl-C (SIGINT): 128 + 2, the shells' convention.
+INTERRUPTED = 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``kgqa``: 0 when done, 2 with one line on stderr for bad input (or a file that
+    cannot be read or written), 130 with one line for Ctrl-C (what ``kgqa eval`` wrote so far
+    is kept whole, and the same command resumes from it)."""
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
     except KGRetrieverError as err:
-        print(f"kgqa: error: {err}", file=sys.stderr)
+        print(f"kgqa: error: {one_line(err)}", file=sys.stderr)
         return 2
     except ImportError as err:
         print(f"kgqa: error: {missing_extra_message(err)}", file=sys.stderr)
         return 2
+    except OSError as err:  # a file or folder the checks could not foresee (a full disk)
+        print(f"kgqa: error: {one_line(err)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            "kgqa: interrupted; the records written so far are kept (kgqa eval resumes from "
+            "them when run again)",
+            file=sys.stderr,
+        )
+        return INTERRUPTED
+
+
+def one_line(error: BaseException) -> str:
+    """An error's message on one line (a server's message may hold line breaks).
+
+    >>> one_line(ValueError("first" + chr(10) + "  second"))
+    'first second'
+    """
+    return " ".join(str(error).split())
 
 
 if __name__ == "__main__":

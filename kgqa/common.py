@@ -15,6 +15,7 @@ from typing import Any
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
+from kgqa.door import check_bolt_uri
 
 #: URL schemes that are not a graph ``--kg`` can read (Neo4j's browser / HTTP API ports).
 WEB_SCHEMES = ("http://", "https://")
@@ -40,6 +41,7 @@ def check_kg_spec(spec: str) -> str:
             "URI, bolt://HOST:7687 or neo4j://HOST:7687 (neo4j+s:// with TLS), not the "
             "browser's http(s):// address; otherwise a triple file path"
         )
+    check_bolt_uri(spec)  # a port that is no number from 1 to 65535, no host
     return spec
 
 

@@ -197,8 +197,10 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from kgcore.evaluation.harness import evaluate
     from kgcore.evaluation.lock import check_output_folder
     from kgcore.evaluation.report import write_report
+    from kgqa.door import check_datasets, check_eval, check_llm
 
     out = check_output_folder(args.out)  # a file is refused before the model loads
+    check_eval(args, out)  # and so are a bad summary name and a bad graph
     if args.report_only:
         out.mkdir(parents=True, exist_ok=True)
         path = write_report(out, args.summary, plots=not args.no_plots, title=args.title)
@@ -217,7 +219,10 @@ def run_eval_command(args: argparse.Namespace) -> int:
         )
     for spec in specs:  # bad settings too: checked by the methods' configs, no model needed
         check_options(spec.name, by_method[spec.name])
+    if any(spec.needs_llm for spec in specs):
+        check_llm(args.llm)  # the model's extra and file, found without loading them
     datasets = [d for spec in args.data for d in load_datasets(spec, data_dir=args.data_dir)]
+    check_datasets(datasets)  # empty, or ids that repeat: before the model loads
 
     from kgcore.evaluation.harness import NoLLM
     from kgqa.common import llm_for

@@ -19,7 +19,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kgcore.exceptions import ConfigurationError
 from kgmodels.graph2text.serve_options import add_serve_arguments, check_serve_options
+from kgqa.door import (
+    check_graph_file,
+    check_input_file,
+    check_llm,
+    check_new_file,
+    check_new_folder,
+    real_number,
+    whole_number,
+)
 
 DEFAULT_MODEL = "models/graph2text-webnlg-small"
 
@@ -33,6 +43,11 @@ def _webnlg(split: str) -> str:
 def _train(args: argparse.Namespace) -> int:
     from kgmodels.graph2text.training import TrainConfig, train
 
+    check_new_folder(args.out, "--out")  # before torch loads
+    for option, path in (("--train", args.train), ("--dev", args.dev)):
+        check_input_file(path, option)
+    for path in args.synthetic:
+        check_input_file(path, "--synthetic")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     config = TrainConfig(
         base=args.base,
@@ -63,6 +78,9 @@ def _synth(args: argparse.Namespace) -> int:
     from langchain_fasttog.llm import LangChainLLM
     from langchain_fasttog.models import resolve_chat_model
 
+    check_new_file(args.out, "--out")  # before the graph and the model load
+    check_graph_file(args.kg)
+    check_llm(args.llm)
     metaqa = default_data_dir() / "metaqa"
     entities: list[str] = []
     for hop in (1, 2, 3):  # the dev questions only: the others are held out
@@ -83,6 +101,9 @@ def _publish(args: argparse.Namespace) -> int:
     from kgmodels.graph2text.publish import publish, read_metrics
 
     out = args.dry_run or args.staging
+    if not Path(args.model).is_dir():
+        raise ConfigurationError(f"model folder {args.model!r} not found (or not a folder)")
+    check_new_folder(out, "--dry-run" if args.dry_run else "--staging")
     staged = publish(
         args.model,
         args.repo_id,
@@ -114,23 +135,25 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument("--train", help="WebNLG train JSONL (default: ../shared/data/webnlg)")
     train.add_argument("--dev", help="WebNLG dev JSONL (default: ../shared/data/webnlg)")
     train.add_argument("--synthetic", action="append", default=[], help="extra JSONL pairs")
-    train.add_argument("--epochs", type=int, help="scratch 20, Hub 2 (the paper)")
-    train.add_argument("--batch-size", type=int, help="scratch 32, Hub 8")
-    train.add_argument("--lr", type=float, help="scratch 2e-3, Hub 1e-5 (the paper)")
-    train.add_argument("--warmup-steps", type=int)
-    train.add_argument("--max-steps", type=int, help="stop after this many steps")
-    train.add_argument("--val-limit", type=int, help="score on the first N dev entries")
-    train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--threads", type=int, help="torch threads")
+    train.add_argument("--epochs", type=whole_number(1), help="scratch 20, Hub 2 (the paper)")
+    train.add_argument("--batch-size", type=whole_number(1), help="scratch 32, Hub 8")
+    train.add_argument(
+        "--lr", type=real_number(0, low_open=True), help="scratch 2e-3, Hub 1e-5 (the paper)"
+    )
+    train.add_argument("--warmup-steps", type=whole_number(0))
+    train.add_argument("--max-steps", type=whole_number(1), help="stop after this many steps")
+    train.add_argument("--val-limit", type=whole_number(1), help="score on the first N dev entries")
+    train.add_argument("--seed", type=whole_number(0), default=0)
+    train.add_argument("--threads", type=whole_number(1), help="torch threads")
     train.add_argument("--no-resume", action="store_true", help="start over")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)
 
     synth = sub.add_parser("synth", help="LLM-written community texts from MetaQA (guarded)")
     synth.add_argument("--llm", default="local", help="local | local-small | provider:model")
-    synth.add_argument("--n", type=int, default=100, help="pairs to keep")
+    synth.add_argument("--n", type=whole_number(1), default=100, help="pairs to keep")
     synth.add_argument("--kg", help="triple file (default: MetaQA kb.txt)")
-    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--seed", type=whole_number(0), default=0)
     synth.add_argument("--out", default="benchmarks/out/g2t-synth.jsonl")
     synth.set_defaults(handler=_synth)
 

@@ -18,6 +18,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kgqa.door import (
+    check_local_llm_folder,
+    check_new_file,
+    check_new_folder,
+    real_number,
+    whole_number,
+)
+
 DATASETS = ("explagraphs", "metaqa-graph")
 # Spelled out rather than imported: importing the core's constants would load torch for every
 # kgqa command (tests check they match kgcore.gretriever.gnn's MODES and GNN_KINDS).
@@ -25,6 +33,10 @@ MODES = ("inference", "prompt", "lora")
 GNN_KINDS = ("gat", "graph-transformer")
 PRESETS = ("paper", "cpu", "tiny")
 RECIPES = ("paper",)
+#: The option types (:mod:`kgqa.door`): a bad number is a usage error before torch loads.
+AT_LEAST_0 = whole_number(0)
+AT_LEAST_1 = whole_number(1)
+POSITIVE = real_number(0, low_open=True)
 
 
 def _threads(count: int | None) -> None:
@@ -84,6 +96,8 @@ def _train(args: argparse.Namespace) -> int:
     from kgmodels.gnn.explagraphs import seeded_subset
     from kgmodels.gnn.training import BEST_FILE, TrainConfig, Trainer, evaluate_accuracy
 
+    check_new_folder(args.out, "--out")  # before torch and the model load
+    check_local_llm_folder(args.llm)
     _threads(args.threads)
     config = _model_config(args)
     out = Path(args.out or f"models/gretriever-gnn/{args.mode}")
@@ -143,6 +157,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     from kgmodels.gnn.explagraphs import seeded_subset
     from kgmodels.gnn.training import evaluate_accuracy
 
+    check_new_file(args.out, "--out")  # before torch and the model load
+    if args.llm is not None:
+        check_local_llm_folder(args.llm)
     _threads(args.threads)
     model = load_model(args.checkpoint, llm=args.llm)
     examples = seeded_subset(load_task(args.data, args.split), args.sample, args.seed)
@@ -189,36 +206,40 @@ def add_subcommand(commands: Any) -> None:
     )
     train.add_argument("--mode", choices=MODES, default="prompt")
     train.add_argument("--llm", default="smollm2", help="smollm2 | HF folder | Hub id")
-    train.add_argument("--num-params", type=float, help="LLM size in billions (Hub models)")
+    train.add_argument("--num-params", type=POSITIVE, help="LLM size in billions (Hub models)")
     train.add_argument("--gnn", choices=GNN_KINDS, help="graph encoder (gat)")
     train.add_argument("--preset", choices=PRESETS, default="paper")
-    train.add_argument("--layers", type=int, help="override the preset's layers")
-    train.add_argument("--heads", type=int, help="override the preset's heads")
-    train.add_argument("--hidden", type=int, help="override the preset's hidden width")
-    train.add_argument("--graph-tokens", type=int, default=1)
+    train.add_argument("--layers", type=AT_LEAST_1, help="override the preset's layers")
+    train.add_argument("--heads", type=AT_LEAST_1, help="override the preset's heads")
+    train.add_argument("--hidden", type=AT_LEAST_1, help="override the preset's hidden width")
+    train.add_argument("--graph-tokens", type=AT_LEAST_1, default=1)
     train.add_argument(
         "--graph-norm",
         action="store_true",
         help="batch-norm the pooled graph vector before the projector (not in the paper)",
     )
-    train.add_argument("--max-text-tokens", type=int, default=512)
-    train.add_argument("--max-new-tokens", type=int, default=8, help="cap on a reply's tokens")
-    train.add_argument("--epochs", type=int, default=10)
-    train.add_argument("--lr", type=float, default=1e-5)
-    train.add_argument("--weight-decay", type=float, default=0.05)
-    train.add_argument("--batch-size", type=int, default=4)
-    train.add_argument("--grad-accumulation", type=int, default=2)
-    train.add_argument("--warmup-ratio", type=float, default=0.1)
-    train.add_argument("--patience", type=int, default=2)
-    train.add_argument("--eval-batch-size", type=int, default=8)
-    train.add_argument("--save-every", type=int, default=25, help="optimiser steps per snapshot")
+    train.add_argument("--max-text-tokens", type=AT_LEAST_1, default=512)
+    train.add_argument(
+        "--max-new-tokens", type=AT_LEAST_1, default=8, help="cap on a reply's tokens"
+    )
+    train.add_argument("--epochs", type=AT_LEAST_1, default=10)
+    train.add_argument("--lr", type=POSITIVE, default=1e-5)
+    train.add_argument("--weight-decay", type=real_number(0), default=0.05)
+    train.add_argument("--batch-size", type=AT_LEAST_1, default=4)
+    train.add_argument("--grad-accumulation", type=AT_LEAST_1, default=2)
+    train.add_argument("--warmup-ratio", type=real_number(0, 1, high_open=True), default=0.1)
+    train.add_argument("--patience", type=AT_LEAST_1, default=2)
+    train.add_argument("--eval-batch-size", type=AT_LEAST_1, default=8)
+    train.add_argument(
+        "--save-every", type=AT_LEAST_1, default=25, help="optimiser steps per snapshot"
+    )
     train.add_argument(
         "--balance", action="store_true", help="class-balanced epochs (rarer labels repeated)"
     )
-    train.add_argument("--max-train", type=int, help="seeded subset of the training graphs")
-    train.add_argument("--max-val", type=int, help="seeded subset of the validation graphs")
-    train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--threads", type=int, help="torch CPU threads")
+    train.add_argument("--max-train", type=AT_LEAST_1, help="seeded subset of the training graphs")
+    train.add_argument("--max-val", type=AT_LEAST_1, help="seeded subset of the validation graphs")
+    train.add_argument("--seed", type=AT_LEAST_0, default=0)
+    train.add_argument("--threads", type=AT_LEAST_1, help="torch CPU threads")
     train.add_argument("--out", help="run folder (default models/gretriever-gnn/MODE)")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)
@@ -227,11 +248,11 @@ def add_subcommand(commands: Any) -> None:
     evaluate.add_argument("--checkpoint", required=True)
     evaluate.add_argument("--data", choices=DATASETS, default="explagraphs")
     evaluate.add_argument("--split", choices=("train", "val", "test"), default="test")
-    evaluate.add_argument("--sample", type=int, help="seeded subset of the split")
-    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--sample", type=AT_LEAST_1, help="seeded subset of the split")
+    evaluate.add_argument("--seed", type=AT_LEAST_0, default=0)
     evaluate.add_argument("--llm", help="another path for the checkpoint's LLM")
-    evaluate.add_argument("--batch-size", type=int, default=8)
-    evaluate.add_argument("--threads", type=int)
+    evaluate.add_argument("--batch-size", type=AT_LEAST_1, default=8)
+    evaluate.add_argument("--threads", type=AT_LEAST_1)
     evaluate.add_argument("--out", help="JSON file for every reply")
     evaluate.add_argument("--quiet", action="store_true")
     evaluate.set_defaults(handler=_evaluate)

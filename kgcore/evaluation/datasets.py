@@ -109,6 +109,39 @@ class Dataset:
         return len(self.examples)
 
 
+def check_example_ids(name: str, examples: Sequence[EvalExample]) -> None:
+    """Refuse questions whose ids are not non-empty strings or repeat: their records would
+    merge (a trace keeps one record per id), so a run of 5 questions would report 3.
+
+    >>> check_example_ids("qa", [EvalExample("1", "a?", ("x",)), EvalExample("1", "b?", ("y",))])
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.ConfigurationError: dataset 'qa': repeated question ids: '1' (questions 1, ...
+    """
+    bad = [i for i, e in enumerate(examples, start=1) if not isinstance(e.id, str) or not e.id]
+    seen: dict[str, list[int]] = {}
+    for index, example in enumerate(examples, start=1):
+        if isinstance(example.id, str) and example.id:
+            seen.setdefault(example.id, []).append(index)
+    repeated = {i: places for i, places in seen.items() if len(places) > 1}
+    parts = []
+    if bad:
+        shown = ", ".join(f"{examples[i - 1].id!r} (question {i})" for i in bad[:5])
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        parts.append(f"ids that are not non-empty strings: {shown}{more}")
+    if repeated:
+        shown = ", ".join(
+            f"{i!r} (questions {', '.join(map(str, places[:5]))})"
+            for i, places in list(repeated.items())[:5]
+        )
+        more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
+        parts.append(f"repeated question ids: {shown}{more}")
+    if parts:
+        raise ConfigurationError(
+            f"dataset {name!r}: {'; '.join(parts)}; every question needs an id of its own"
+        )
+
+
 def default_data_dir() -> Path:
     """``$KGQA_DATA``, else ``../shared/data`` beside a source checkout, else the user data
     folder (:func:`kgcore.evaluation.data_sources.default_data_dir`)."""
@@ -258,6 +291,8 @@ def load_jsonl(
     """A user's own questions (see the module docstring for the fields)."""
     path = _need_file(Path(path), "JSONL dataset")
     examples: list[EvalExample] = []
+    lines: dict[str, int] = {}  # id -> its first line
+    repeated: dict[str, list[int]] = {}  # id -> its lines, when it repeats
     for number, line in text_lines(path):
         if not line.strip():
             continue
@@ -271,16 +306,46 @@ def load_jsonl(
         if row.get("triples") is not None:
             triples = _row_triples(row["triples"], f"{path}:{number}")
         topics = _as_list(row.get("topic_entities")) or bracketed_entities(row["question"])
+        identifier = _row_id(row, f"{path.stem}-{number}", f"{path}:{number}")
+        if identifier in lines:
+            repeated.setdefault(identifier, [lines[identifier]]).append(number)
+        lines.setdefault(identifier, number)
         examples.append(
             EvalExample(
-                id=str(row.get("id", f"{path.stem}-{number}")),
+                id=identifier,
                 question=row["question"],
                 answers=tuple(answers),
                 topic_entities=tuple(topics),
                 triples=triples,
             )
         )
+    if repeated:
+        shown = ", ".join(
+            f"{i!r} (lines {', '.join(map(str, n[:5]))})" for i, n in list(repeated.items())[:5]
+        )
+        more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
+        raise ConfigurationError(
+            f"{path}: repeated question ids: {shown}{more}; every question needs an id of its "
+            "own (a repeated id would merge their records)"
+        )
     return Dataset(path.stem, _limit(examples, limit), Path(graph_path) if graph_path else None)
+
+
+def _row_id(row: dict[str, Any], default: str, where: str) -> str:
+    """A JSONL row's ``id``: a non-empty string, or a whole number as its text; ``default``
+    when the row has none. ``null``, ``""`` or another kind is a :class:`ConfigurationError`."""
+    if "id" not in row:
+        return default
+    value = row["id"]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    shown = "null" if value is None else repr(value)
+    raise ConfigurationError(
+        f"{where}: 'id' must be a non-empty string or a whole number, got {shown} (leave it "
+        "out for the line's own id)"
+    )
 
 
 # -- PathQuestion, WebQSP, CWQ: {id, question, answers, topic_entities, meta} rows -------------

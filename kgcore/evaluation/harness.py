@@ -24,9 +24,10 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgcore.evaluation.datasets import Dataset, EvalExample, load_dataset
+from kgcore.evaluation.datasets import Dataset, EvalExample, check_example_ids, load_dataset
 from kgcore.evaluation.lock import locks_output_folder
 from kgcore.evaluation.metrics import answer_recall, scored_hit
+from kgcore.evaluation.records import writable_record
 from kgcore.evaluation.registry import get_method, make_method
 from kgcore.evaluation.report import score_record, summarize, write_report
 from kgcore.evaluation.traces import (
@@ -193,7 +194,9 @@ def run_example(
 
     ``hit`` is hit@1 under the topic-entity rule
     (:func:`~kgcore.evaluation.metrics.scored_hit`): an answer echoing a topic entity that is
-    no gold answer is a miss.
+    no gold answer is a miss. The record is returned as the trace will hold it
+    (:func:`~kgcore.evaluation.records.writable_record`: a NaN time is ``null`` and named in
+    ``nulled``); a result no trace could hold is recorded as an error instead.
     """
     record = dict(base)
     started = time.perf_counter()
@@ -202,14 +205,7 @@ def run_example(
         result = run_steps(engine.steps(example.question, topics), llm)
     except Exception as err:  # noqa: BLE001 - one bad question must not end a long run
         kind = "" if isinstance(err, KGRetrieverError) else f"{type(err).__name__}: "
-        record.update(
-            prediction="",
-            hit=False,
-            recall=None,
-            error=f"{kind}{err}",
-            total_seconds=time.perf_counter() - started,
-        )
-        return record
+        return failed_record(base, f"{kind}{err}", time.perf_counter() - started)
     context = result.context or ""
     record.update(
         prediction=result.answer,
@@ -227,7 +223,17 @@ def run_example(
         extra=_jsonable(result.extra),
         error=None,
     )
-    return record
+    try:  # as the trace will hold it: a NaN time becomes null and is named
+        return writable_record(record)
+    except ConfigurationError as err:
+        return failed_record(base, str(err), time.perf_counter() - started)
+
+
+def failed_record(base: dict[str, Any], error: str, seconds: float) -> dict[str, Any]:
+    """The record of a question that failed with ``error`` (a miss, its error named)."""
+    record = dict(base)
+    record.update(prediction="", hit=False, recall=None, error=error, total_seconds=seconds)
+    return writable_record(record)
 
 
 def _jsonable(value: Any) -> Any:
@@ -310,8 +316,13 @@ def evaluate(
     """
     if workers < 1:
         raise ConfigurationError("workers must be at least 1")
+    if out_dir is not None and not summary_name.strip():
+        raise ConfigurationError("summary_name is empty: give a file name, such as summary.md")
     spec = get_method(method)
     dataset = load_dataset(data) if isinstance(data, str) else data
+    check_example_ids(dataset.name, dataset.examples)  # repeated ids would merge questions
+    if not dataset.examples:
+        raise ConfigurationError(f"dataset {dataset.name!r} has no questions: nothing to evaluate")
     options = dict(options or {})
     label = run_label(method, options)
     llm = as_chat_llm(llm)

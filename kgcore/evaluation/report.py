@@ -26,7 +26,8 @@ from kgcore.evaluation.metrics import (
     topic_echo,
     wilson_interval,
 )
-from kgcore.evaluation.traces import read_dataset_ids, read_traces
+from kgcore.evaluation.traces import read_dataset_ids, read_traces, write_whole_file
+from kgcore.exceptions import OutputWriteError
 
 COLUMNS = (
     ("run", "method"),
@@ -420,7 +421,12 @@ def write_report(
     plots: bool = True,
     title: str | None = None,
 ) -> Path:
-    """Write ``folder/summary_name`` (table and plots) over every trace file in ``folder``."""
+    """Write ``folder/summary_name`` (table and plots) over every trace file in ``folder``.
+
+    The summary is written whole or not at all
+    (:func:`~kgcore.evaluation.traces.write_whole_file`); a file that cannot be written is an
+    :class:`~kgcore.exceptions.OutputWriteError` naming it.
+    """
     folder = Path(folder)
     rows = summary_rows(load_runs(folder))
     stem = Path(summary_name).stem
@@ -438,6 +444,8 @@ def write_report(
                 lines += [f"![depth and hit@1 against community size]({sizes.name})", ""]
         except ImportError:
             lines += ["(plots skipped: matplotlib is not installed)", ""]
+        except OSError as err:
+            raise OutputWriteError(f"cannot write the plots in {folder}: {err}") from err
     lines += [
         "hit@1: a normalised gold answer equals or is contained (on word boundaries) in the",
         "normalised prediction; CI: its 95% Wilson interval. Strict: the first answer given equals",
@@ -456,5 +464,4 @@ def write_report(
         "",
     ]
     out = folder / summary_name
-    out.write_text("\n".join(lines), encoding="utf-8")
-    return out
+    return write_whole_file(out, "\n".join(lines).encode("utf-8"), prefix=".summary-")

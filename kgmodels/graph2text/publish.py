@@ -215,7 +215,12 @@ def read_metrics(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         return {}
-    raw = json.loads(path.read_text())
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:  # not UTF-8 JSON (UnicodeDecodeError is a ValueError)
+        raise ConfigurationError(f"metrics file {path} cannot be read: {err}") from None
+    if not isinstance(raw, dict):
+        raise ConfigurationError(f"metrics file {path} holds no JSON object")
     out: dict[str, Any] = {}
     for part in ("all", "seen", "unseen"):
         for key in ("bleu", "chrf", "rougeL"):

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, replace
-from typing import Protocol, TypeVar, runtime_checkable
+from numbers import Integral, Real
+from typing import NoReturn, Protocol, TypeVar, runtime_checkable
+
+from kgcore.exceptions import InvalidReplyError
 
 __all__ = [
     "AsyncChatLLM",
@@ -99,6 +102,18 @@ class LLMReply:
     ``sent`` is ``False`` for a reply no model gave: the request was not sent because the run's
     cost cap was spent (:mod:`kgcore.methods.kernel.budget`); its text is empty, so the method
     takes its path for an unusable reply, and a :class:`UsageMeter` does not count it.
+
+    The numbers are checked when the reply is made (a model's metadata is not trusted): a token
+    count is ``None`` or a whole number >= 0, ``seconds`` a number >= 0; anything else is an
+    :class:`~kgcore.exceptions.InvalidReplyError` naming the field (never retried). NumPy-style
+    integers are taken as ``int``. A time that is not finite (NaN) is kept: a trace writes it as
+    ``null`` and says so (:func:`kgcore.evaluation.records.writable_record`). A text that is no
+    string is the driver's to read as an empty reply (:func:`~kgcore.llm.protocol.run_steps`).
+
+    >>> LLMReply("{Paris}", prompt_tokens="12")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidReplyError: LLMReply.prompt_tokens must be a whole number >= 0 ...
     """
 
     text: str
@@ -106,6 +121,28 @@ class LLMReply:
     completion_tokens: int | None = None
     seconds: float = 0.0
     sent: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("prompt_tokens", "completion_tokens"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < 0:
+                self._refuse(name, "a whole number >= 0 or None")
+            if type(value) is not int:
+                object.__setattr__(self, name, int(value))
+        seconds = self.seconds
+        if isinstance(seconds, bool) or not isinstance(seconds, Real) or seconds < 0:
+            self._refuse("seconds", "a number >= 0")
+        if type(seconds) is not float:
+            object.__setattr__(self, "seconds", float(seconds))
+
+    def _refuse(self, name: str, kind: str) -> NoReturn:
+        value = getattr(self, name)
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise InvalidReplyError(
+            f"LLMReply.{name} must be {kind}, got {shown} ({type(value).__name__})"
+        )
 
 
 @runtime_checkable

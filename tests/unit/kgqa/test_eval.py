@@ -12,6 +12,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 import langchain_fasttog.models as models
 from kgcore.exceptions import ConfigurationError
 from kgqa.eval import add_eval_subcommand, parse_option, run_eval_command
+from tests.support.records import trace_record
 
 
 @pytest.fixture()
@@ -139,9 +140,7 @@ def test_eval_with_options_names_the_run(
 
 def test_report_only_needs_no_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen = fake_models(monkeypatch, [])
-    (tmp_path / "io__d.jsonl").write_text(
-        json.dumps({"id": "1", "run": "io", "dataset": "d", "hit": True}) + "\n"
-    )
+    (tmp_path / "io__d.jsonl").write_text(json.dumps(trace_record("1", hit=True)) + "\n")
     args = parse(["eval", "--report-only", "--out", str(tmp_path), "--no-plots"])
     assert run_eval_command(args) == 0
     assert seen == []

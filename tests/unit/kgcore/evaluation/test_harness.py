@@ -19,6 +19,7 @@ from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
 from kgcore.types import Triple
+from tests.support.records import trace_record
 
 TRIPLES = [
     ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
@@ -226,8 +227,8 @@ def test_registry_lets_a_type_error_inside_a_constructor_propagate(
 
 def test_a_truncated_last_trace_line_is_ignored(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
-    path.write_text(json.dumps({"id": "q1", "hit": True}) + '\n{"id": "q2", "hi')
-    assert read_traces(path) == [{"id": "q1", "hit": True}]
+    path.write_text(json.dumps(trace_record("q1", hit=True)) + '\n{"id": "q2", "hi')
+    assert read_traces(path) == [trace_record("q1", hit=True)]
 
 
 def test_registry_names_every_method_and_options_name_the_run() -> None:
@@ -269,15 +270,14 @@ def test_report_table_and_community_size_plot(tmp_path: Path) -> None:
     for size, hits in ((1, [True, False]), (2, [True, True]), (4, [False, True])):
         with (tmp_path / f"fasttog_{size}__d.jsonl").open("w") as handle:
             for i, hit in enumerate(hits):
-                record = {
-                    "id": f"q{i}",
-                    "run": f"fasttog[max_community_size={size}]",
-                    "dataset": "d",
-                    "hit": hit,
-                    "llm_calls": 4,
-                    "depth": size,
-                    "max_community_size": size,
-                }
+                record = trace_record(
+                    f"q{i}",
+                    f"fasttog[max_community_size={size}]",
+                    hit=hit,
+                    llm_calls=4,
+                    depth=size,
+                    max_community_size=size,
+                )
                 handle.write(json.dumps(record) + "\n")
     out = write_report(tmp_path, "report.md", title="Toy")
     text = out.read_text()
@@ -292,7 +292,7 @@ def test_report_overview_ranks_runs_with_hit_at_1_per_dataset(tmp_path: Path) ->
     for (run, dataset), values in hits.items():
         with (tmp_path / f"{run}__{dataset}.jsonl").open("w") as handle:
             for i, hit in enumerate(values):
-                record = {"id": f"q{i}", "run": run, "dataset": dataset, "hit": hit}
+                record = trace_record(f"q{i}", run, dataset, hit=hit)
                 handle.write(json.dumps(record | {"llm_calls": 1 if run == "io" else 3}) + "\n")
     text = write_report(tmp_path, plots=False).read_text()
     overview = text[text.index("## Overview") : text.index("## Details")]
@@ -300,9 +300,10 @@ def test_report_overview_ranks_runs_with_hit_at_1_per_dataset(tmp_path: Path) ->
         "| method | n | hit@1 all | CI | F1 | strict | grounded | one | two | LLM calls "
         "| prompt tok | wall s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
-        "| cgpe | 1 | 1.00 | 0.21–1.00 | – | – | – | 1.00 | – | 3.0 | – | – |",
+        "| cgpe | 1 | 1.00 | 0.21–1.00 | 1.00 | 1.00 | 0.00 | 1.00 | – | 3.0 | – | – |",
     ]
-    assert "| io | 4 | 0.25 | 0.05–0.70 | – | – | – | 0.00 | 0.50 | 1.0 | – | – |" in overview
+    io_row = "| io | 4 | 0.25 | 0.05–0.70 | 0.25 | 0.25 | 0.00 | 0.00 | 0.50 | 1.0 | – | – |"
+    assert io_row in overview
 
 
 def test_strict_grounded_and_topic_answers_in_the_summary() -> None:
@@ -402,7 +403,7 @@ def test_loop_back_split_rows_leave_the_all_rows_on_every_question() -> None:
 
 
 def test_answer_f1_in_the_summary_and_the_tables(tmp_path: Path) -> None:
-    base = {"run": "io", "dataset": "d", "answers": ["Paris", "Rome"], "topic_entities": []}
+    base = {"answers": ["Paris", "Rome"], "topic_entities": []}
     records = [
         base | {"id": "1", "prediction": "Paris; Rome", "hit": True},  # F1 1
         base | {"id": "2", "prediction": "Paris | Oslo", "hit": True},  # P 1/2, R 1/2: F1 1/2
@@ -410,14 +411,15 @@ def test_answer_f1_in_the_summary_and_the_tables(tmp_path: Path) -> None:
         base | {"id": "4", "prediction": "", "hit": False, "error": "x"},  # F1 0
     ]
     assert summarize(records)["f1"] == pytest.approx(1.5 / 4)
-    (tmp_path / "io__d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    lines = (json.dumps(trace_record(r["id"], **r)) + "\n" for r in records)
+    (tmp_path / "io__d.jsonl").write_text("".join(lines))
     text = write_report(tmp_path, plots=False).read_text()
     assert "| method | data | n | hit@1 | CI | F1 | strict |" in text
     assert "| io | d | 4 | 0.50 | 0.15–0.85 | 0.38 |" in text
 
 
 def test_a_report_on_one_dataset_has_no_overview(tmp_path: Path) -> None:
-    (tmp_path / "io__d.jsonl").write_text(json.dumps({"id": "1", "run": "io", "dataset": "d"}))
+    (tmp_path / "io__d.jsonl").write_text(json.dumps(trace_record("1")))
     assert "## Overview" not in write_report(tmp_path, plots=False).read_text()
 
 
@@ -433,9 +435,7 @@ def test_summarize_averages_and_counts() -> None:
 
 def test_report_reads_only_trace_files(tmp_path: Path) -> None:
     (tmp_path / "questions.jsonl").write_text(json.dumps({"id": "x", "question": "q"}) + "\n")
-    (tmp_path / "io__d.jsonl").write_text(
-        json.dumps({"id": "1", "run": "io", "dataset": "d"}) + "\n"
-    )
+    (tmp_path / "io__d.jsonl").write_text(json.dumps(trace_record("1")) + "\n")
     text = write_report(tmp_path, plots=False).read_text()
     assert "| io | d | 1 | 0.00 |" in text
     assert "questions" not in text and "| x |" not in text

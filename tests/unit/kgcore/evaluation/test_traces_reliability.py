@@ -18,6 +18,7 @@ from kgcore.evaluation.traces import append_trace
 from kgcore.exceptions import ConfigurationError, RunLockedError
 from kgcore.llm import ScriptedLLM
 from tests.support.paths import REPO
+from tests.support.records import trace_record
 
 ODD = ["a\u0085b", "a\u2028b\u2029c", "\ud800 lone", "\udfff", "tab\tnew\nline\r", "\x00", "é東"]
 
@@ -31,21 +32,21 @@ def dataset() -> Dataset:
 @pytest.mark.parametrize("text", ODD)
 def test_any_string_round_trips(tmp_path: Path, text: str) -> None:
     path = tmp_path / "run.jsonl"
-    append_trace(path, {"id": "q1", "prediction": text})
-    append_trace(path, {"id": "q2", "prediction": "ok"})
+    append_trace(path, trace_record("q1", prediction=text))
+    append_trace(path, trace_record("q2", prediction="ok"))
     assert read_traces(path) == [
-        {"id": "q1", "prediction": text},
-        {"id": "q2", "prediction": "ok"},
+        trace_record("q1", prediction=text),
+        trace_record("q2", prediction="ok"),
     ]
 
 
 def test_a_record_after_a_partial_line_starts_a_new_line(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
-    append_trace(path, {"id": "q1", "hit": True})
+    append_trace(path, trace_record("q1", hit=True))
     with path.open("a") as handle:
         handle.write('{"id": "q2", "hi')  # a killed run
-    append_trace(path, {"id": "q3", "hit": False})
-    append_trace(path, {"id": "q4", "hit": True})
+    append_trace(path, trace_record("q3", hit=False))
+    append_trace(path, trace_record("q4", hit=True))
     with pytest.warns(UserWarning, match=r"run.jsonl:2: unreadable trace record"):
         ids = [r["id"] for r in read_traces(path)]
     assert ids == ["q1", "q3", "q4"]
@@ -133,5 +134,5 @@ def test_out_naming_a_file_is_a_clear_error(
 
 def test_traces_are_plain_json_lines(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
-    append_trace(path, {"id": "q1", "prediction": "Amélie"})
-    assert json.loads(path.read_text(encoding="utf-8")) == {"id": "q1", "prediction": "Amélie"}
+    append_trace(path, trace_record("q1", prediction="Amélie"))
+    assert json.loads(path.read_text(encoding="utf-8")) == trace_record("q1", prediction="Amélie")
