@@ -121,7 +121,7 @@ def method_tool(
             result = method.run(question, chat, topics(question, topic_entities), budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
-        return answer_text(result.answer, result.fell_back)
+        return answer_text(result.answer, result.fell_back, result.answered)
 
     async def aask(question: str, topic_entities: list[str] | None = None) -> str:
         """Answer a question from the knowledge graph; entities in [brackets] or
@@ -131,6 +131,6 @@ def method_tool(
             result = await method.arun(question, chat, given, budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
-        return answer_text(result.answer, result.fell_back)
+        return answer_text(result.answer, result.fell_back, result.answered)
 
     return FunctionTool.from_defaults(fn=ask, async_fn=aask, name=name, description=description)

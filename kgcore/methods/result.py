@@ -3,8 +3,11 @@
 Example
 -------
 >>> r = MethodResult(question="q", answer="a", method="io")
->>> r.to_dict()["answer"]
-'a'
+>>> r.to_dict()["answer"], r.answered
+('a', True)
+>>> from kgcore.validation import UNKNOWN
+>>> MethodResult(question="q", answer=UNKNOWN, method="io").to_dict()["answered"]
+False
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.llm.protocol import UsageMeter
+from kgcore.validation import is_unknown_answer
 
 
 @dataclass
@@ -31,7 +35,13 @@ class MethodResult:
     G-Retriever's answer among the choices a question offers (``'support' or 'counter'``).
     Such an answer has passed the sanity check
     (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`: no markup, code or JSON
-    debris, a bounded length), else it is ``Unknown``.
+    debris, refusal, option label, score or bare number, a bounded length), else it is
+    ``Unknown``.
+
+    ``answered`` says whether the method answered: ``False`` exactly when ``answer`` is the
+    typed "no answer" :data:`~kgcore.validation.UNKNOWN` (which reads ``Unknown``). A node
+    named ``Unknown``, ``None`` or ``N/A`` is an answer (``answered=True``) and is scored as
+    one; :meth:`to_dict` writes ``answered`` beside ``answer``.
     """
 
     question: str
@@ -57,8 +67,16 @@ class MethodResult:
             self.prompt_tokens = usage.prompt_tokens
             self.completion_tokens = usage.completion_tokens
 
+    @property
+    def answered(self) -> bool:
+        """Whether the method answered (``answer`` is not :data:`~kgcore.validation.UNKNOWN`)."""
+        return not is_unknown_answer(self.answer)
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields, with ``answered`` (whether ``answer`` is an answer, not ``Unknown``)."""
+        data = asdict(self)
+        data["answered"] = self.answered
+        return data
 
     def draw(self, path: str | Path, **options: Any) -> Path:
         """Draw the explored paths of a ToG or CGPE run (see :func:`kgcore.visualize.draw_paths`).

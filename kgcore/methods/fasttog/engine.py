@@ -785,13 +785,14 @@ class FastToG(StepMethod[FastToGResult]):
         request = self._reason_request(run.question, run.start_text, chains)
         reply = yield request
         run.meter.usage.add(reply)
-        parsed = parse_braced_answer(reply.text, self._example_names)
         grounded = cfg.grounded_answers
+        nodes = self._nodes(run.result) if grounded else None
+        parsed = parse_braced_answer(reply.text, self._example_names, nodes)
         answer = check_answer(
             parsed,
             run.topics,
             facts="\n".join(self._texts(run.result)) if grounded else None,
-            nodes=self._nodes(run.result) if grounded else None,
+            nodes=nodes,
         )
         if parsed is not None and run.followed:
             answer = self._answer_by_path(run, parsed) or answer
