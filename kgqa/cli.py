@@ -34,6 +34,7 @@ from kgqa.common import (
     add_llm_arguments,
     kg_argument,
     llm_for,
+    llm_retry,
     missing_extra_message,
     open_graph,
     preset_help,
@@ -64,7 +65,8 @@ def require_module(module: str, extra: str) -> None:
 
 def format_result(result: FastToGResult) -> str:
     """The answer, the chains and the run's figures, for a terminal."""
-    lines = [f"Answer: {result.answer}"]
+    # The typed Unknown (no answer) is told apart from a node named "Unknown".
+    lines = [f"Answer: {result.answer}" + ("" if result.answered else " (no answer found)")]
     path = result.extra.get("path")
     if isinstance(path, dict):
         capped = ", fan-out capped" if path.get("capped") else ""
@@ -203,7 +205,9 @@ def _ask(args: argparse.Namespace) -> int:
     with ExitStack() as progress:
         if not args.quiet:  # each step on stderr as it happens
             progress.enter_context(listening_to_steps(step_printer(sys.stderr)))
-        result = engine.run(args.question, llm, args.entity or None, budget=budget)
+        result = engine.run(
+            args.question, llm, args.entity or None, retry=llm_retry(args), budget=budget
+        )
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=list), flush=True)
     else:

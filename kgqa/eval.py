@@ -219,7 +219,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     datasets = [d for spec in args.data for d in load_datasets(spec, data_dir=args.data_dir)]
 
     from kgcore.evaluation.harness import NoLLM
-    from kgqa.common import llm_for
+    from kgqa.common import llm_for, llm_retry
 
     # Methods that call no LLM (echo) need no model: none is loaded when only they run.
     llm0 = llm_for(args.llm, args.sampling) if any(s.needs_llm for s in specs) else None
@@ -253,6 +253,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
                 progress=progress,
                 plots=False,
                 summary_name=args.summary,
+                retry=llm_retry(args),
             )
             s = run.summary
             print(

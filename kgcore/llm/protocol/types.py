@@ -17,8 +17,9 @@ Example
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Generator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar, runtime_checkable
 
 __all__ = [
@@ -49,7 +50,10 @@ class LLMRequest:
     ``purpose`` names the step (``"extract_entities"``, ``"prune"``, ``"reason"``, ...) so
     adapters can label traces and tests can script replies by step. ``timeout`` is the
     per-call limit in seconds set by the driver's :class:`~kgcore.llm.protocol.RetryPolicy`; an
-    adapter whose model supports a timeout should pass it on. ``seed``, when set, asks
+    adapter whose model supports a timeout should pass it on. ``cancel`` is set by the driver
+    when that limit passes and it stops waiting: a model that checks it (``is_set()``) between
+    tokens, as the local llama.cpp model does, ends the call and frees its worker thread
+    (:mod:`kgcore.llm.protocol.workers`). ``seed``, when set, asks
     for that sampling seed (CoT-SC varies it per sample); adapters pass it where the model
     has a seed field. ``fixed_prefix`` is the number of leading messages that many requests
     share word for word (a method's demonstrations); a local model may keep their evaluated
@@ -69,6 +73,7 @@ class LLMRequest:
     seed: int | None = None
     fixed_prefix: int = 0
     cache_scope: str | None = None
+    cancel: threading.Event | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_prompt(
