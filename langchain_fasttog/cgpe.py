@@ -36,6 +36,7 @@ def cgpe_documents(result: MethodResult, k: int | None = None) -> list[Document]
             page_content=path,
             metadata={
                 "answer": result.answer,
+                "answered": result.answered,
                 "clues": list(result.extra.get("clues", [])),
                 "used_clues": list(result.extra.get("used_clues", [])),
                 "depth": result.depth,

@@ -29,6 +29,7 @@ from langchain_core.documents import Document
 from kgcore.methods.fasttog import ChainCommunity, FastToGResult
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
+from kgcore.validation import UNKNOWN
 from langchain_fasttog.base import KGMethodRetriever
 from langchain_fasttog.fasttog_fields import FastToGFields
 
@@ -51,6 +52,7 @@ def result_to_documents(result: FastToGResult, k: int | None = None) -> list[Doc
                 "triples": [list(t) for t in (*c.links, *c.triples)],
                 "modularity": c.modularity,
                 "answer": result.answer,
+                "answered": result.answered,
                 "topic_entities": list(result.topic_entities),
                 "fell_back": result.fell_back,
                 "grounded": result.grounded,
@@ -88,7 +90,7 @@ def documents_to_result(question: str, docs: Sequence[Document]) -> FastToGResul
     first = docs[0].metadata if docs else {}
     return FastToGResult(
         question=question,
-        answer=str(first.get("answer", "Unknown")),
+        answer=str(first["answer"]) if docs and first.get("answered", True) else UNKNOWN,
         method="fasttog",
         llm_calls=int(first.get("llm_calls") or 0),
         prompt_tokens=first.get("prompt_tokens"),

@@ -28,6 +28,8 @@ Example
 ('code', 'option numbers', 'null or float word')
 >>> insanity("A: 0.7, B: 0.3"), insanity("I cannot answer that"), insanity("1", "who is it?")
 ('score', 'refusal', 'bare number')
+>>> insanity("1995; Unknown")
+'refusal'
 >>> insanity("3", "how many films did he direct?") is None
 True
 """
@@ -220,8 +222,8 @@ def insanity(text: str, question: str | None = None) -> str | None:
     for rule, pattern in checks:
         if pattern.search(phrase):
             return rule
-    if _is_refusal(phrase):
-        return "refusal"
+    if any(_is_refusal(name) for name in [phrase, *phrase.split(";")]):
+        return "refusal"  # the answer, or one of its names ("1995; Unknown")
     if _OPTION_LABELS.fullmatch(phrase):
         return "option labels"
     if _OPTION_NUMBERS.fullmatch(phrase):
