@@ -47,12 +47,11 @@ from pathlib import Path
 
 from kgcore.builder import fasttog_embedder
 from kgcore.evaluation.datasets import load_metaqa
-from kgcore.evaluation.metrics import hit_at_1
+from kgcore.evaluation.metrics import scored_hit
 from kgcore.graph import InMemoryGraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES
 from kgcore.methods.fasttog.prompts import REASON_DEMOS
-from kgcore.methods.kernel import UNKNOWN
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import is_local, paper_sampling, resolve_chat_model
 
@@ -127,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     for example in examples:
         started = time.perf_counter()
         result = engine.run(example.question, llm, list(example.topic_entities) or None)
-        hit = hit_at_1(result.answer, example.answers)
+        hit = scored_hit(result.answer, example.answers, (), result.answered)
         rows.append((result, hit))
         print(
             f"{'HIT ' if hit else 'miss'} calls={result.llm_calls:2d} depth={result.depth} "
@@ -148,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     calls = [r.llm_calls for r, _ in rows]
     prompt_tokens = sum(r.prompt_tokens or 0 for r, _ in rows)
-    unanswered = [r for r, _ in rows if r.answer == UNKNOWN]
+    unanswered = [r for r, _ in rows if not r.answered]
     by_format = [r for r in unanswered if r.extra.get("unparsed_replies", 0) > 0]
     print(
         f"fasttog_metaqa {args.hop} first_choice={engine.first_choice} demos={args.demos} n={n} "

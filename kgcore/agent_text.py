@@ -23,7 +23,7 @@ from __future__ import annotations
 from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, link_entity_details
-from kgcore.validation import UNKNOWN
+from kgcore.validation import is_unknown_answer
 
 __all__ = ["NO_TOPIC_TEXT", "answer_text", "name_as_topic", "unknown_entity_text"]
 
@@ -45,15 +45,22 @@ def unknown_entity_text(err: EntityNotFoundError) -> str:
     return f"No entity named {err.name!r} is in the knowledge graph.{hint}"
 
 
-def answer_text(answer: str, fell_back: bool = False) -> str:
+def answer_text(answer: str, fell_back: bool = False, answered: bool | None = None) -> str:
     """A method's answer for an agent; ``Unknown`` says that the graph gave none.
+
+    ``answered`` is the result's (``MethodResult.answered``); without it, the answer is
+    unanswered when it is the typed :data:`~kgcore.validation.UNKNOWN`, so a node named
+    ``Unknown`` is an answer.
 
     >>> answer_text("All About Eve")
     'All About Eve'
     >>> answer_text("Paris", fell_back=True)
     "Paris (the model's own answer: the reasoning chains held no answer)"
+    >>> from kgcore.validation import UNKNOWN
+    >>> answer_text("Unknown", answered=True), answer_text(UNKNOWN)[:30]
+    ('Unknown', 'Unknown: the knowledge graph g')
     """
-    if answer == UNKNOWN:
+    if answered is False or (answered is None and is_unknown_answer(answer)):
         return "Unknown: the knowledge graph gave no answer to this question."
     if fell_back:
         return f"{answer} (the model's own answer: the reasoning chains held no answer)"

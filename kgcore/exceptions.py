@@ -70,12 +70,6 @@ class LLMResponseError(KGRetrieverError):
         self.step = step
 
 
-class InvalidReplyError(LLMResponseError, ValueError):
-    """A model's reply breaks the protocol: a field of
-    :class:`~kgcore.llm.protocol.LLMReply` of the wrong kind or out of range (token counts as
-    text, a negative count or time); the message names the field. Never retried."""
-
-
 class GraphStoreError(KGRetrieverError):
     """A graph store (for example a Neo4j server) failed, timed out or could not be reached."""
 

@@ -8,6 +8,9 @@ of ``docs/reliability.md`` and the code agree:
   none holding a control character (:func:`name_problem`);
 * at most :data:`MAX_REPLY_NAMES` names are taken from one model reply (longer names dropped);
 * an answer is a short printable phrase (:func:`answer_phrase`), otherwise it is ``Unknown``;
+  ``Unknown`` is a typed outcome (:data:`UNKNOWN`, an :class:`UnknownAnswer`, told apart by
+  :func:`is_unknown_answer`), not a string a node can share: a node named ``Unknown``,
+  ``None`` or ``N/A`` is an answer like any other;
 * every setting whose cost grows with its value has a documented range
   (:data:`FASTTOG_LIMITS`, :data:`TOG_LIMITS`, :data:`CGPE_LIMITS`, :data:`COT_SC_LIMITS`),
   checked by :func:`check_settings`, and so has a run's cost cap (:data:`BUDGET_LIMITS`).
@@ -46,7 +49,48 @@ MIN_REPLY_CAP_CHARS = 4000
 #: Largest ``max_tokens`` setting of any step.
 MAX_TOKENS = 4096
 
-UNKNOWN = "Unknown"
+
+class UnknownAnswer(str):
+    """The typed outcome "no answer": a ``str`` that reads ``Unknown`` (so it prints, compares
+    and serialises as before), but is told apart from a node *named* ``Unknown`` by its type
+    (:func:`is_unknown_answer`). There is one, :data:`UNKNOWN`; copies and pickles stay it.
+
+    >>> UNKNOWN == "Unknown", is_unknown_answer(UNKNOWN), is_unknown_answer("Unknown")
+    (True, True, False)
+    """
+
+    __slots__ = ()
+
+    def __new__(cls) -> UnknownAnswer:
+        return super().__new__(cls, "Unknown")
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return (_unknown, ())
+
+    def __copy__(self) -> UnknownAnswer:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> UnknownAnswer:
+        return self
+
+
+#: The one "no answer" outcome (reads ``Unknown``); a method's result with it says
+#: ``answered=False``. A plain string ``"Unknown"`` is an answer (a node of that name).
+UNKNOWN = UnknownAnswer()
+
+
+def _unknown() -> UnknownAnswer:
+    return UNKNOWN
+
+
+def is_unknown_answer(answer: Any) -> bool:
+    """Whether ``answer`` is the typed "no answer" (:data:`UNKNOWN`), not a name.
+
+    >>> is_unknown_answer(UNKNOWN), is_unknown_answer("None"), is_unknown_answer(None)
+    (True, False, False)
+    """
+    return isinstance(answer, UnknownAnswer)
+
 
 # Chat-template and tokenizer control tokens a model may leak into its text (ChatML
 # ``<|im_end|>``, Llama ``</s>`` / ``[INST]`` / ``<<SYS>>``, Gemma ``<end_of_turn>``, BERT-style
@@ -59,6 +103,11 @@ _SPECIAL_TOKEN = re.compile(
 # Control, format (bidi overrides, zero-width), surrogate, private-use and unassigned code
 # points, and the line/paragraph separators: none belongs in a printable one-line answer.
 _BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: The format characters real names hold and an answer may keep: the soft hyphen (U+00AD), the
+#: zero-width non-joiner (U+200C) and joiner (U+200D). Every comparison of names drops them
+#: (:func:`kgcore.text.answer_forms.normalize_answer`, :func:`kgcore.graph.names.normalize_name`),
+#: so a name matches with or without them.
+NAME_JOINERS = frozenset({"\u00ad", "\u200c", "\u200d"})
 #: What no entity or node name may hold: the C0 and C1 controls (NUL, BEL, TAB, ESC, U+0085 NEL,
 #: ...), the line and paragraph separators and lone surrogates (which no UTF-8 file can hold).
 #: Format characters (zero-width joiners, soft hyphens) are left: real names use them.
@@ -246,26 +295,30 @@ def answer_phrase(text: Any) -> str | None:
     """``text`` stripped when it is a short printable phrase, else ``None``.
 
     A phrase has at most :data:`MAX_ANSWER_CHARS` characters, at least one letter or digit,
-    no control, format, surrogate or line-separator characters, no U+FFFD and no chat
-    special token such as ``<|im_end|>``; runs of spaces (U+2002 en spaces, ...) become one
-    space, and what remains must be printable (``str.isprintable``).
+    no control, format, surrogate or line-separator characters (but the joiners and soft hyphen
+    of :data:`NAME_JOINERS`, which real names hold), no U+FFFD and no chat special token such
+    as ``<|im_end|>``; runs of spaces (U+2002 en spaces, ...) become one space, and what
+    remains must be printable (``str.isprintable``, the joiners aside).
 
     >>> answer_phrase("  Amélie "), answer_phrase("a\\x00b"), answer_phrase("x" * 301)
     ('Amélie', None, None)
-    >>> answer_phrase("Blade\\u2002Runner")
-    'Blade Runner'
+    >>> answer_phrase("Blade\\u2002Runner"), answer_phrase("Bey\\u00adonc\\u00e9")
+    ('Blade Runner', 'Bey\\xadoncé')
+    >>> answer_phrase("a\\u202eb") is None  # a bidi override is no part of a name
+    True
     """
     if not isinstance(text, str):
         return None
     value = text.strip()
     if not value or len(value) > MAX_ANSWER_CHARS or "\ufffd" in value:
         return None
-    if any(unicodedata.category(ch) in _BAD_CATEGORIES for ch in value):
+    if any(unicodedata.category(ch) in _BAD_CATEGORIES for ch in value if ch not in NAME_JOINERS):
         return None
     value = " ".join(value.split())  # only space separators are left to collapse here
     if _SPECIAL_TOKEN.search(value) or not any(ch.isalnum() for ch in value):
         return None
-    return value if value.isprintable() else None
+    visible = "".join(ch for ch in value if ch not in NAME_JOINERS)
+    return value if visible.isprintable() else None
 
 
 def safe_answer(text: Any) -> str:

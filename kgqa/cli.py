@@ -41,6 +41,7 @@ from kgqa.common import (
     add_llm_arguments,
     kg_argument,
     llm_for,
+    llm_retry,
     missing_extra_message,
     open_graph,
     preset_help,
@@ -73,7 +74,7 @@ def require_module(module: str, extra: str) -> None:
 def format_method_result(result: MethodResult) -> str:
     """The answer, what it was found with (the method's context) and the run's figures, for a
     terminal: the printout of a method other than FastToG."""
-    lines = [f"Answer: {result.answer}"]
+    lines = [f"Answer: {result.answer}" + ("" if result.answered else " (no answer found)")]
     if result.context:
         lines.append("Context:")
         lines.extend(f"  {line}" for line in str(result.context).splitlines())
@@ -96,7 +97,7 @@ def format_result(result: MethodResult) -> str:
     FastToG: :func:`format_method_result`)."""
     if not isinstance(result, FastToGResult):
         return format_method_result(result)
-    lines = [f"Answer: {result.answer}"]
+    lines = [f"Answer: {result.answer}" + ("" if result.answered else " (no answer found)")]
     path = result.extra.get("path")
     if isinstance(path, dict):
         capped = ", fan-out capped" if path.get("capped") else ""
@@ -238,7 +239,7 @@ def _ask(args: argparse.Namespace) -> int:
     with ExitStack() as progress:
         if not args.quiet:  # each step on stderr as it happens
             progress.enter_context(listening_to_steps(step_printer(sys.stderr)))
-        result = engine.run(args.question, llm, args.entity or None)
+        result = engine.run(args.question, llm, args.entity or None, retry=llm_retry(args))
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=list), flush=True)
     else:

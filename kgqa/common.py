@@ -111,8 +111,42 @@ def llm_for(spec: str, sampling: str, run_name_prefix: str = "fasttog") -> Any:
     return LangChainLLM(resolve_chat_model(spec), run_name_prefix=run_name_prefix, sampling=policy)
 
 
+def llm_timeout_argument(text: str) -> float:
+    """The ``--llm-timeout`` option's ``argparse`` type: seconds in (0, 600], else a usage
+    error (exit 2) before anything loads.
+
+    >>> llm_timeout_argument("30")
+    30.0
+    >>> llm_timeout_argument("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: --llm-timeout must be a number of seconds in (0, 600], got '0'
+    """
+    from kgcore.llm.protocol.retry import MAX_LLM_TIMEOUT
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_LLM_TIMEOUT:  # NaN and inf fail here too
+        raise argparse.ArgumentTypeError(
+            f"--llm-timeout must be a number of seconds in (0, {MAX_LLM_TIMEOUT:g}], got {text!r}"
+        )
+    return seconds
+
+
+def llm_retry(args: argparse.Namespace) -> Any:
+    """The :class:`~kgcore.llm.protocol.RetryPolicy` of ``--llm-timeout`` (the default policy,
+    with its deadline, when the option is absent)."""
+    from kgcore.llm.protocol import DEFAULT_RETRY, RetryPolicy
+
+    seconds = getattr(args, "llm_timeout", None)
+    return DEFAULT_RETRY if seconds is None else RetryPolicy(timeout=seconds)
+
+
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--llm`` and ``--sampling``, shared by the subcommands that run a model."""
+    """``--llm``, ``--sampling`` and ``--llm-timeout``, shared by the subcommands that run a
+    model."""
     parser.add_argument(
         "--llm",
         default="local",
@@ -125,6 +159,15 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
         default="paper",
         help="paper: each step at the method's temperature (and, for local models, its token "
         "cap); model: the model's own settings (default: %(default)s)",
+    )
+    from kgcore.llm.protocol import DEFAULT_LLM_TIMEOUT
+
+    parser.add_argument(
+        "--llm-timeout",
+        type=llm_timeout_argument,
+        metavar="SECONDS",
+        help="deadline of each model call, at most 600; a call past it is cut off (and "
+        f"retried), a local model stops generating (default: {DEFAULT_LLM_TIMEOUT:g})",
     )
 
 

@@ -225,7 +225,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     check_datasets(datasets)  # empty, or ids that repeat: before the model loads
 
     from kgcore.evaluation.harness import NoLLM
-    from kgqa.common import llm_for
+    from kgqa.common import llm_for, llm_retry
 
     # Methods that call no LLM (echo) need no model: none is loaded when only they run.
     llm0 = llm_for(args.llm, args.sampling) if any(s.needs_llm for s in specs) else None
@@ -259,6 +259,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
                 progress=progress,
                 plots=False,
                 summary_name=args.summary,
+                retry=llm_retry(args),
             )
             s = run.summary
             print(

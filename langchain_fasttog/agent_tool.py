@@ -68,7 +68,13 @@ def _input(chain: KGMethodChain, question: str, topic_entities: list[str] | None
 
 
 def _reply(result: dict[str, Any]) -> Reply:
-    return answer_text(str(result["answer"]), bool(result.get("fell_back"))), result
+    answered = result.get("answered")
+    text = answer_text(
+        str(result["answer"]),
+        bool(result.get("fell_back")),
+        answered if isinstance(answered, bool) else None,
+    )
+    return text, result
 
 
 def _unknown(err: EntityNotFoundError) -> Reply:

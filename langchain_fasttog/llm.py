@@ -200,7 +200,8 @@ class LangChainLLM:
     def call_kwargs(self, request: LLMRequest) -> dict[str, Any]:
         """Keyword arguments of the model call for ``request``: the policy's settings, and the
         request's sampling seed where the chat model has a ``seed`` field, and its fixed prefix
-        (``fixed_prefix_messages``) and run (``cache_scope``) where it has a ``prefix_cache``
+        (``fixed_prefix_messages``), run (``cache_scope``) and cancel event (``cancel_event``,
+        set when the call's deadline passes) where it has a ``prefix_cache``
         (``ChatLlamaCppLocal``)."""
         settings = self.sampling.settings_for(request)
         if "max_tokens" in settings:
@@ -211,6 +212,8 @@ class LangChainLLM:
             settings["fixed_prefix_messages"] = request.fixed_prefix
         if request.cache_scope is not None and self._takes_fixed_prefix:
             settings["cache_scope"] = request.cache_scope
+        if request.cancel is not None and self._takes_fixed_prefix:
+            settings["cancel_event"] = request.cancel  # ends the generation at the deadline
         return settings
 
     def run_name(self, purpose: str) -> str:

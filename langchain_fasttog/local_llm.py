@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from kgcore.exceptions import MissingDependencyError
+from kgcore.llm.cancel import CancelStop
 from kgcore.llm.repetition import RepetitionStop
 from kgcore.local_models import llama_threads
 
@@ -96,6 +98,14 @@ class ChatLlamaCppLocal(BaseChatModel):
     ``stop_loops``: end a reply once it repeats one span over and over
     (:class:`kgcore.llm.repetition.RepetitionStop`; its ``finish_reason`` is then
     ``"repetition"``), on by default.
+
+    A call ends early, with ``finish_reason`` ``"cancelled"``, when the kwarg ``cancel_event``
+    (a ``threading.Event``, which :class:`~langchain_fasttog.llm.LangChainLLM` passes from
+    :attr:`kgcore.llm.protocol.LLMRequest.cancel`) is set, or once ``call_timeout`` seconds
+    (a kwarg too) have passed: the driver sets the event when a call's deadline passes, so the
+    generation stops at its next token and the worker thread is free
+    (:class:`kgcore.llm.cancel.CancelStop`). A call whose event is already set when it gets
+    the model (it waited for an earlier call) returns an empty reply at once.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -304,13 +314,21 @@ class ChatLlamaCppLocal(BaseChatModel):
         payload = [{"role": _ROLE.get(m.type, "user"), "content": str(m.content)} for m in messages]
         fixed = int(kwargs.pop("fixed_prefix_messages", 0) or 0)
         scope = kwargs.pop("cache_scope", None)
+        cancel = kwargs.pop("cancel_event", None)
+        timeout = kwargs.pop("call_timeout", None)
+        deadline = time.monotonic() + float(timeout) if timeout else None
         in_run = scope is not None and self.run_cache and self.chat_format == "chatml"
         with self._state["lock"]:  # one llama.cpp context: calls must not interleave
+            ends = CancelStop(llama.token_eos(), cancel, deadline)
+            if ends.due():  # the caller gave up while this call waited for the model
+                return _empty_result(self.model_path)
             if in_run:
                 self._start_in_run(llama, payload, fixed, str(scope))
             elif fixed > 0 and self.prefix_cache:
                 self._start_from_prefix(llama, payload, fixed)
             loops = RepetitionStop(llama.token_eos()) if self.stop_loops else None
+            watching = cancel is not None or deadline is not None
+            processors = [p for p in (loops, ends if watching else None) if p is not None]
             response = llama.create_chat_completion(
                 messages=payload,
                 temperature=kwargs.get("temperature", self.temperature),
@@ -318,7 +336,7 @@ class ChatLlamaCppLocal(BaseChatModel):
                 top_p=self.top_p,
                 stop=stop or self.stop,
                 seed=kwargs.get("seed", self.seed),
-                logits_processor=None if loops is None else [loops],
+                logits_processor=processors or None,
             )
             if in_run:
                 self._keep_run_state(llama)
@@ -333,9 +351,21 @@ class ChatLlamaCppLocal(BaseChatModel):
             },
             response_metadata={
                 "model_path": self.model_path,
-                "finish_reason": "repetition"
+                "finish_reason": "cancelled"
+                if ends.stopped
+                else "repetition"
                 if loops is not None and loops.stopped
                 else response["choices"][0].get("finish_reason"),
             },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _empty_result(model_path: str) -> ChatResult:
+    """The reply of a call cancelled before it started: no text, no tokens."""
+    message = AIMessage(
+        content="",
+        usage_metadata={"input_tokens": 0, "output_tokens": 0, "total_tokens": 0},
+        response_metadata={"model_path": model_path, "finish_reason": "cancelled"},
+    )
+    return ChatResult(generations=[ChatGeneration(message=message)])

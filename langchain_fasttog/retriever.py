@@ -31,6 +31,7 @@ from langchain_core.documents import Document
 from kgcore.methods.fasttog import ChainCommunity, FastToGResult
 from kgcore.methods.result import MethodResult
 from kgcore.types import Triple
+from kgcore.validation import UNKNOWN
 from langchain_fasttog.base import KGMethodRetriever
 from langchain_fasttog.fasttog_fields import FastToGFields
 
@@ -83,7 +84,7 @@ def documents_to_result(question: str, docs: Sequence[Document]) -> FastToGResul
     first = docs[0].metadata if docs else {}
     return FastToGResult(
         question=question,
-        answer=str(first.get("answer", "Unknown")),
+        answer=str(first["answer"]) if docs and first.get("answered", True) else UNKNOWN,
         method="fasttog",
         llm_calls=int(first.get("llm_calls") or 0),
         prompt_tokens=first.get("prompt_tokens"),

@@ -145,7 +145,7 @@ def method_tool(
             result = engine.run(question, chat, topics(question, topic_entities), budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
-        return answer_text(result.answer, result.fell_back)
+        return answer_text(result.answer, result.fell_back, result.answered)
 
     async def aask(question: str, topic_entities: list[str] | None = None) -> str:
         """Answer a question from the knowledge graph; entities in [brackets] or
@@ -155,6 +155,6 @@ def method_tool(
             result = await engine.arun(question, chat, given, budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)
-        return answer_text(result.answer, result.fell_back)
+        return answer_text(result.answer, result.fell_back, result.answered)
 
     return FunctionTool.from_defaults(fn=ask, async_fn=aask, name=name, description=description)

@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from kgcore.evaluation.datasets import Dataset, EvalExample, check_example_ids, load_dataset
 from kgcore.evaluation.lock import locks_output_folder
-from kgcore.evaluation.metrics import answer_recall, scored_hit
+from kgcore.evaluation.metrics import answer_recall, prediction_answered, scored_hit
 from kgcore.evaluation.records import writable_record
 from kgcore.evaluation.registry import get_method, make_method
 from kgcore.evaluation.report import score_record, summarize, write_report
@@ -39,7 +39,7 @@ from kgcore.evaluation.traces import (
 from kgcore.exceptions import ConfigurationError, KGRetrieverError
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
-from kgcore.llm.protocol import ChatLLM, LLMReply, LLMRequest, run_steps
+from kgcore.llm.protocol import ChatLLM, LLMReply, LLMRequest, RetryPolicy, run_steps
 
 #: Retrieved context kept in a trace record (characters).
 MAX_TRACE_CONTEXT = 4000
@@ -123,9 +123,16 @@ class SerializedLLM:
         self._lock = threading.Lock()
 
     def generate(self, request: LLMRequest) -> LLMReply:
-        with self._lock:
+        # A call whose caller gave up (its deadline passed: ``request.cancel`` is set) while it
+        # waited for its turn ends without calling the model.
+        while not self._lock.acquire(timeout=0.05):
+            if request.cancel is not None and request.cancel.is_set():
+                raise TimeoutError("the call's deadline passed while it waited for the model")
+        try:
             started = time.perf_counter()
             reply = self.llm.generate(request)
+        finally:
+            self._lock.release()
         if not reply.seconds:
             reply = LLMReply(
                 reply.text,
@@ -189,8 +196,12 @@ def run_example(
     example: EvalExample,
     llm: ChatLLM,
     base: dict[str, Any],
+    retry: RetryPolicy | None = None,
 ) -> dict[str, Any]:
     """Answer one example and score it; a failure becomes an ``error`` field, not a crash.
+
+    ``retry`` is the policy of the model calls (default
+    :data:`~kgcore.llm.protocol.DEFAULT_RETRY`: every call has a deadline).
 
     ``hit`` is hit@1 under the topic-entity rule
     (:func:`~kgcore.evaluation.metrics.scored_hit`): an answer echoing a topic entity that is
@@ -202,14 +213,16 @@ def run_example(
     started = time.perf_counter()
     try:
         topics = list(example.topic_entities) or None
-        result = run_steps(engine.steps(example.question, topics), llm)
+        result = run_steps(engine.steps(example.question, topics), llm, retry)
     except Exception as err:  # noqa: BLE001 - one bad question must not end a long run
         kind = "" if isinstance(err, KGRetrieverError) else f"{type(err).__name__}: "
         return failed_record(base, f"{kind}{err}", time.perf_counter() - started)
     context = result.context or ""
+    answered = prediction_answered(result.answer, getattr(result, "answered", None))
     record.update(
         prediction=result.answer,
-        hit=scored_hit(result.answer, example.answers, example.topic_entities),
+        answered=answered,
+        hit=scored_hit(result.answer, example.answers, example.topic_entities, answered),
         recall=answer_recall(context, example.answers),
         llm_calls=result.llm_calls,
         prompt_tokens=result.prompt_tokens,
@@ -263,6 +276,7 @@ def evaluate(
     plots: bool = True,
     summary_name: str = "summary.md",
     fail_fast: int = FAIL_FAST,
+    retry: RetryPolicy | None = None,
 ) -> EvalRun:
     """Run ``method`` on every question of ``data`` and score it.
 
@@ -301,6 +315,11 @@ def evaluate(
         Show a progress bar with the running hit@1.
     plots, summary_name :
         Whether to draw the PNG plots, and the summary file's name in ``out_dir``.
+    retry : RetryPolicy, optional
+        How model calls are retried and how long one may take (``RetryPolicy(timeout=...)``;
+        default :data:`~kgcore.llm.protocol.DEFAULT_RETRY`, a deadline of
+        :data:`~kgcore.llm.protocol.DEFAULT_LLM_TIMEOUT` seconds a call). With
+        ``serialize_llm`` the deadline includes the wait for the model.
     fail_fast : int
         When the first ``fail_fast`` questions of the run all fail with the same error, raise
         :class:`~kgcore.exceptions.ConfigurationError` naming it, and write none of their
@@ -360,7 +379,7 @@ def evaluate(
     def task(example: EvalExample) -> dict[str, Any]:
         engine = engine_for(example)
         base = _record(example, dataset.name, method, label, options, engine)
-        return run_example(engine, example, llm, base)
+        return run_example(engine, example, llm, base, retry)
 
     finished = [done[e.id] for e in dataset.examples if e.id in done]
     hits = sum(score_record(r).hit for r in finished)

@@ -10,6 +10,12 @@ A prediction whose first answer is a topic entity of the question is a miss (an 
 :func:`topic_echo`) unless a gold answer is that entity: in PathQuestion's PQL sets many
 questions loop back to their topic entity (:func:`is_loop_back`), and those answers count.
 
+A method that did not answer (``MethodResult.answered`` is ``False``: its answer is the typed
+:data:`~kgcore.validation.UNKNOWN`) scores nothing, whatever the gold answers; a node named
+``Unknown``, ``None`` or ``N/A`` that a method answered is scored like any other answer. The
+functions take ``answered``; left out, a prediction is unanswered when it is the typed
+``UNKNOWN`` or, read back from a record, the text ``Unknown`` (:func:`prediction_answered`).
+
 Example
 -------
 >>> normalize_answer("The  Matrix!")
@@ -30,7 +36,7 @@ from collections.abc import Sequence
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.text.answer_forms import contains_answer, normalize_answer
-from kgcore.validation import UNKNOWN
+from kgcore.validation import UNKNOWN, is_unknown_answer
 
 __all__ = [
     "answer_f1",
@@ -43,6 +49,7 @@ __all__ = [
     "is_loop_back",
     "is_topic_answer",
     "normalize_answer",
+    "prediction_answered",
     "scored_hit",
     "strict_hit",
     "topic_echo",
@@ -76,28 +83,49 @@ def first_answer(prediction: str) -> str:
     return parts[0] if parts else ""
 
 
-def answer_set(prediction: str) -> set[str]:
+def prediction_answered(prediction: object, answered: bool | None = None) -> bool:
+    """Whether a prediction is an answer: ``answered`` when given (a result's or a record's),
+    else not for the typed :data:`~kgcore.validation.UNKNOWN`, nor for the text ``Unknown``
+    of a record written without ``answered``.
+
+    >>> prediction_answered("Unknown"), prediction_answered("Unknown", answered=True)
+    (False, True)
+    >>> prediction_answered(UNKNOWN, answered=None), prediction_answered("Shane")
+    (False, True)
+    """
+    if answered is not None:
+        return bool(answered)
+    return not (is_unknown_answer(prediction) or str(prediction).strip() == UNKNOWN)
+
+
+def answer_set(prediction: str, answered: bool | None = None) -> set[str]:
     """The normalised answers a prediction gives, split at ``|``, ``;`` and line breaks (as
-    :func:`first_answer`); empty for an empty or ``Unknown`` prediction.
+    :func:`first_answer`); empty for an empty or unanswered prediction
+    (:func:`prediction_answered`).
 
     >>> sorted(answer_set("The Matrix; Shane | shane"))
     ['matrix', 'shane']
+    >>> answer_set("Unknown"), answer_set("Unknown", answered=True)
+    (set(), {'unknown'})
     """
-    forms = {normalize_answer(p) for p in _FIRST_SPLIT.split(str(prediction).strip())} - {""}
-    return set() if forms == {normalize_answer(UNKNOWN)} else forms
+    if not prediction_answered(prediction, answered):
+        return set()
+    return {normalize_answer(p) for p in _FIRST_SPLIT.split(str(prediction).strip())} - {""}
 
 
-def answer_f1(prediction: str, answers: Sequence[str]) -> float:
+def answer_f1(prediction: str, answers: Sequence[str], answered: bool | None = None) -> float:
     """F1 of the predicted answer set against the gold set, both normalised
-    (:func:`answer_set`; an answer counts when it equals a gold one). An empty or ``Unknown``
+    (:func:`answer_set`; an answer counts when it equals a gold one). An empty or unanswered
     prediction has F1 0.
 
     >>> answer_f1("Shane; Giant", ["Shane"]), answer_f1("Shane", ["Shane", "Giant"])
     (0.6666666666666666, 0.6666666666666666)
     >>> answer_f1("shane | GIANT", ["Giant", "Shane"]), answer_f1("Unknown", ["Shane"])
     (1.0, 0.0)
+    >>> answer_f1("Unknown", ["Unknown"]), answer_f1("Unknown", ["Unknown"], answered=True)
+    (0.0, 1.0)
     """
-    predicted = answer_set(prediction)
+    predicted = answer_set(prediction, answered)
     golds = {normalize_answer(a) for a in answers} - {""}
     correct = len(predicted & golds)
     if not correct:
@@ -165,13 +193,23 @@ def topic_echo(prediction: str, answers: Sequence[str], topic_entities: Sequence
     return first in topics and first not in {normalize_answer(a) for a in answers}
 
 
-def scored_hit(prediction: str, answers: Sequence[str], topic_entities: Sequence[str]) -> bool:
-    """hit@1 under the topic-entity rule: :func:`hit_at_1`, and not a :func:`topic_echo`.
+def scored_hit(
+    prediction: str,
+    answers: Sequence[str],
+    topic_entities: Sequence[str],
+    answered: bool | None = None,
+) -> bool:
+    """hit@1 under the topic-entity rule: :func:`hit_at_1`, and not a :func:`topic_echo`; never
+    for an unanswered prediction (:func:`prediction_answered`).
 
     >>> scored_hit("Indiana", ["Indiana"], ["Indiana"]), scored_hit("Giant", ["Giant", "Shane"],
     ...     ["Giant"]), scored_hit("the Giant", ["Shane"], ["Giant"])
     (True, True, False)
+    >>> scored_hit(UNKNOWN, ["Unknown"], []), scored_hit("Unknown", ["Unknown"], [], True)
+    (False, True)
     """
+    if not prediction_answered(prediction, answered):
+        return False
     return hit_at_1(prediction, answers) and not topic_echo(prediction, answers, topic_entities)
 
 

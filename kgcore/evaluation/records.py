@@ -102,6 +102,7 @@ RECORD_FIELDS: dict[str, tuple[Callable[[Any], bool], str, bool]] = {
     "topic_entities": (_names, "a list of strings", False),
     "prediction": (_text, "a string", False),
     "hit": (_flag, "true or false", False),
+    "answered": (_flag, "true or false", False),
     "recall": (_share, "a number between 0 and 1", True),
     "llm_calls": (_count, "a whole number >= 0", True),
     "prompt_tokens": (_count, "a whole number >= 0", True),

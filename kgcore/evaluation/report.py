@@ -91,10 +91,12 @@ def score_record(record: dict[str, Any]) -> RecordScore:
     prediction = str(prediction)
     if topic_echo(prediction, answers, record.get("topic_entities") or []):
         return RecordScore(False, False, False, 0.0)
+    answered = record.get("answered")
+    answered = answered if isinstance(answered, bool) else None  # older records: from the text
     hit = bool(record.get("hit"))
     strict = hit and strict_hit(prediction, answers)
     grounded = hit and grounded_hit(prediction, answers, str(record.get("context") or ""))
-    return RecordScore(hit, strict, grounded, answer_f1(prediction, answers))
+    return RecordScore(hit, strict, grounded, answer_f1(prediction, answers, answered))
 
 
 def loops_back(record: dict[str, Any]) -> bool:

@@ -19,9 +19,10 @@ from rapidfuzz import fuzz, process
 
 from kgcore.exceptions import GraphLoadError
 from kgcore.types import Triple
-from kgcore.validation import NAME_BAD_CHARS, name_problem
+from kgcore.validation import NAME_BAD_CHARS, NAME_JOINERS, name_problem
 
 _SPACES = re.compile(r"\s+")
+_JOINERS = str.maketrans("", "", "".join(sorted(NAME_JOINERS)))
 #: Characters of a query used for fuzzy ranking: WRatio's cost grows with the query's length,
 #: and a longer query cannot match a node name well anyway (MetaQA's longest name has 79).
 FUZZY_QUERY_CHARS = 96
@@ -99,8 +100,13 @@ def check_triples(triples: Any) -> Iterator[Triple]:
 
 
 def normalize_name(name: str) -> str:
-    """Case- and spacing-insensitive form of a name (``"The  Matrix"`` -> ``"the matrix"``)."""
-    return _SPACES.sub(" ", name).strip().casefold()
+    """Case- and spacing-insensitive form of a name (``"The  Matrix"`` -> ``"the matrix"``),
+    without soft hyphens and zero-width (non-)joiners (``kgcore.validation.NAME_JOINERS``).
+
+    >>> normalize_name("Bey\\u00adonce") == normalize_name("beyonce")
+    True
+    """
+    return _SPACES.sub(" ", name.translate(_JOINERS)).strip().casefold()
 
 
 def rank_names(

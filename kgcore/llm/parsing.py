@@ -242,11 +242,40 @@ def json_answer(text: str) -> tuple[bool, str | None]:
     return False, None
 
 
-def _checked(value: str | None) -> str | None:
-    if value is None:
+def _phrase(value: str | None) -> str | None:
+    """A parsed value cleaned of quotes, brackets and ``Answer:``, as a phrase, or ``None``."""
+    return None if value is None else answer_phrase(_clean_answer(value))
+
+
+def parse_answer_text(text: str) -> str | None:
+    """The answer a reasoning reply writes, as written: :func:`parse_answer` without its last
+    step, so ``{Unknown}``, ``{None}`` or ``{N/A}`` give ``Unknown``, ``None`` or ``N/A``.
+
+    A graph method reads it so a node of one of those names can be its answer (the node it
+    names among the nodes it showed the model, and only that node); for anything else such a
+    word means the model could not answer (:func:`is_unknown`).
+
+    >>> parse_answer_text("{None}"), parse_answer("{None}")
+    ('None', None)
+    >>> parse_answer_text("no braces\\nat all") is None
+    True
+    """
+    if not isinstance(text, str):
         return None
-    value = _clean_answer(value)
-    return None if is_unknown(value) else answer_phrase(value)
+    text = text[:PARSE_CHARS]
+    found, value = json_answer(text)
+    if found:
+        return _phrase(value)
+    braces = [g for g in _BRACES.findall(text) if g.strip()]
+    if braces:
+        return _phrase(braces[-1])
+    line = _ANSWER_LINE.search(text)
+    if line:
+        return _phrase(line.group(1).splitlines()[0])
+    stripped = text.strip()
+    if stripped and "\n" not in stripped and len(stripped) <= 200:
+        return _phrase(stripped)
+    return None
 
 
 def parse_answer(text: str) -> str | None:
@@ -256,32 +285,15 @@ def parse_answer(text: str) -> str | None:
     ``X``); otherwise braces win (``{answer}``), then an ``Answer:`` line, then a one-line
     reply. An answer that is not a short printable phrase
     (:func:`~kgcore.validation.answer_phrase`) counts as unknown, so the method falls back as
-    it does for ``{Unknown}``.
+    it does for ``{Unknown}`` (:func:`parse_answer_text` keeps such words).
 
     >>> parse_answer("{<|im_end|>}") is None, parse_answer("{" + "x" * 5000 + "}") is None
     (True, True)
     >>> parse_answer('So: {"answer": "George Stevens"}'), parse_answer('{"answer": null}')
     ('George Stevens', None)
     """
-    if not isinstance(text, str):
-        return None
-    text = text[:PARSE_CHARS]
-    found, value = json_answer(text)
-    if found:
-        return _checked(value)
-    braces = [g for g in _BRACES.findall(text) if g.strip()]
-    if braces:
-        value = _clean_answer(braces[-1])
-        return None if is_unknown(value) else answer_phrase(value)
-    line = _ANSWER_LINE.search(text)
-    if line:
-        value = _clean_answer(line.group(1).splitlines()[0])
-        return None if is_unknown(value) else answer_phrase(value)
-    stripped = text.strip()
-    if stripped and "\n" not in stripped and len(stripped) <= 200:
-        value = _clean_answer(stripped)
-        return None if is_unknown(value) else answer_phrase(value)
-    return None
+    value = parse_answer_text(text)
+    return None if value is None or is_unknown(value) else value
 
 
 def _json_list(text: str) -> list[object] | None:

@@ -8,8 +8,9 @@ Every subclass's ``steps`` is wrapped once, when the class is defined, so the sa
 for every method, whoever drives it (``run``, ``arun``, the evaluation harness, the adapters):
 the question and the caller's topic entities are checked against the limits of
 :mod:`kgcore.validation` before any work, a final answer that is not a short printable
-phrase becomes ``Unknown`` and an unnamed graph node (``m.0w4dx1v``) is never an answer, an
-answer the result flags as not grounded must pass the sanity check
+phrase becomes ``Unknown`` (the typed :data:`~kgcore.validation.UNKNOWN`: the result says
+``answered=False``) and an unnamed graph node (``m.0w4dx1v``) is never an answer, an
+answer the result flags as not grounded must pass the sanity check for its question
 (``extra["answer_guarded"]`` says when the answer changed), every request of one run
 carries that run's ``cache_scope`` (:func:`in_cache_scope`), and a run stays within its cost
 cap (:mod:`kgcore.methods.kernel.budget`: the method's :attr:`StepMethod.budget`, or the
@@ -48,7 +49,7 @@ from kgcore.methods.kernel.answer_reading import final_answer
 from kgcore.methods.kernel.answer_sanity import sane_answer
 from kgcore.methods.kernel.budget import Budget, check_budget, within_budget
 from kgcore.methods.kernel.meter import RunMeter
-from kgcore.validation import UNKNOWN, check_question, check_topic_entities
+from kgcore.validation import UNKNOWN, check_question, check_topic_entities, is_unknown_answer
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -59,18 +60,22 @@ def guard_result(result: Any) -> Any:
     every method's answer); ``extra["answer_guarded"]`` says when it changed the answer.
 
     An answer the result says is not grounded (``grounded=False``: the model's own knowledge)
-    must also be sane (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`), else it is
-    ``Unknown``; an ``Unknown`` answer is grounded (it claims nothing).
+    must also be sane for the result's question
+    (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`: no refusal, option label,
+    score, bare number where no quantity is asked, ...), else it is ``Unknown``; an
+    ``Unknown`` answer is grounded (it claims nothing). ``Unknown`` is the typed
+    :data:`~kgcore.validation.UNKNOWN`, so a node named ``Unknown`` stays an answer.
     """
     answer = getattr(result, "answer", None)
     if not isinstance(answer, str):
         return result
     guarded = final_answer(answer)
-    if getattr(result, "grounded", True) is False and guarded != UNKNOWN:
-        guarded = sane_answer(guarded) or UNKNOWN
-    if guarded == UNKNOWN and hasattr(result, "grounded"):
+    if getattr(result, "grounded", True) is False and not is_unknown_answer(guarded):
+        question = getattr(result, "question", None)
+        guarded = sane_answer(guarded, question if isinstance(question, str) else None) or UNKNOWN
+    if is_unknown_answer(guarded) and hasattr(result, "grounded"):
         result.grounded = True
-    if guarded != answer:
+    if guarded != answer or is_unknown_answer(guarded) != is_unknown_answer(answer):
         result.answer = guarded
         extra = getattr(result, "extra", None)
         if isinstance(extra, dict):

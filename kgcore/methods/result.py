@@ -4,11 +4,14 @@ evidence its answer rests on (what the adapters turn into Documents and nodes).
 Example
 -------
 >>> r = MethodResult(question="q", answer="a", method="io")
->>> r.to_dict()["answer"]
-'a'
+>>> r.to_dict()["answer"], r.answered
+('a', True)
 >>> r = MethodResult(question="q", answer="b", method="tog", context="(a, r, b)\\n(a, s, c)")
 >>> [(e.text, e.metadata["supports_answer"]) for e in r.evidence()]
 [('(a, r, b)', True), ('(a, s, c)', False)]
+>>> from kgcore.validation import UNKNOWN
+>>> MethodResult(question="q", answer=UNKNOWN, method="io").to_dict()["answered"]
+False
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.llm.protocol import UsageMeter
-from kgcore.validation import UNKNOWN
+from kgcore.validation import is_unknown_answer
 
 #: Keys of ``extra`` that every piece of a run's evidence carries when the run has them.
 EVIDENCE_EXTRA_KEYS = ("topic_entities", "clues", "used_clues")
@@ -38,11 +41,13 @@ class Evidence:
 def answer_names(answer: str) -> list[str]:
     """The names of an answer (``"A; B"`` names two); none for ``Unknown``.
 
-    >>> answer_names("Frank Liu; Grace Kim"), answer_names("Unknown")
+    >>> from kgcore.validation import UNKNOWN
+    >>> answer_names("Frank Liu; Grace Kim"), answer_names(UNKNOWN)
     (['Frank Liu', 'Grace Kim'], [])
     """
-    names = [part.strip() for part in answer.split(";")]
-    return [name for name in names if name and name != UNKNOWN]
+    if is_unknown_answer(answer):
+        return []
+    return [name for name in (part.strip() for part in answer.split(";")) if name]
 
 
 def names_any(names: Sequence[str], text: str, nodes: Iterable[str] = ()) -> bool:
@@ -71,7 +76,13 @@ class MethodResult:
     G-Retriever's answer among the choices a question offers (``'support' or 'counter'``).
     Such an answer has passed the sanity check
     (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`: no markup, code or JSON
-    debris, a bounded length), else it is ``Unknown``.
+    debris, refusal, option label, score or bare number, a bounded length), else it is
+    ``Unknown``.
+
+    ``answered`` says whether the method answered: ``False`` exactly when ``answer`` is the
+    typed "no answer" :data:`~kgcore.validation.UNKNOWN` (which reads ``Unknown``). A node
+    named ``Unknown``, ``None`` or ``N/A`` is an answer (``answered=True``) and is scored as
+    one; :meth:`to_dict` writes ``answered`` beside ``answer``.
     """
 
     question: str
@@ -97,8 +108,16 @@ class MethodResult:
             self.prompt_tokens = usage.prompt_tokens
             self.completion_tokens = usage.completion_tokens
 
+    @property
+    def answered(self) -> bool:
+        """Whether the method answered (``answer`` is not :data:`~kgcore.validation.UNKNOWN`)."""
+        return not is_unknown_answer(self.answer)
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields, with ``answered`` (whether ``answer`` is an answer, not ``Unknown``)."""
+        data = asdict(self)
+        data["answered"] = self.answered
+        return data
 
     def run_metadata(self) -> dict[str, Any]:
         """What every piece of this run's evidence says of the run: the answer, whether it
@@ -106,6 +125,7 @@ class MethodResult:
         (``source``), and the topic entities and clues when the run has them."""
         meta: dict[str, Any] = {
             "answer": self.answer,
+            "answered": self.answered,
             "depth": self.depth,
             "fell_back": self.fell_back,
             "grounded": self.grounded,

@@ -6,6 +6,8 @@ Example
 'matrix'
 >>> normalize_answer("Amélie") == normalize_answer("amelie")
 True
+>>> normalize_answer("Bey\\u00adonce") == normalize_answer("Beyonce")  # soft hyphen dropped
+True
 """
 
 from __future__ import annotations
@@ -17,17 +19,21 @@ import unicodedata
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = re.compile(f"[{re.escape(string.punctuation)}‘’“”–—]")
 _SPACES = re.compile(r"\s+")
+#: The soft hyphen and the zero-width non-joiner and joiner (``kgcore.validation.NAME_JOINERS``):
+#: a name holds them or not, it is the same name.
+_JOINERS = str.maketrans("", "", "\u00ad\u200c\u200d")
 
 
 def normalize_answer(text: str) -> str:
-    """Lower-case, strip accents, punctuation and articles, collapse spaces.
+    """Lower-case, strip accents, punctuation, articles, soft hyphens and zero-width
+    (non-)joiners, collapse spaces.
 
     Example
     -------
     >>> normalize_answer("  An Ideal Husband. ")
     'ideal husband'
     """
-    text = unicodedata.normalize("NFKD", str(text))
+    text = unicodedata.normalize("NFKD", str(text).translate(_JOINERS))
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
     text = _PUNCT.sub(" ", text)
     text = _ARTICLES.sub(" ", text)

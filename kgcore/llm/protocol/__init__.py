@@ -17,15 +17,20 @@ The drivers make every call safe for the method behind them:
   :class:`~kgcore.exceptions.LLMResponseError` naming the step and the cause, or, with
   ``on_failure="fallback"``, answers the step with an empty reply so the method takes its
   documented path for an unusable reply (its fallback, else ``Unknown``);
-* a call with a timeout is cut off after it, a synchronous model's too (its call runs in a
-  worker thread the driver stops waiting for), and the timeout is a transient error.
+* every call has a deadline (:data:`DEFAULT_LLM_TIMEOUT` unless the policy says otherwise)
+  and is cut off after it, a synchronous model's too (its call runs in a reusable worker
+  thread the driver stops waiting for, and the request's ``cancel`` event asks the model to
+  stop); the timeout is a transient error, and a model that ignores ``cancel`` and never
+  returns keeps at most ``RetryPolicy.max_abandoned`` workers
+  (:mod:`~kgcore.llm.protocol.workers`, :func:`worker_stats`).
 
 The package has one module per job, and every name is imported from here:
 
 - :mod:`~kgcore.llm.protocol.types`: messages, requests, replies, the model protocols,
   :data:`Steps` and the :class:`UsageMeter`;
 - :mod:`~kgcore.llm.protocol.retry`: which errors are transient, :class:`RetryPolicy`;
-- :mod:`~kgcore.llm.protocol.driver`: :func:`run_steps`, :func:`arun_steps` and the reply cap.
+- :mod:`~kgcore.llm.protocol.driver`: :func:`run_steps`, :func:`arun_steps` and the reply cap;
+- :mod:`~kgcore.llm.protocol.workers`: the worker threads of calls with a deadline.
 
 Example
 -------
@@ -41,6 +46,7 @@ Example
 
 from kgcore.llm.protocol.driver import arun_steps, reply_char_cap, run_steps
 from kgcore.llm.protocol.retry import (
+    DEFAULT_LLM_TIMEOUT,
     DEFAULT_RETRY,
     FAILURE_MODES,
     TRANSIENT_STATUS,
@@ -57,8 +63,16 @@ from kgcore.llm.protocol.types import (
     Steps,
     UsageMeter,
 )
+from kgcore.llm.protocol.workers import (
+    DEFAULT_MAX_ABANDONED,
+    ModelStuckError,
+    WorkerStats,
+    worker_stats,
+)
 
 __all__ = [
+    "DEFAULT_LLM_TIMEOUT",
+    "DEFAULT_MAX_ABANDONED",
     "DEFAULT_RETRY",
     "FAILURE_MODES",
     "TRANSIENT_STATUS",
@@ -67,12 +81,15 @@ __all__ = [
     "ChatMessage",
     "LLMReply",
     "LLMRequest",
+    "ModelStuckError",
     "RetryPolicy",
     "Steps",
     "UsageMeter",
+    "WorkerStats",
     "arun_steps",
     "describe_error",
     "is_transient",
     "reply_char_cap",
     "run_steps",
+    "worker_stats",
 ]

@@ -9,9 +9,12 @@ step's cost grows with the size of a reply.
 Whatever a model raises (any :class:`Exception`: ``RuntimeError``, ``KeyError``,
 ``MemoryError``, ``RecursionError``, ``UnicodeDecodeError``, a provider's own errors) ends as a
 :class:`~kgcore.exceptions.LLMResponseError` naming the step, with the model's error as its
-``__cause__``; only ``KeyboardInterrupt``, ``SystemExit`` and cancellation pass through. A call
-with a timeout (``RetryPolicy(timeout=...)`` or :attr:`LLMRequest.timeout`) is cut off after it,
-for synchronous models too: their call runs in a worker thread the driver stops waiting for.
+``__cause__``; only ``KeyboardInterrupt``, ``SystemExit`` and cancellation pass through. Every
+call has a deadline by default (``RetryPolicy(timeout=...)``, default
+:data:`~kgcore.llm.protocol.retry.DEFAULT_LLM_TIMEOUT`, or :attr:`LLMRequest.timeout`) and is
+cut off after it, for synchronous models too: their call runs in a reusable worker thread the
+driver stops waiting for, and the request's ``cancel`` event tells the model to stop
+(:mod:`kgcore.llm.protocol.workers` bounds the calls a model that ignores it leaves running).
 
 Example
 -------
@@ -29,15 +32,25 @@ True
 from __future__ import annotations
 
 import asyncio
+import functools
+import math
 import threading
 import time
-from concurrent.futures import Future
+from concurrent import futures
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from kgcore.llm.protocol.retry import DEFAULT_RETRY, CallGuard, RetryPolicy
-from kgcore.llm.protocol.types import AsyncChatLLM, ChatLLM, LLMReply, LLMRequest, Steps
+from kgcore.llm.protocol.types import (
+    AsyncChatLLM,
+    ChatLLM,
+    LLMReply,
+    LLMRequest,
+    Steps,
+    token_count,
+)
+from kgcore.llm.protocol.workers import WORKERS, PendingCall
 from kgcore.validation import MIN_REPLY_CAP_CHARS
 
 __all__ = ["arun_steps", "reply_char_cap", "run_steps"]
@@ -55,7 +68,10 @@ def reply_char_cap(request: LLMRequest) -> int:
 
 
 def _capped(reply: object, request: LLMRequest, started: float) -> LLMReply:
-    """The reply with its text cut to :func:`reply_char_cap` and its time measured."""
+    """The reply with its text cut to :func:`reply_char_cap`, its token counts whole numbers
+    >= 0 or ``None`` (:func:`~kgcore.llm.protocol.types.token_count`), and its time measured
+    unless the model reported a finite, positive one, so a model's odd metadata never reaches
+    a method's figures."""
     if not isinstance(reply, LLMReply):
         reply = LLMReply(text="")
     text = reply.text if isinstance(reply.text, str) else ""
@@ -64,7 +80,17 @@ def _capped(reply: object, request: LLMRequest, started: float) -> LLMReply:
         reply = replace(reply, text=text[:cap])
     if reply.sent is not True:  # a model's reply was sent, whatever it says (it is counted)
         reply = replace(reply, sent=True)
-    if reply.seconds:
+    prompt, completion = token_count(reply.prompt_tokens), token_count(reply.completion_tokens)
+    if prompt is not reply.prompt_tokens or completion is not reply.completion_tokens:
+        reply = replace(reply, prompt_tokens=prompt, completion_tokens=completion)
+    seconds = reply.seconds
+    usable = (
+        isinstance(seconds, (int, float))
+        and not isinstance(seconds, bool)
+        and math.isfinite(seconds)
+        and seconds > 0
+    )
+    if usable:
         return reply
     return replace(reply, seconds=time.perf_counter() - started)
 
@@ -92,44 +118,60 @@ def _unwrap(outcome: object) -> object:
     return outcome
 
 
-def _in_thread(llm: ChatLLM, request: LLMRequest) -> Future[object]:
-    """Start ``llm.generate(request)`` in a daemon thread; its outcome lands in the future.
-
-    The future is marked running before the call, so a caller that stops waiting cannot cancel
-    it under the thread; the thread is abandoned, not killed (Python cannot stop a thread), and
-    being a daemon it never holds up the interpreter's exit.
-    """
-    future: Future[object] = Future()
-
-    def work() -> None:
-        if not future.set_running_or_notify_cancel():  # pragma: no cover - never cancelled
-            return
-        try:
-            future.set_result(_outcome(llm, request))
-        except BaseException as err:  # noqa: BLE001 - an interrupt, handed to the driver
-            future.set_exception(err)
-
-    threading.Thread(target=work, name=f"llm-{request.purpose}", daemon=True).start()
-    return future
-
-
 def _timed_out(request: LLMRequest) -> TimeoutError:
     return TimeoutError(f"no reply within the timeout of {request.timeout:g} s")
 
 
-def _generate(llm: ChatLLM, request: LLMRequest) -> object:
+def _with_cancel(request: LLMRequest) -> LLMRequest:
+    """``request`` with a fresh ``cancel`` event (this attempt's), unless the caller gave one."""
+    return request if request.cancel is not None else replace(request, cancel=threading.Event())
+
+
+#: Seconds the driver waits, after setting a call's ``cancel`` event, for the call to end
+#: before it counts it as abandoned (a model that honours the event ends within a token).
+CANCEL_GRACE = 0.25
+
+
+def _give_up_on(call: PendingCall, request: LLMRequest) -> None:
+    """The caller stops waiting for ``call``: the request's ``cancel`` event is set, and unless
+    the call then ends within :data:`CANCEL_GRACE` seconds it is abandoned (counted against its
+    model, :mod:`kgcore.llm.protocol.workers`)."""
+    if request.cancel is not None:
+        request.cancel.set()
+        futures.wait([call.future], timeout=CANCEL_GRACE)
+    if not call.future.done():
+        WORKERS.abandon(call)
+
+
+async def _agive_up_on(call: PendingCall, request: LLMRequest) -> None:
+    """:func:`_give_up_on` without blocking the event loop."""
+    if request.cancel is not None:
+        request.cancel.set()
+        await asyncio.wait([asyncio.wrap_future(call.future)], timeout=CANCEL_GRACE)
+    if not call.future.done():
+        WORKERS.abandon(call)
+
+
+def _generate(llm: ChatLLM, request: LLMRequest, max_abandoned: int) -> object:
     """``llm.generate(request)``, cut off after ``request.timeout`` seconds when it has one.
 
-    With a timeout the call runs in a worker thread (:func:`_in_thread`) and the driver stops
-    waiting at the timeout with a :class:`TimeoutError`, which is transient (retried).
+    With a timeout the call runs in a reusable worker thread
+    (:mod:`kgcore.llm.protocol.workers`) and the driver stops waiting at the timeout with a
+    :class:`TimeoutError`, which is transient (retried): the call is abandoned and its
+    ``cancel`` event set. An interrupt (Ctrl-C) while waiting abandons it too.
     """
     if request.timeout is None:
         return llm.generate(request)
-    future = _in_thread(llm, request)
+    request = _with_cancel(request)
+    call = WORKERS.submit(llm, functools.partial(_outcome, llm, request), max_abandoned)
     try:
-        outcome = future.result(timeout=request.timeout)
+        outcome = call.future.result(timeout=request.timeout)
     except FutureTimeout:
+        _give_up_on(call, request)
         raise _timed_out(request) from None
+    except BaseException:
+        _give_up_on(call, request)
+        raise
     return _unwrap(outcome)
 
 
@@ -138,7 +180,7 @@ def _call(llm: ChatLLM, request: LLMRequest, guard: CallGuard) -> LLMReply:
     for attempt in range(1, tries + 1):
         started = time.perf_counter()
         try:
-            return _capped(_generate(llm, request), request, started)
+            return _capped(_generate(llm, request, guard.policy.max_abandoned), request, started)
         except Exception as err:  # noqa: BLE001 - any model failure: classified by the guard
             if guard.retries(request, err, attempt, tries):
                 guard.wait(attempt)
@@ -147,18 +189,26 @@ def _call(llm: ChatLLM, request: LLMRequest, guard: CallGuard) -> LLMReply:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-async def _agenerate(llm: AsyncChatLLM | ChatLLM, request: LLMRequest) -> object:
+async def _agenerate(
+    llm: AsyncChatLLM | ChatLLM, request: LLMRequest, max_abandoned: int
+) -> object:
     """One model call on the event loop: an async model cancelled after ``request.timeout``, a
-    sync one in a thread that the loop stops waiting for at the timeout."""
+    sync one in a worker thread that the loop stops waiting for at the timeout (the call is
+    abandoned and its ``cancel`` event set, as in :func:`_generate`)."""
     if isinstance(llm, AsyncChatLLM):
         return await asyncio.wait_for(llm.agenerate(request), request.timeout)
     if request.timeout is None:
         return _unwrap(await asyncio.to_thread(_outcome, llm, request))
-    future = _in_thread(llm, request)
+    request = _with_cancel(request)
+    call = WORKERS.submit(llm, functools.partial(_outcome, llm, request), max_abandoned)
     try:
-        outcome = await asyncio.wait_for(asyncio.wrap_future(future), request.timeout)
+        outcome = await asyncio.wait_for(asyncio.wrap_future(call.future), request.timeout)
     except TimeoutError:
+        await _agive_up_on(call, request)
         raise _timed_out(request) from None
+    except BaseException:
+        _give_up_on(call, request)  # cancelled or interrupted: no awaiting here
+        raise
     return _unwrap(outcome)
 
 
@@ -167,7 +217,9 @@ async def _acall(llm: AsyncChatLLM | ChatLLM, request: LLMRequest, guard: CallGu
     for attempt in range(1, tries + 1):
         started = time.perf_counter()
         try:
-            return _capped(await _agenerate(llm, request), request, started)
+            return _capped(
+                await _agenerate(llm, request, guard.policy.max_abandoned), request, started
+            )
         except Exception as err:  # noqa: BLE001 - any model failure: classified by the guard
             if guard.retries(request, err, attempt, tries):
                 await guard.await_wait(attempt)

@@ -27,8 +27,10 @@ from dataclasses import dataclass, field, replace
 
 from kgcore.exceptions import InvalidSettingError, KGRetrieverError, LLMResponseError
 from kgcore.llm.protocol.types import LLMReply, LLMRequest
+from kgcore.llm.protocol.workers import DEFAULT_MAX_ABANDONED
 
 __all__ = [
+    "DEFAULT_LLM_TIMEOUT",
     "DEFAULT_RETRY",
     "FAILURE_MODES",
     "TRANSIENT_STATUS",
@@ -36,6 +38,13 @@ __all__ = [
     "describe_error",
     "is_transient",
 ]
+
+#: Seconds a model call may take unless a policy says otherwise: every call has a deadline.
+#: Generous for a local model on a loaded CPU (a long FastToG reasoning prompt takes tens of
+#: seconds), and it still ends a call to a model that never returns.
+DEFAULT_LLM_TIMEOUT = 300.0
+#: The longest deadline a policy accepts (seconds).
+MAX_LLM_TIMEOUT = 600.0
 
 #: HTTP statuses worth another try (timeout, conflict, too early, rate limit, server errors).
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -128,10 +137,19 @@ class RetryPolicy:
         Before retry ``k`` (1, 2, ...) the driver waits ``min(max_delay, base_delay * 2**(k-1))``
         times a seeded jitter factor in [0.5, 1) (``max_delay`` at most 60 s).
     timeout : float or None
-        Seconds one call may take (at most 600); each attempt is cut off after it, and a
-        timeout is transient (retried). Asynchronous models are cancelled; a synchronous one
-        runs in a worker thread that the driver stops waiting for (the thread is abandoned: a
-        model that can stop early should honour :attr:`LLMRequest.timeout`, which it receives).
+        Seconds one call may take (at most 600; default :data:`DEFAULT_LLM_TIMEOUT`, 300):
+        each attempt is cut off after it, and a timeout is transient (retried). Asynchronous
+        models are cancelled; a synchronous one runs in a reusable worker thread that the
+        driver stops waiting for, setting the request's ``cancel`` event (a model that checks
+        it, as the local llama.cpp model does, ends the call and frees the worker; it also
+        receives :attr:`LLMRequest.timeout`). ``None``: no deadline, the call runs in the
+        caller's thread and may wait forever.
+    max_abandoned : int
+        Calls a synchronous model may leave running past their deadline at most (1 to 64,
+        default 2): a model that neither returns nor honours ``cancel`` keeps that many worker
+        threads, and a call beyond them is refused at once with a transient
+        :class:`~kgcore.llm.protocol.workers.ModelStuckError` instead of taking a new thread
+        (:func:`~kgcore.llm.protocol.workers.worker_stats` counts them).
     on_failure : {"raise", "fallback"}
         After the budget: raise :class:`~kgcore.exceptions.LLMResponseError`, or answer the
         step with an empty reply so the method falls back (later calls of the same run then
@@ -151,7 +169,8 @@ class RetryPolicy:
     attempts: int = 3
     base_delay: float = 0.5
     max_delay: float = 8.0
-    timeout: float | None = None
+    timeout: float | None = DEFAULT_LLM_TIMEOUT
+    max_abandoned: int = DEFAULT_MAX_ABANDONED
     on_failure: str = "raise"
     seed: int = 0
     sleep: Callable[[float], None] = field(default=_sleep, compare=False, repr=False)
@@ -161,8 +180,22 @@ class RetryPolicy:
             raise InvalidSettingError(f"attempts must be between 1 and 10, got {self.attempts}")
         if not 0 <= self.base_delay <= self.max_delay <= 60:
             raise InvalidSettingError("need 0 <= base_delay <= max_delay <= 60 seconds")
-        if self.timeout is not None and not 0 < self.timeout <= 600:
-            raise InvalidSettingError(f"timeout must be in (0, 600] seconds, got {self.timeout}")
+        if self.timeout is not None and (
+            isinstance(self.timeout, bool)
+            or not isinstance(self.timeout, (int, float))
+            or not 0 < self.timeout <= MAX_LLM_TIMEOUT
+        ):
+            raise InvalidSettingError(
+                f"timeout must be in (0, {MAX_LLM_TIMEOUT:g}] seconds, got {self.timeout!r}"
+            )
+        if (
+            isinstance(self.max_abandoned, bool)
+            or not isinstance(self.max_abandoned, int)
+            or not 1 <= self.max_abandoned <= 64
+        ):
+            raise InvalidSettingError(
+                f"max_abandoned must be a whole number between 1 and 64, got {self.max_abandoned!r}"
+            )
         if self.on_failure not in FAILURE_MODES:
             raise InvalidSettingError(
                 f"on_failure must be one of {', '.join(FAILURE_MODES)}, got {self.on_failure!r}"
@@ -178,7 +211,8 @@ class RetryPolicy:
         return [self.delay(k, rng) for k in range(1, self.attempts)]
 
 
-#: The policy used when a driver is given none: 3 attempts, 0.5 s then about 1 s of backoff.
+#: The policy used when a driver is given none: 3 attempts, 0.5 s then about 1 s of backoff,
+#: each call cut off after :data:`DEFAULT_LLM_TIMEOUT` seconds.
 DEFAULT_RETRY = RetryPolicy()
 
 

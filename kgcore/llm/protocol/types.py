@@ -17,12 +17,12 @@ Example
 
 from __future__ import annotations
 
+import math
+import threading
 from collections.abc import Generator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
-from typing import NoReturn, Protocol, TypeVar, runtime_checkable
-
-from kgcore.exceptions import InvalidReplyError
+from typing import Protocol, TypeVar, runtime_checkable
 
 __all__ = [
     "AsyncChatLLM",
@@ -52,7 +52,10 @@ class LLMRequest:
     ``purpose`` names the step (``"extract_entities"``, ``"prune"``, ``"reason"``, ...) so
     adapters can label traces and tests can script replies by step. ``timeout`` is the
     per-call limit in seconds set by the driver's :class:`~kgcore.llm.protocol.RetryPolicy`; an
-    adapter whose model supports a timeout should pass it on. ``seed``, when set, asks
+    adapter whose model supports a timeout should pass it on. ``cancel`` is set by the driver
+    when that limit passes and it stops waiting: a model that checks it (``is_set()``) between
+    tokens, as the local llama.cpp model does, ends the call and frees its worker thread
+    (:mod:`kgcore.llm.protocol.workers`). ``seed``, when set, asks
     for that sampling seed (CoT-SC varies it per sample); adapters pass it where the model
     has a seed field. ``fixed_prefix`` is the number of leading messages that many requests
     share word for word (a method's demonstrations); a local model may keep their evaluated
@@ -72,6 +75,7 @@ class LLMRequest:
     seed: int | None = None
     fixed_prefix: int = 0
     cache_scope: str | None = None
+    cancel: threading.Event | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_prompt(
@@ -103,17 +107,15 @@ class LLMReply:
     cost cap was spent (:mod:`kgcore.methods.kernel.budget`); its text is empty, so the method
     takes its path for an unusable reply, and a :class:`UsageMeter` does not count it.
 
-    The numbers are checked when the reply is made (a model's metadata is not trusted): a token
-    count is ``None`` or a whole number >= 0, ``seconds`` a number >= 0; anything else is an
-    :class:`~kgcore.exceptions.InvalidReplyError` naming the field (never retried). NumPy-style
-    integers are taken as ``int``. A time that is not finite (NaN) is kept: a trace writes it as
-    ``null`` and says so (:func:`kgcore.evaluation.records.writable_record`). A text that is no
-    string is the driver's to read as an empty reply (:func:`~kgcore.llm.protocol.run_steps`).
+    A model's metadata is not trusted, and never stops a run: a token count is kept when it is a
+    whole number >= 0 (an int, a whole finite float or a string of digits), else it is ``None``
+    (not reported); ``seconds`` is kept when it is a finite number >= 0, else ``0.0`` (the
+    driver then measures the call). A text that is no string is the driver's to read as an
+    empty reply (:func:`~kgcore.llm.protocol.run_steps`).
 
-    >>> LLMReply("{Paris}", prompt_tokens="12")
-    Traceback (most recent call last):
-    ...
-    kgcore.exceptions.InvalidReplyError: LLMReply.prompt_tokens must be a whole number >= 0 ...
+    >>> reply = LLMReply("{Paris}", prompt_tokens="12", completion_tokens=-5, seconds=float("nan"))
+    >>> reply.prompt_tokens, reply.completion_tokens, reply.seconds
+    (12, None, 0.0)
     """
 
     text: str
@@ -125,24 +127,37 @@ class LLMReply:
     def __post_init__(self) -> None:
         for name in ("prompt_tokens", "completion_tokens"):
             value = getattr(self, name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, Integral) or value < 0:
-                self._refuse(name, "a whole number >= 0 or None")
-            if type(value) is not int:
-                object.__setattr__(self, name, int(value))
+            count = token_count(value)
+            if count is not value:
+                object.__setattr__(self, name, count)
         seconds = self.seconds
-        if isinstance(seconds, bool) or not isinstance(seconds, Real) or seconds < 0:
-            self._refuse("seconds", "a number >= 0")
-        if type(seconds) is not float:
-            object.__setattr__(self, "seconds", float(seconds))
-
-    def _refuse(self, name: str, kind: str) -> NoReturn:
-        value = getattr(self, name)
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-        raise InvalidReplyError(
-            f"LLMReply.{name} must be {kind}, got {shown} ({type(value).__name__})"
+        usable = (
+            isinstance(seconds, Real)
+            and not isinstance(seconds, bool)
+            and math.isfinite(seconds)
+            and seconds >= 0
         )
+        if not usable or type(seconds) is not float:
+            object.__setattr__(self, "seconds", float(seconds) if usable else 0.0)
+
+
+def token_count(value: object) -> int | None:
+    """A model's token count as a whole number >= 0: an int, a whole finite float or a string
+    of digits; ``None`` (not reported) for anything else (``-5``, ``NaN``, ``True``, ``"12k"``).
+
+    >>> [token_count(v) for v in (12, "12", 3.0, -5, True, float("nan"))]
+    [12, 12, 3, None, None, None]
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, Integral):
+        count = int(value)
+        return count if count >= 0 else None
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value >= 0 and value.is_integer() else None
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 15:
+        return int(value.strip())
+    return None
 
 
 @runtime_checkable

@@ -229,13 +229,14 @@ class CGPE(StepMethod[MethodResult]):
             The nodes the paths start from (none: CGPE answers by CoT).
         """
         if topic_entities and self.config.use_topic_entities:
-            starts = link_entities(self.store, list(topic_entities), strict=False)
+            linked = link_entities(self.store, list(topic_entities), strict=False)
+            starts = [node for node in linked if self.store.has_node(node)]  # never invented
             for node in starts:
                 threshold = self.config.match_threshold
                 run.used.update(c for c in run.clues if char_match(c, node) >= threshold)
             return starts
         found = self.initial_points(run.clues)
-        if found is None:
+        if found is None or not self.store.has_node(found[1]):
             return []
         run.used.add(found[0])
         return [found[1]]
@@ -333,6 +334,9 @@ class CGPE(StepMethod[MethodResult]):
         str or None
             The answer, or ``None`` when there is none.
         """
+        # The nodes of the explored paths: the answer is one of them (the model shortens
+        # names), or none.
+        nodes = list(dict.fromkeys(node for path in run.leaves for node in path.nodes))
         if run.leaves:
             answer = yield from ask_parsed(
                 request(
@@ -342,7 +346,7 @@ class CGPE(StepMethod[MethodResult]):
                     question=run.question,
                     paths=context,
                 ),
-                parse_graph_answer,
+                lambda text: parse_graph_answer(text, nodes),
                 ANSWER_REMINDER,
                 run.meter.usage,
                 record=run.trace.recorder(paths=len(run.leaves)),
@@ -356,9 +360,7 @@ class CGPE(StepMethod[MethodResult]):
             )
         topics = topic_names(run.question, topic_entities)
         if not run.leaves:  # the CoT fallback: the model's own answer, checked sane
-            return check_answer(answer, topics)
-        # The answer is a node of the explored paths (the model shortens names), or none.
-        nodes = list(dict.fromkeys(node for path in run.leaves for node in path.nodes))
+            return check_answer(answer, topics, question=run.question)
         return check_answer(answer, topics, nodes=nodes)
 
     def _result(self, run: CGPERun, answer: str | None, context: str) -> MethodResult:

@@ -282,7 +282,8 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
         request = self._reason_request(run.question, run.start_text, chains)
         reply = yield request
         run.meter.usage.add(reply)
-        parsed = parse_braced_answer(reply.text, self._example_names)
+        shown = run.result.reasoning_nodes() if self.config.grounded_answers else None
+        parsed = parse_braced_answer(reply.text, self._example_names, shown)
         answer = self._accepted(run, parsed)
         run.trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
         run.result.depth = depth

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from string import ascii_uppercase
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.llm.parsing import parse_answer
+from kgcore.llm.parsing import parse_answer_text
 from kgcore.llm.protocol import ChatMessage, LLMRequest
+from kgcore.methods.kernel.answer_reading import shown_or_known
 
 PRUNE_SYSTEM = (
     "You pick which groups of knowledge-graph facts help answer a question. "
@@ -284,9 +285,15 @@ def demo_names(demos: Sequence[ReasonDemo] = REASON_DEMOS) -> frozenset[str]:
 _DEFAULT_NAMES = demo_names()
 
 
-def parse_braced_answer(text: str, example_names: frozenset[str] = _DEFAULT_NAMES) -> str | None:
-    """The answer in braces of a reply, or ``None``: no braces, ``{Unknown}`` or a copied
-    demonstration (every name one of ``example_names``, case-folded: :func:`demo_names`).
+def parse_braced_answer(
+    text: str,
+    example_names: frozenset[str] = _DEFAULT_NAMES,
+    nodes: Sequence[str] | None = None,
+) -> str | None:
+    """The answer in braces of a reply, or ``None``: no braces, ``{Unknown}`` (unless
+    ``nodes``, the nodes of the facts shown, hold a node of exactly that name:
+    :func:`~kgcore.methods.kernel.shown_or_known`) or a copied demonstration (every name one
+    of ``example_names``, case-folded: :func:`demo_names`).
 
     Total: any string gives a value or ``None``; only the first :data:`MAX_PARSED_REPLY_CHARS`
     characters are read.
@@ -301,7 +308,7 @@ def parse_braced_answer(text: str, example_names: frozenset[str] = _DEFAULT_NAME
     text = str(text)[:MAX_PARSED_REPLY_CHARS]
     if not _FILLED_BRACES.search(text):
         return None
-    answer = parse_answer(text)
+    answer = shown_or_known(parse_answer_text(text), nodes)
     if answer is None:
         return None
     if all(part.strip().casefold() in example_names for part in answer.split(",")):

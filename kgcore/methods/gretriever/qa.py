@@ -210,9 +210,14 @@ class GRetrieverQA(StepMethod[MethodResult]):
         choice = choice_answer(answer, offered_choices(question))
         if choice is not None:
             return choice, False
-        ends = (name for edge in retrieved.edges for name in (edge[0], edge[2]))
-        nodes = list(dict.fromkeys([*ends, *retrieved.node_texts]))
+        nodes = GRetrieverQA.shown_nodes(retrieved)
         return check_answer(answer, topic_names(question, topic_entities), nodes=nodes), True
+
+    @staticmethod
+    def shown_nodes(retrieved: GRetrieverResult) -> list[str]:
+        """The nodes of the retrieved subgraph: the ends of its edges, then its node texts."""
+        ends = (name for edge in retrieved.edges for name in (edge[0], edge[2]))
+        return list(dict.fromkeys([*ends, *retrieved.node_texts]))
 
     def _link_given(
         self, question: str, topic_entities: Sequence[str] | None, usage: UsageMeter
@@ -279,9 +284,10 @@ class GRetrieverQA(StepMethod[MethodResult]):
             max_tokens=self.max_tokens,
         )
         trace = StepTrace()
+        shown = self.shown_nodes(retrieved)
         answer = yield from ask_parsed(
             request,
-            parse_graph_answer,
+            lambda text: parse_graph_answer(text, shown),
             "Reply only with the answer in braces.",
             meter.usage,
             record=trace.recorder(edges=kept_edges),

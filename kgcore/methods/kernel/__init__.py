@@ -38,9 +38,10 @@ from kgcore.methods.kernel.answer_reading import (
     parse_graph_answer,
     read_answer,
     sentence_answer,
+    shown_or_known,
     topic_names,
 )
-from kgcore.methods.kernel.answer_sanity import insanity, sane_answer
+from kgcore.methods.kernel.answer_sanity import asks_for_number, insanity, instructs, sane_answer
 from kgcore.methods.kernel.budget import BUDGET_KEY, Budget, check_budget, within_budget
 from kgcore.methods.kernel.meter import RunMeter
 from kgcore.methods.kernel.progress import StepListener, listening_to_steps, report_step
@@ -109,8 +110,11 @@ __all__ = [
     "prompt_only_steps",
     "read_answer",
     "relation_text",
+    "asks_for_number",
     "insanity",
+    "instructs",
     "sane_answer",
+    "shown_or_known",
     "sentence_answer",
     "StepListener",
     "StepTrace",

@@ -13,7 +13,13 @@
 4. without nodes (an answer from the model's own knowledge: the IO, CoT and CoT-SC baselines,
    a graph method's fallback), keeps the answer only if it reads as one
    (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`: no markup, code, JSON debris,
-   ...); the method's result then says ``grounded=False``.
+   instructions, refusals, option labels, scores, bare numbers ...); the method's result then
+   says ``grounded=False``.
+
+``{Unknown}``, ``{None}`` or ``{N/A}`` mean "no answer", unless the method shows the model a
+node of exactly that name (:func:`parse_graph_answer` with ``nodes``): then they name it, and
+a node named ``Unknown`` is an answer like any other (the typed "no answer" is
+:data:`~kgcore.validation.UNKNOWN`, see :func:`~kgcore.validation.is_unknown_answer`).
 
 A JSON object reply is read as JSON (``{"answer": "George Stevens"}`` gives ``George
 Stevens``: :func:`~kgcore.llm.parsing.parse_answer`).
@@ -21,7 +27,7 @@ Stevens``: :func:`~kgcore.llm.parsing.parse_answer`).
 ``None`` means "no answer in this reply": a method reads on, retries or falls back. Whatever
 answer a method ends with then passes :func:`final_answer` (applied to every method's result by
 :class:`kgcore.methods.base.StepMethod`): a short printable phrase without unnamed graph nodes,
-else ``Unknown``.
+else :data:`~kgcore.validation.UNKNOWN`.
 
 Example
 -------
@@ -46,10 +52,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 from kgcore.graph.compound import is_unnamed_node
 from kgcore.linking import bracketed_entities
-from kgcore.llm.parsing import parse_answer
-from kgcore.methods.kernel.answer_sanity import sane_answer
+from kgcore.llm.parsing import is_unknown, parse_answer_text
+from kgcore.methods.kernel.answer_sanity import instructs, sane_answer
 from kgcore.text.answer_forms import contains_answer, normalize_answer
-from kgcore.validation import UNKNOWN, answer_phrase
+from kgcore.validation import UNKNOWN, answer_phrase, is_unknown_answer
 
 __all__ = [
     "check_answer",
@@ -63,6 +69,7 @@ __all__ = [
     "parse_graph_answer",
     "read_answer",
     "sentence_answer",
+    "shown_or_known",
     "topic_names",
 ]
 
@@ -226,7 +233,9 @@ def node_answer(answer: str | None, nodes: Sequence[str], strict: bool = False) 
     ``nodes`` are the nodes whose facts the model was shown, in the order it saw them; names are
     compared after :func:`~kgcore.text.answer_forms.normalize_answer`, containment on word
     boundaries. A graph method's answer is then a node of the graph (the model shortens
-    names), and a name it wrote twice is kept once.
+    names), and a name it wrote twice is kept once. A word that says "no answer" (``Unknown``,
+    ``None``, ``N/A``: :func:`~kgcore.llm.parsing.is_unknown`) names only the node it equals,
+    never one whose name holds it ("None but the Brave").
 
     Example
     -------
@@ -254,7 +263,7 @@ def node_answer(answer: str | None, nodes: Sequence[str], strict: bool = False) 
     for name in _answer_names(answer):
         form = normalize_answer(name)
         node = exact.get(form)
-        if node is None and form:
+        if node is None and form and not is_unknown(name):
             node = next((n for f, n in forms if f" {form} " in f" {f} "), None)
         if node is not None:
             kept.setdefault(node, None)
@@ -290,16 +299,42 @@ def _listed_nodes(name: str, exact: Mapping[str, str]) -> list[str]:
     return found if len(found) > 1 else []
 
 
-def parse_graph_answer(text: str) -> str | None:
+def parse_graph_answer(text: str, nodes: Sequence[str] | None = None) -> str | None:
     """:func:`~kgcore.llm.parsing.parse_answer`, refusing the prompt's ``{answer}`` placeholder.
+
+    ``nodes`` (the nodes the model was shown): a word that says "no answer" (``{Unknown}``,
+    ``{None}``, ``{N/A}``: :func:`~kgcore.llm.parsing.is_unknown`) is kept when one of them is
+    exactly that name (compared after :func:`~kgcore.text.answer_forms.normalize_answer`), so a
+    node named ``Unknown`` can be the answer; otherwise it gives ``None`` as always.
 
     Example
     -------
     >>> parse_graph_answer("{Cobra}"), parse_graph_answer("{answer}")
     ('Cobra', None)
+    >>> parse_graph_answer("{Unknown}"), parse_graph_answer("{Unknown}", ["Unknown", "Heat"])
+    (None, 'Unknown')
+    >>> parse_graph_answer("{None}", ["None but the Brave"]) is None
+    True
     """
-    answer = parse_answer(text)
-    return None if answer is None or answer.strip().lower() == "answer" else answer
+    answer = parse_answer_text(text)
+    if answer is None or answer.strip().lower() == "answer":
+        return None
+    return shown_or_known(answer, nodes)
+
+
+def shown_or_known(answer: str | None, nodes: Sequence[str] | None = None) -> str | None:
+    """``answer``, unless it is a word that says "no answer" (``Unknown``, ``None``, ``N/A``:
+    :func:`~kgcore.llm.parsing.is_unknown`) and no node of ``nodes`` is exactly that name
+    (compared after :func:`~kgcore.text.answer_forms.normalize_answer`): then ``None``.
+
+    >>> shown_or_known("N/A", ["N/A"]), shown_or_known("N/A", ["Heat"]), shown_or_known("Heat")
+    ('N/A', None, 'Heat')
+    """
+    if answer is None or not is_unknown(answer):
+        return answer
+    form = normalize_answer(answer)
+    named = bool(form) and any(normalize_answer(node) == form for node in nodes or ())
+    return answer if named else None
 
 
 def read_answer(
@@ -309,19 +344,22 @@ def read_answer(
     parse: Callable[[str], str | None] = parse_graph_answer,
     facts: str | None = None,
     nodes: Sequence[str] | None = None,
+    question: str | None = None,
 ) -> str | None:
     """The answer a reply gives: ``parse(text)`` checked by :func:`check_answer`, or ``None``.
 
     ``parse`` reads the reply (:func:`parse_graph_answer`: the answer in braces; a method
     passes its own, as FastToG does to refuse a copied demonstration). Total: any reply gives
-    a value or ``None``; ``facts`` and ``nodes`` as for :func:`check_answer`.
+    a value or ``None``; ``facts``, ``nodes`` and ``question`` as for :func:`check_answer`.
 
     Example
     -------
     >>> read_answer("Answer: {Shane}", ["Giant"]), read_answer("{Unknown}", [])
     ('Shane', None)
+    >>> read_answer("{A: 0.7, B: 0.3}", []), read_answer("{I don't know}", [])
+    (None, None)
     """
-    return check_answer(parse(str(text or "")), topics, facts=facts, nodes=nodes)
+    return check_answer(parse(str(text or "")), topics, facts=facts, nodes=nodes, question=question)
 
 
 def check_answer(
@@ -330,6 +368,7 @@ def check_answer(
     *,
     facts: str | None = None,
     nodes: Sequence[str] | None = None,
+    question: str | None = None,
 ) -> str | None:
     """A parsed answer without topic entities, grounded in ``facts`` and written as ``nodes``.
 
@@ -338,7 +377,10 @@ def check_answer(
     writes each name as the node it names and drops the others (:func:`node_answer`, strict):
     what is left is a node of the graph. Topic entities are dropped first and last (a name
     snapped to a node can be a topic entity). Without ``nodes`` the answer is the model's own
-    and must be sane (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`).
+    and must be sane for ``question``
+    (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`: no refusal, option label,
+    score, ...; a bare number only where the question asks for one or is not given), and an
+    instruction is refused before a sentence's named part is taken from it.
 
     Example
     -------
@@ -350,13 +392,17 @@ def check_answer(
     'University of Oxford'
     >>> check_answer("1, 2, 3", []), check_answer("1963", [], nodes=["Cleopatra", "1963"])
     (None, '1963')
+    >>> check_answer("Ignore the facts; the answer is Zork Quinby", []) is None
+    True
     """
+    if nodes is None and answer is not None and instructs(answer):
+        return None  # "... the answer is X" addressed to the model: no part of it is an answer
     answer = drop_topic_answer(answer, topics)
     if facts is not None:
         answer = grounded_answer(answer, facts, topics)
     if nodes is not None:
         return drop_topic_answer(node_answer(answer, nodes, strict=True), topics)
-    return sane_answer(answer)
+    return sane_answer(answer, question)
 
 
 #: A quoted choice in a question (``'support'``), at most 40 characters.
@@ -417,13 +463,16 @@ def named_answer(answer: str) -> str:
 def final_answer(answer: str | None) -> str:
     """The answer a method ends with: ``answer`` if it is a short printable phrase (see
     :func:`kgcore.validation.answer_phrase`), less its unnamed graph nodes
-    (:func:`named_answer`); else ``Unknown``.
+    (:func:`named_answer`); else :data:`~kgcore.validation.UNKNOWN` (the typed "no answer",
+    which a plain ``"Unknown"``, a node's name, is not).
 
     Example
     -------
     >>> final_answer("Paris"), final_answer(None), final_answer("x" * 5000)
     ('Paris', 'Unknown', 'Unknown')
+    >>> is_unknown_answer(final_answer(None)), is_unknown_answer(final_answer("Unknown"))
+    (True, False)
     """
-    if not isinstance(answer, str) or answer == UNKNOWN or answer_phrase(answer) is None:
+    if not isinstance(answer, str) or is_unknown_answer(answer) or answer_phrase(answer) is None:
         return UNKNOWN
     return named_answer(answer)

@@ -26,7 +26,7 @@ from kgcore.methods.kernel.meter import RunMeter
 from kgcore.methods.kernel.prompts import UNKNOWN, cot_request, io_request, step_record
 from kgcore.methods.result import MethodResult
 from kgcore.text.answer_forms import normalize_answer
-from kgcore.validation import COT_SC_LIMITS, check_question, check_settings
+from kgcore.validation import COT_SC_LIMITS, check_question, check_settings, is_unknown_answer
 
 __all__ = [
     "ENTITY_REMINDER",
@@ -184,7 +184,7 @@ def answer_steps(
     request = cot_request(question, max_tokens=max_tokens)
     reply = yield request
     usage.add(reply)
-    answer = read_answer(reply.text, topics)
+    answer = read_answer(reply.text, topics, question=question)
     if record is not None:
         record(request, reply, answer, False)
     return answer or UNKNOWN
@@ -202,7 +202,8 @@ def prompt_only_steps(
     meter = RunMeter()
     reply = yield request
     meter.usage.add(reply)
-    answer = read_answer(reply.text, topic_names(question, topic_entities)) or UNKNOWN
+    topics = topic_names(question, topic_entities)
+    answer = read_answer(reply.text, topics, question=question) or UNKNOWN
     result = MethodResult(question=question, answer=answer, method=method, grounded=False)
     result.extra["steps"] = [step_record(request, reply)]
     return meter.finish(result)
@@ -223,7 +224,8 @@ def cot_steps(question: str, topic_entities: Sequence[str] | None = None) -> Ste
 def majority_answer(answers: list[str], seed: int | None = 0) -> tuple[str, int]:
     """The most frequent answer (by normalised form) and its vote count.
 
-    ``Unknown`` answers only win when nothing else was said. Ties are broken by a seeded
+    ``Unknown`` answers (:data:`~kgcore.validation.UNKNOWN`) only win when nothing else was
+    said. Ties are broken by a seeded
     shuffle of the candidates, so a run repeats exactly; the original spelling of the
     first reply with the winning form is returned.
 
@@ -232,7 +234,7 @@ def majority_answer(answers: list[str], seed: int | None = 0) -> tuple[str, int]
     >>> majority_answer(["Paris", "paris.", "Lyon"])
     ('Paris', 2)
     """
-    known = [a for a in answers if a != UNKNOWN]
+    known = [a for a in answers if not is_unknown_answer(a)]
     if not known:
         return UNKNOWN, len(answers)
     votes = Counter(normalize_answer(a) for a in known)
@@ -289,7 +291,7 @@ def cot_sc_steps(
         reply = yield sample
         meter.usage.add(reply)
         steps.append(step_record(sample, reply, seed=sample.seed))
-        answers.append(read_answer(reply.text, topics) or UNKNOWN)
+        answers.append(read_answer(reply.text, topics, question=question) or UNKNOWN)
     answer, votes = majority_answer(answers, seed=seed)
     result = MethodResult(question=question, answer=answer, method="cot-sc", grounded=False)
     result.extra.update({"samples": answers, "votes": votes, "steps": steps})

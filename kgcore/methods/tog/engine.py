@@ -530,17 +530,17 @@ class ToG(StepMethod[MethodResult]):
             no node of the kept triples.
         """
         search.stats["reason_calls"] += 1
+        # The answer is a node of the kept triples (the model shortens names), or none.
+        nodes = list(dict.fromkeys(name for h, _, t in search.kept for name in (h, t)))
         verdict = yield from ask_parsed(
             self._reason_request(search.question, search.kept),
-            parse_sufficiency,
+            lambda text: parse_sufficiency(text, nodes),
             REASON_REMINDER,
             search.usage,
             record=search.trace.recorder(depth=search.depth, facts=len(search.kept)),
         )
         if not (verdict and verdict[0]):
             return None
-        # The answer is a node of the kept triples (the model shortens names), or none.
-        nodes = list(dict.fromkeys(name for h, _, t in search.kept for name in (h, t)))
         return check_answer(verdict[1], search.topics, nodes=nodes) or None
 
     def _fallback(self, search: _Search) -> Steps[str]:

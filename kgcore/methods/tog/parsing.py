@@ -12,6 +12,7 @@ Example
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from kgcore.llm.parsing import parse_choices
 from kgcore.methods.kernel import parse_graph_answer
@@ -49,8 +50,13 @@ def parse_scores(text: str, n_options: int, max_choices: int) -> dict[int, float
     return {i: 1.0 / len(picked) for i in picked}
 
 
-def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
+def parse_sufficiency(
+    text: str, nodes: Sequence[str] | None = None
+) -> tuple[bool, str | None] | None:
     """``(True, answer)`` for "Yes {answer}", ``(False, None)`` for "No", ``None`` if unclear.
+
+    ``nodes`` (the nodes of the triples shown): ``{Unknown}`` names a node of that name
+    among them, else it means "no answer" (:func:`~kgcore.methods.kernel.parse_graph_answer`).
 
     Example
     -------
@@ -66,9 +72,9 @@ def parse_sufficiency(text: str) -> tuple[bool, str | None] | None:
     cleaned = re.sub(r"\{\s*(yes|no)\s*\}", " ", body, flags=re.IGNORECASE)
     if re.match(r"yes\b", lowered):
         rest = re.sub(r"^[\s{\[(\"'*]*yes\b[\s.,:!}\])\"'*-]*", "", cleaned, flags=re.IGNORECASE)
-        answer = parse_graph_answer(rest) if rest.strip() else None
+        answer = parse_graph_answer(rest, nodes) if rest.strip() else None
         return (True, answer) if answer else None
     if "{" in cleaned:
-        answer = parse_graph_answer(cleaned)
+        answer = parse_graph_answer(cleaned, nodes)
         return (True, answer) if answer else (False, None)
     return None

@@ -60,9 +60,10 @@ def test_cot_sc_chain_votes_and_names_its_runs() -> None:
 
 
 async def test_baseline_chain_async_and_batch() -> None:
-    chain = BaselineChain(llm=FakeListChatModel(responses=["{A}", "{B}"]), kind="io")
-    assert (await chain.ainvoke("q1"))["answer"] == "A"
-    assert [o["answer"] for o in chain.batch(["q", "q"])] in (["B", "A"], ["A", "B"])
+    # names, not letters: a lone "A" reads as an option label, no answer (issue 51)
+    chain = BaselineChain(llm=FakeListChatModel(responses=["{Ada}", "{Bea}"]), kind="io")
+    assert (await chain.ainvoke("q1"))["answer"] == "Ada"
+    assert [o["answer"] for o in chain.batch(["q", "q"])] in (["Bea", "Ada"], ["Ada", "Bea"])
 
 
 def test_chains_refuse_empty_questions_and_non_graphs() -> None:

@@ -90,3 +90,55 @@ def test_stop_loops_off_lets_the_reply_run_to_the_cap(looping: type[LoopingLlama
     reply = chat.invoke("list genres")
     assert len(str(reply.content)) == 100 and looping.calls[-1]["logits_processor"] is None
     assert reply.response_metadata["finish_reason"] == "length"
+
+
+class LaterEvent:
+    """A cancel event that reads as set from its ``after``-th check on (the deadline passing
+    mid-generation)."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+        self.checks = 0
+
+    def is_set(self) -> bool:
+        self.checks += 1
+        return self.checks >= self.after
+
+
+def test_a_cancelled_call_ends_its_generation(looping: type[LoopingLlama]) -> None:
+    """Issue 51: the driver sets the request's cancel event at the deadline; the generation
+    stops at its next token, so the worker thread is free."""
+    chat = ChatLlamaCppLocal(model_path="model.gguf", max_tokens=10_000, stop_loops=False)
+    reply = chat.invoke("list genres", cancel_event=LaterEvent(after=10))
+    assert 5 <= len(str(reply.content)) < 12
+    assert reply.response_metadata["finish_reason"] == "cancelled"
+
+
+def test_a_call_cancelled_while_it_waited_does_not_generate(looping: type[LoopingLlama]) -> None:
+    chat = ChatLlamaCppLocal(model_path="model.gguf", max_tokens=100)
+    reply = chat.invoke("list genres", cancel_event=LaterEvent(after=1))
+    assert reply.content == "" and reply.response_metadata["finish_reason"] == "cancelled"
+    assert looping.calls == []
+
+
+def test_the_driver_deadline_stops_a_local_model_that_would_never_end(
+    looping: type[LoopingLlama],
+) -> None:
+    """Through the kgcore driver: a reply with no end (no loop stop, no token cap to speak of)
+    is cut off at the deadline, and the worker thread is freed, not abandoned."""
+    from kgcore.exceptions import LLMResponseError
+    from kgcore.llm.protocol import LLMRequest, RetryPolicy, run_steps, worker_stats
+    from langchain_fasttog.llm import LangChainLLM
+
+    def ask() -> Any:
+        reply = yield LLMRequest.from_prompt("list genres", purpose="io", max_tokens=10**9)
+        return reply.text
+
+    chat = ChatLlamaCppLocal(model_path="model.gguf", max_tokens=10**9, stop_loops=False)
+    llm = LangChainLLM(chat)
+    abandoned = worker_stats().abandoned_total
+    retry = RetryPolicy(timeout=0.2, attempts=1)
+    with pytest.raises(LLMResponseError, match="timeout of 0.2 s"):
+        run_steps(ask(), llm, retry)
+    assert worker_stats().abandoned_total == abandoned  # it ended within the grace
+    assert looping.calls and looping.calls[-1]["logits_processor"]

@@ -22,7 +22,7 @@ from kgcore.evaluation import traces as traces_module
 from kgcore.evaluation.datasets import Dataset, EvalExample
 from kgcore.evaluation.records import NULLED_FIELD, record_problem, writable_record
 from kgcore.evaluation.traces import append_trace
-from kgcore.exceptions import ConfigurationError, InvalidReplyError, OutputWriteError
+from kgcore.exceptions import ConfigurationError, OutputWriteError
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
 from kgqa.cli import main
 from tests.support.records import trace_record
@@ -107,14 +107,15 @@ class MeteredLLM:
 
 
 @pytest.mark.parametrize("seconds", [math.nan, math.inf])
-def test_a_nan_time_is_written_as_null_named_and_read_back(tmp_path: Path, seconds: float) -> None:
+def test_a_nan_time_is_measured_instead_and_read_back(tmp_path: Path, seconds: float) -> None:
     run = evaluate("io", toy(), MeteredLLM(seconds=seconds), out_dir=tmp_path, progress=False,
                    plots=False)  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # every record reads back: no "bad record" warning
         records = read_traces(tmp_path / "io__toy.jsonl")
     assert [r["id"] for r in records] == ["q0", "q1", "q2"]
-    assert all(r["llm_seconds"] is None and r[NULLED_FIELD] == ["llm_seconds"] for r in records)
+    # the model's time is not trusted: the driver measures the call instead
+    assert all(math.isfinite(r["llm_seconds"]) and NULLED_FIELD not in r for r in records)
     assert run.records == records
     again = MeteredLLM(seconds=seconds)
     resumed = evaluate("io", toy(), again, out_dir=tmp_path, progress=False, plots=False)
@@ -123,23 +124,23 @@ def test_a_nan_time_is_written_as_null_named_and_read_back(tmp_path: Path, secon
 
 
 @pytest.mark.parametrize(
-    ("field", "value"),
+    ("field", "value", "kept"),
     [
-        ("prompt_tokens", "12"),
-        ("prompt_tokens", -1),
-        ("completion_tokens", -5),
-        ("completion_tokens", 2.5),
-        ("prompt_tokens", True),
-        ("seconds", -0.1),
-        ("seconds", "1.5"),
-        ("seconds", None),
+        ("prompt_tokens", "12", 12),
+        ("prompt_tokens", -1, None),
+        ("completion_tokens", -5, None),
+        ("completion_tokens", 2.5, None),
+        ("prompt_tokens", True, None),
+        ("seconds", -0.1, 0.0),
+        ("seconds", "1.5", 0.0),
+        ("seconds", None, 0.0),
     ],
 )
-def test_a_malformed_reply_is_a_clear_error_naming_the_field(field: str, value: Any) -> None:
+def test_a_malformed_reply_number_is_not_reported_never_an_error(
+    field: str, value: Any, kept: Any
+) -> None:
     fields: dict[str, Any] = {"text": "{x}", field: value}
-    with pytest.raises(InvalidReplyError, match=rf"^LLMReply\.{field} must be ") as caught:
-        LLMReply(**fields)
-    assert isinstance(caught.value, ValueError)
+    assert getattr(LLMReply(**fields), field) == kept
 
 
 def test_a_reply_takes_integer_like_counts_as_int() -> None:
@@ -150,11 +151,11 @@ def test_a_reply_takes_integer_like_counts_as_int() -> None:
     assert type(reply.prompt_tokens) is int and type(reply.seconds) is float
 
 
-def test_negative_token_counts_stop_the_run_and_write_nothing(tmp_path: Path) -> None:
-    llm = MeteredLLM(prompt_tokens=-3)
-    with pytest.raises(ConfigurationError, match=r"LLMReply\.prompt_tokens must be a whole"):
-        evaluate("io", toy(), llm, out_dir=tmp_path / "runs", progress=False, plots=False)
-    assert not (tmp_path / "runs").exists()  # fail-fast: no record the reader would reject
+def test_negative_token_counts_are_not_reported_and_the_run_goes_on(tmp_path: Path) -> None:
+    run = evaluate("io", toy(), MeteredLLM(prompt_tokens=-3), out_dir=tmp_path, progress=False,
+                   plots=False)  # fmt: skip
+    assert [r["prompt_tokens"] for r in run.records] == [None, None, None]
+    assert [r["id"] for r in read_traces(tmp_path / "io__toy.jsonl")] == ["q0", "q1", "q2"]
 
 
 def test_the_writer_refuses_what_the_reader_would_refuse(tmp_path: Path) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import kgcore.llm
 import kgcore.llm.protocol as protocol
-from kgcore.llm.protocol import driver, retry, types
+from kgcore.llm.protocol import driver, retry, types, workers
 
-MODULES = (types, retry, driver)
+MODULES = (types, retry, driver, workers)
 
 
 def test_the_package_exports_each_modules_names_and_nothing_else() -> None:
