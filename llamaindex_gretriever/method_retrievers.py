@@ -38,8 +38,9 @@ class FastToGRetriever(KGMethodRetriever):
     config : FastToGConfig, optional
         Every FastToG setting; or ``preset`` (``"paper"``, ``"metaqa"``), not both.
     embed_model : BaseEmbedding or TextEmbedder, optional
-        Ranks the communities: with it, the default ``first_choice="auto"`` chooses by
-        similarity (no LLM call); without it, the LLM chooses (the paper's).
+        Ranks the communities (the default ``first_choice="auto"`` chooses by similarity, no
+        LLM call); left out, the offline all-MiniLM-L6-v2 when the ``embeddings`` extra is
+        installed, else the LLM chooses, with one warning (:mod:`kgcore.builder.embedder`).
     textualizer : CommunityTextualizer or str, optional
         Community-to-text (Triple2Text by default, ``"g2t"``: Graph2Text).
     kwargs :

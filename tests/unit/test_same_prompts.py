@@ -6,8 +6,8 @@ Each door gets a scripted model that records every call's messages (as ``(role, 
 answers from the same list of replies. FastToG runs with its defaults too: the CLI and the
 adapters then rank with the same offline embedder (the ``embeddings`` extra is installed here),
 so ``first_choice="auto"`` and ``topic_facts`` act alike in all three. The LlamaIndex door is
-``method_tool(name, llm, graph=..., options=...)``; a LlamaIndex retriever of a method, once
-there is one, joins as one more function beside :func:`llamaindex_prompts`.
+``method_tool(name, llm, graph=..., options=...)`` and each method's LlamaIndex retriever
+(``FastToGRetriever``, ``ToGRetriever``, ``CGPERetriever``) through its query engine.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from llama_index.core.base.llms.types import (
 from llama_index.core.llms import CustomLLM
 
 import langchain_fasttog.models as models
+import llamaindex_gretriever
 from kgcore.graph import InMemoryGraphStore
 from kgqa.cli import main
 from langchain_fasttog import CGPERetriever, FastToGRetriever, ToGChain
@@ -150,6 +151,23 @@ def llamaindex_prompts(
     return script.sent, str(tool.call(question=question).content)
 
 
+#: The LlamaIndex retriever each method is offered as.
+LLAMAINDEX = {
+    "fasttog": llamaindex_gretriever.FastToGRetriever,
+    "tog": llamaindex_gretriever.ToGRetriever,
+    "cgpe": llamaindex_gretriever.CGPERetriever,
+}
+
+
+def llamaindex_retriever_prompts(
+    method: str, question: str, options: dict[str, Any], replies: list[str]
+) -> tuple[list[Messages], str]:
+    script = Script(replies)
+    store = InMemoryGraphStore.from_triples(MOVIE_TRIPLES)
+    retriever = LLAMAINDEX[method](store, LlamaIndexScripted(script=script), **options)
+    return script.sent, str(retriever.as_query_engine().query(question))
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_cli_langchain_and_llamaindex_send_the_same_prompts(
     case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -161,7 +179,10 @@ def test_cli_langchain_and_llamaindex_send_the_same_prompts(
     cli, cli_answer = cli_prompts(method, question, options, replies, kb, monkeypatch, capsys)
     langchain, langchain_answer = langchain_prompts(method, question, options, replies)
     llamaindex, llamaindex_answer = llamaindex_prompts(method, question, options, replies)
+    retriever, retriever_answer = llamaindex_retriever_prompts(method, question, options, replies)
     assert cli, "the CLI sent no prompt"
+    assert retriever == cli
+    assert retriever_answer.startswith(cli_answer)  # the engine may explain an Unknown
     assert langchain == cli
     assert llamaindex == cli
     assert cli_answer == langchain_answer
