@@ -225,6 +225,7 @@ def _ask(args: argparse.Namespace) -> int:
     check_options(spec.name, options, preset=args.preset)  # before the graph is loaded
     check_question(args.question)  # and so do a bad question and bad topic entities
     check_topic_entities(args.entity)
+    args.needs_llm = spec.needs_llm
     check_ask(args)  # and the graph file, the server, the model's extra and file
     started = time.perf_counter()
     store = open_graph(args.kg, progress=not args.quiet) if spec.needs_graph else None

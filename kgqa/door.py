@@ -65,9 +65,17 @@ def check_bolt_uri(spec: str, option: str = "--kg") -> None:
 
     >>> check_bolt_uri("kb.txt"), check_bolt_uri("neo4j+s://user@db.example.org/movies")
     (None, None)
+    >>> check_bolt_uri("bolt://h1:7687,bolt://h2:7688")
     """
     scheme, sep, _ = spec.partition("://")
     if not sep or scheme.lower() not in BOLT_SCHEMES:
+        return
+    from kgcore.graph.open import member_uris
+
+    members = member_uris(spec)
+    if len(members) > 1:  # a cluster's members: each one checked
+        for member in members:
+            check_bolt_uri(member, option)
         return
     parts = urlsplit(spec)
     try:
@@ -261,7 +269,9 @@ def check_ask(args: argparse.Namespace) -> None:
     """``kgqa ask``'s checks before the graph loads: the graph file or server, the module a
     server needs, the model's (:func:`check_llm`) and the picture's folder (``--draw``)."""
     check_graph(args.kg or os.environ.get("KGQA_KG") or None)
-    check_llm(args.llm)
+    if getattr(args, "needs_llm", True):  # kgqa ask reads its model through LangChain
+        _require_module("langchain_core", "langchain", "kgqa ask")
+        check_llm(args.llm)
     check_new_file(getattr(args, "draw", None), "--draw")  # drawn after the answer
 
 
@@ -294,7 +304,8 @@ def check_llm(llm: str) -> None:
     passed over for the next place. (A ``provider:model`` is checked when it is made.)"""
     if llm not in LOCAL_MODELS:
         return
-    _require_module("llama_cpp", "local", f"--llm {llm}")
+    weights = "then `kgqa models install --pip` for its weights"
+    _require_module("llama_cpp", "local", f"--llm {llm}", then=weights)
     variable, what = LOCAL_MODELS[llm]
     given = os.environ.get(variable)
     if given:
@@ -307,14 +318,16 @@ def check_llm(llm: str) -> None:
     _check_gguf(path, str(path), what)
 
 
-def _require_module(module: str, extra: str, what: str) -> None:
+def _require_module(module: str, extra: str, what: str, then: str = "") -> None:
     try:
         found = importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # a broken install
         found = False
     if not found:
+        after = f", {then}" if then else ""
         raise ConfigurationError(
-            f"{what} needs {module!r}, which is not installed: pip install 'kg-retrievers[{extra}]'"
+            f"{what} needs {module!r}, which is not installed: "
+            f"pip install 'kg-retrievers[{extra}]'{after}"
         )
 
 

@@ -68,6 +68,8 @@ def _chain(question: str, topic: Sequence[str]) -> tuple[list[str], list[str]] |
         if not re.search(r"\bof\s*$", inward_text, re.IGNORECASE):
             return None
         inward = [_clean(p) for p in _OF.split(" " + inward_text.rstrip() + " ") if _clean(p)]
+        if inward and inward[0].lower() in ("name", "names"):
+            inward.pop(0)  # "the names of X's children" asks for the children
     phrases = [*outward, *inward]
     if any(not p or len(p.split()) > MAX_PHRASE_WORDS for p in phrases):
         return None

@@ -20,9 +20,15 @@ PATH_LIMITS: dict[str, tuple[float, float]] = {
 
 #: How a method uses the paths (:attr:`PathSettings.mode`).
 PATH_MODES = ("read", "choose")
+#: Who answers a question read as a chain of relations (:attr:`PathSettings.chain_answer`).
+CHAIN_ANSWERS = ("graph", "model")
 
 
-@checked_settings("path planning", limits=PATH_LIMITS, choices={"mode": PATH_MODES})
+@checked_settings(
+    "path planning",
+    limits=PATH_LIMITS,
+    choices={"mode": PATH_MODES, "chain_answer": CHAIN_ANSWERS},
+)
 @dataclass(frozen=True)
 class PathSettings(Settings):
     """How a method plans a relation path and follows it on the graph
@@ -50,6 +56,12 @@ class PathSettings(Settings):
         facts join the method's context and the method goes on.
     max_facts : int
         Facts of the followed path kept as its evidence.
+    chain_answer : {"graph", "model"}
+        A question read as a chain of relation phrases whose best path is aligned with them
+        hop by hop (``"read"`` mode): ``"graph"`` answers with the nodes that path reaches
+        (between 1 and ``max_answers``), with no LLM call; ``"model"`` shows the path alone to
+        the model, whose answer must be one of them. Otherwise the method goes on with the
+        path's facts.
 
     Example
     -------
@@ -65,6 +77,7 @@ class PathSettings(Settings):
     max_fanout: int = 300
     max_answers: int = 40
     max_facts: int = 9
+    chain_answer: str = "graph"
 
     @property
     def enabled(self) -> bool:

@@ -113,7 +113,11 @@ class PathPlanning(SimilarityChoices):
                     }
                 )
             )
-            return (yield from self._confirm_path(run)) if chained else False
+            if not chained:
+                return False
+            if settings.chain_answer == "graph" and self._answer_by_chain(run):
+                return True
+            return (yield from self._confirm_path(run))
 
         def record(asked: LLMRequest, reply: LLMReply, picked: list[int] | None) -> None:
             run.trace.append(step_record(asked, reply, picked=picked))
@@ -139,6 +143,28 @@ class PathPlanning(SimilarityChoices):
         run.result.extra["answers"] = followed.answers[: settings.max_answers]
         run.result.grounded = True
         run.result.depth = 1
+        return True
+
+    def _answer_by_chain(self, run: FastToGRun) -> bool:
+        """``paths.chain_answer="graph"``: a question read as a chain of relation phrases is
+        answered by the nodes its aligned path reaches (between 1 and ``paths.max_answers``),
+        in the path's order, with no LLM call; the path is the result's evidence chain.
+
+        Returns
+        -------
+        bool
+            Whether the path answered (with too many or no nodes, the model reads it).
+        """
+        path = run.followed[0]
+        if not 1 <= len(path.answers) <= self.config.paths.max_answers:
+            return False
+        run.result.answer = join_answers(path.answers)
+        run.result.extra["path"] = path_record(path)
+        run.result.extra["answers"] = list(path.answers)
+        run.result.chains.insert(0, [self._path_chain(path)])
+        run.result.grounded = True
+        run.result.depth = 1
+        run.trace.append(report_step({"purpose": "chain answer", "path": path.label()}))
         return True
 
     def _confirm_path(self, run: FastToGRun) -> Steps[bool]:

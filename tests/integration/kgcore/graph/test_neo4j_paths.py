@@ -16,6 +16,7 @@ from tests.support.neo4j_testserver import BoltServer, loaded_stores
 from tests.support.path_graphs import FAMILY
 from tests.unit.kgcore.methods.fasttog.test_path_planning import (
     CHOOSE,
+    MODEL,
     THREE_HOPS,
     choose,
     reasoning,
@@ -36,6 +37,7 @@ def test_a_three_hop_path_question_gets_the_same_answer_and_facts_over_bolt(
         (store, config, make())
         for config, make in (
             (FastToG(stores[0]).config, lambda: reasoning("{Emden}")),
+            (MODEL, lambda: reasoning("{Emden}")),
             (CHOOSE, lambda: choose("child / spouse, spouse / birthplace")),
         )
         for store in stores
@@ -43,8 +45,9 @@ def test_a_three_hop_path_question_gets_the_same_answer_and_facts_over_bolt(
         result = FastToG(store, config).run(THREE_HOPS, llm)
         prompts = [r.prompt_text for r in llm.requests]
         runs.append((result.answer, result.chains, result.extra["path"], prompts))
-    assert runs[0] == runs[1] and runs[2] == runs[3]  # read, then choose
-    assert runs[0][0] == runs[2][0] == "Emden"
+    # read (the graph answers), read (the model answers), choose
+    assert runs[0] == runs[1] and runs[2] == runs[3] and runs[4] == runs[5]
+    assert runs[0][0] == runs[2][0] == runs[4][0] == "Emden"
 
 
 def test_following_a_path_reads_a_bounded_number_of_queries_per_hop(

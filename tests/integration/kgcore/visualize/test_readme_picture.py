@@ -1,6 +1,7 @@
-"""The picture ``kgqa ask --draw`` makes of the README's question has no overlapping labels.
+"""The picture ``kgqa ask --draw`` makes of docs/fasttog.md's first question has no overlapping
+labels.
 
-The run is the README's (MetaQA's graph, the default settings and the offline embedder that
+The run is that page's (MetaQA's graph, the default settings and the offline embedder that
 ``kgqa ask`` gives FastToG) with the reasoning reply scripted as the local Qwen2.5-Coder-1.5B
 gave it (``All About Eve; Guys and Dolls`` at depth 1, issue 38), so the picture is the one
 the local model's run draws. Slow: it loads the 134k-triple graph and the embedding model.
@@ -28,7 +29,7 @@ QUESTION = "what films did the director of [Cleopatra] direct"
 def test_the_readme_question_draws_with_no_overlapping_labels() -> None:
     from kgcore.graph import InMemoryGraphStore
 
-    assert QUESTION in (REPO / "README.md").read_text(encoding="utf-8")
+    assert QUESTION in (REPO / "docs" / "fasttog.md").read_text(encoding="utf-8")
     store = InMemoryGraphStore.from_file(METAQA_KB, progress=False)
     config = FastToGConfig()
     embedder = fasttog_embedder(config)

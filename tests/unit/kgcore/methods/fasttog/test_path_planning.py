@@ -17,6 +17,8 @@ from tests.support.path_graphs import FAMILY
 
 THREE_HOPS = "what is the birthplace of the spouse of [Ann] 's child ?"
 CHOOSE = FastToGConfig(paths=PathSettings(mode="choose"))
+#: ``"read"`` with the model answering a chain question from its aligned path.
+MODEL = FastToGConfig(paths=PathSettings(chain_answer="model"))
 
 
 def engine(config: FastToGConfig = CHOOSE) -> FastToG:
@@ -123,7 +125,7 @@ def reasoning(answer: str):
 
 def test_read_the_followed_paths_and_answer_through_a_compound_node_in_one_call() -> None:
     llm = reasoning("{Emden}")
-    result = engine(FastToGConfig()).run(THREE_HOPS, llm)
+    result = engine(MODEL).run(THREE_HOPS, llm)
     assert result.answer == "Emden" and result.llm_calls == 1
     shown = llm.requests[0].messages[-1].content
     assert "Bob spouse, spouse Dee" in shown and "Leads to: Emden." in shown
@@ -137,27 +139,45 @@ def test_read_the_followed_paths_and_answer_through_a_compound_node_in_one_call(
 
 
 def test_read_a_named_answer_gives_the_whole_set_its_path_reaches() -> None:
-    result = engine(FastToGConfig()).run(
-        "the birthplace of [Ann] 's child 's parent ?", reasoning("{Leer}")
-    )
+    result = engine(MODEL).run("the birthplace of [Ann] 's child 's parent ?", reasoning("{Leer}"))
     assert result.answer == "Leer; Aurich"
     assert result.extra["answers"] == ["Aurich", "Leer"]  # as the evidence supports
 
 
 def test_read_a_loop_back_answer_counts_an_echo_does_not() -> None:
     question = "what is the recording of recording of [Song] 's recording ?"
-    assert engine(FastToGConfig()).run(question, reasoning("{Song}")).answer == "Song"
+    assert engine(MODEL).run(question, reasoning("{Song}")).answer == "Song"
     # A topic whose only link is its self-loop has no community: the path is read alone.
-    solo = engine(FastToGConfig()).run(
-        "the recording of [Solo] 's recording ?", reasoning("{Solo}")
-    )
+    solo = engine(MODEL).run("the recording of [Solo] 's recording ?", reasoning("{Solo}"))
     assert solo.answer == "Solo" and not solo.fell_back and solo.llm_calls == 1
     # Ann: no path leads back to Ann alone, so naming her is an echo and is refused.
-    echo = engine(FastToGConfig()).run(THREE_HOPS, reasoning("{Ann}"))
+    echo = engine(MODEL).run(THREE_HOPS, reasoning("{Ann}"))
     assert echo.answer != "Ann" and "path" not in echo.extra
 
 
 def test_read_an_answer_no_path_reaches_is_fasttog_s_own() -> None:
-    one_path = FastToGConfig(paths=PathSettings(offered=1))  # Emden's path only
+    one_path = FastToGConfig(paths=PathSettings(offered=1, chain_answer="model"))  # Emden's
     result = engine(one_path).run(THREE_HOPS, reasoning("{Leer}"))
     assert result.answer == "Leer" and "path" not in result.extra  # a fact of Ann's, shown
+
+
+# -- paths.chain_answer="graph" (the default) ---------------------------------------------
+
+
+def test_a_chain_question_is_answered_by_its_aligned_path_with_no_llm_call() -> None:
+    llm = reasoning("{Ann}")  # never asked
+    result = engine(FastToGConfig()).run(THREE_HOPS, llm)
+    assert result.answer == "Emden" and result.llm_calls == 0 and llm.requests == []
+    assert result.extra["path"]["label"] == "child / spouse, spouse / birthplace"
+    assert [tuple(t) for t in result.chains[0][0].triples][-1] == ("Dee", "birthplace", "Emden")
+    sets = engine(FastToGConfig()).run("the birthplace of [Ann] 's child 's parent ?", llm)
+    assert sets.answer == "Aurich; Leer" and sets.extra["answers"] == ["Aurich", "Leer"]
+
+
+def test_a_chain_path_back_to_the_topic_answers_it_and_too_many_nodes_go_to_the_model() -> None:
+    question = "what is the recording of recording of [Song] 's recording ?"
+    assert engine(FastToGConfig()).run(question, reasoning("{Unknown}")).answer == "Song"
+    few = FastToGConfig(paths=PathSettings(max_answers=1))
+    llm = reasoning("{Leer}")
+    engine(few).run("the birthplace of [Ann] 's child 's parent ?", llm)
+    assert llm.requests and llm.requests[0].purpose == "reason"  # two nodes: the model reads
