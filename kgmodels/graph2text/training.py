@@ -40,9 +40,8 @@ from kgmodels.graph2text.metrics import corpus_scores
 log = logging.getLogger(__name__)
 
 #: T5 sizes trainable on a CPU. ``small`` (d_model 128, 2+2 layers, 2k vocabulary, ~1.2M
-#: parameters) is the committed model: on the shared development CPU (about 0.4 of one core)
-#: a d_model-256, 3+3-layer model took 6-7 s per batch of 32, too slow to converge in the time
-#: given; ``tiny`` is for tests.
+#: parameters) is the committed model, the largest that converged in the time a CPU had
+#: (docs/research/code_measurements.md); ``tiny`` is for tests.
 SCRATCH_PRESETS: dict[str, dict[str, int]] = {
     "tiny": {"d_model": 32, "d_ff": 64, "num_layers": 1, "num_heads": 2, "vocab_size": 300},
     "small": {"d_model": 128, "d_ff": 512, "num_layers": 2, "num_heads": 4, "vocab_size": 2000},

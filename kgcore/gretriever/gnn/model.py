@@ -82,8 +82,8 @@ class GraphPromptConfig:
         Standardise the pooled graph vector across graphs (batch norm; running statistics at
         evaluation) before the projector. Off in the paper. Without it, the GNN's pooled
         vectors of similar graphs share a large common part, the projector's sigmoid keeps
-        it, and the graph token varies by about 1-2 % between graphs: a frozen 135M LLM then
-        learns only the label prior in a CPU-sized run (see ``docs/gretriever.md``).
+        it, and the graph token hardly varies between graphs: a frozen 135M LLM then learns
+        only the label prior in a CPU-sized run (docs/research/code_measurements.md).
     seed : int
         Seeds the GNN's and projector's initial weights.
     """
