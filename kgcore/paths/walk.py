@@ -228,6 +228,17 @@ class FollowedPath:
     answers: list[str]
     facts: list[Triple]
     capped: bool
+    #: For each answer, the facts of one walk that reaches it (the evidence of an answer set).
+    answer_facts: dict[str, tuple[Triple, ...]] = dataclasses.field(default_factory=dict)
+
+    def supporting_facts(self, answers: Sequence[str]) -> list[Triple]:
+        """The facts of the walks reaching ``answers`` (each fact once, hop by hop), so every
+        answer of an answer set has its own chain of facts; :attr:`facts` when none is known."""
+        found: dict[Triple, int] = {}
+        for answer in answers:
+            for depth, triple in enumerate(self.answer_facts.get(answer, ())):
+                found.setdefault(triple, depth)
+        return sorted(found, key=found.__getitem__) or list(self.facts)
 
     def label(self, verbalize: Callable[[str], str] = verbalize_relation) -> str:
         """The hops as a person reads them, joined by ``" / "``."""
@@ -287,4 +298,5 @@ def follow_path(
         if len(facts) >= max_facts:
             break
     ordered = sorted(facts, key=facts.__getitem__)[:max_facts]
-    return FollowedPath(topic, tuple(hops), answers, ordered, capped)
+    walks = {node: ends[node].facts for node in answers}
+    return FollowedPath(topic, tuple(hops), answers, ordered, capped, walks)

@@ -133,12 +133,11 @@ class PathPlanning(SimilarityChoices):
         followed = plan.followed
         if followed is None or not followed.answers:
             return False
-        community = self._path_chain(followed)
         run.result.extra["path"] = path_record(followed)
         if len(followed.answers) > settings.max_answers:
-            run.path = community
+            run.path = self._path_chain(followed)
             return False
-        run.result.chains.append([community])
+        run.result.chains.append([self._path_chain(followed, followed.answers)])
         run.result.answer = join_answers(followed.answers)
         run.result.extra["answers"] = followed.answers[: settings.max_answers]
         run.result.grounded = True
@@ -161,7 +160,7 @@ class PathPlanning(SimilarityChoices):
         run.result.answer = join_answers(path.answers)
         run.result.extra["path"] = path_record(path)
         run.result.extra["answers"] = list(path.answers)
-        run.result.chains.insert(0, [self._path_chain(path)])
+        run.result.chains.insert(0, [self._path_chain(path, path.answers)])
         run.result.grounded = True
         run.result.depth = 1
         run.trace.append(report_step({"purpose": "chain answer", "path": path.label()}))
@@ -208,7 +207,7 @@ class PathPlanning(SimilarityChoices):
         if found is None:
             return None
         answer, path = found
-        evidence = self._path_chain(path)
+        evidence = self._path_chain(path, path.answers[: self.config.paths.max_answers])
         run.result.extra["path"] = path_record(path)
         run.result.extra["answers"] = path.answers[: self.config.paths.max_answers]
         run.result.chains.insert(0, [dataclasses.replace(evidence, chain=0)])
@@ -243,16 +242,18 @@ class PathPlanning(SimilarityChoices):
             chain=-1, depth=0, nodes=nodes, triples=tuple(triples), links=(), text=" ".join(texts)
         )
 
-    def _path_chain(self, path: FollowedPath) -> ChainCommunity:
-        """The followed path that gave the answer, as the evidence chain of the result."""
-        nodes = path.nodes()
+    def _path_chain(self, path: FollowedPath, answers: Sequence[str] = ()) -> ChainCommunity:
+        """A followed path as a chain community: its facts, or, given the ``answers`` it gave,
+        the facts of a walk reaching each of them (the result's evidence chain)."""
+        facts = tuple(path.supporting_facts(answers) if answers else path.facts)
+        nodes = tuple(dict.fromkeys(n for t in facts for n in (t.head, t.tail)))
         return ChainCommunity(
             chain=0,
             depth=1,
             nodes=nodes,
-            triples=tuple(path.facts),
+            triples=facts,
             links=(),
-            text=self.textualizer(nodes, tuple(path.facts)),
+            text=self.textualizer(nodes, facts),
         )
 
     def _embed_texts(self, texts: list[str]) -> np.ndarray:

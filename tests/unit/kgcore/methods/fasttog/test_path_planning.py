@@ -181,3 +181,16 @@ def test_a_chain_path_back_to_the_topic_answers_it_and_too_many_nodes_go_to_the_
     llm = reasoning("{Leer}")
     engine(few).run("the birthplace of [Ann] 's child 's parent ?", llm)
     assert llm.requests and llm.requests[0].purpose == "reason"  # two nodes: the model reads
+
+
+def test_every_answer_of_a_set_has_its_own_facts_in_the_evidence() -> None:
+    films = [(f"Film {i}", "starred_actors", "Ann") for i in range(6)]
+    directors = [(f"Film {i}", "directed_by", f"Director {i}") for i in range(6)]
+    store = InMemoryGraphStore.from_triples(films + directors)
+    config = FastToGConfig(paths=PathSettings(max_facts=3))  # the path's facts in the prompt
+    llm = reasoning("{Director 0}")
+    result = FastToG(store, config).run("which person directed the films acted by [Ann]", llm)
+    answers = result.answer.split("; ")
+    assert sorted(answers) == [f"Director {i}" for i in range(6)]
+    evidence = {tuple(t) for t in result.chains[0][0].triples}
+    assert all((f"Film {i}", "directed_by", f"Director {i}") in evidence for i in range(6))
