@@ -31,6 +31,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from kgcore.agent_text import name_as_topic
+from kgcore.builder import build_method
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidSettingError
 from kgcore.linking import bracketed_entities
 from kgcore.methods.kernel import triple_text
@@ -43,7 +44,6 @@ from langchain_fasttog.base import (
     not_found_document,
 )
 from langchain_fasttog.embeddings import as_text_embedder
-from langchain_fasttog.method_build import build_engine
 
 if TYPE_CHECKING:
     from kgcore.gretriever.result import GRetrieverResult
@@ -148,10 +148,9 @@ class GRetrieverFields(GraphField):
 
     def engine(self) -> GRetrieverQA:
         if self._engine is None:
-            self._engine = build_engine(
+            self._engine = build_method(
                 "gretriever",
                 self.graph,
-                getattr(self, "llm", None),
                 embeddings=as_text_embedder(self.embeddings),
                 options=self.options,
             )

@@ -26,7 +26,6 @@ from kgcore.builder import build_method
 from kgcore.methods.result import MethodResult
 from kgcore.methods.tog import ToG, ToGConfig
 from langchain_fasttog.base import GraphField, KGMethodChain, KGMethodRetriever
-from langchain_fasttog.method_build import build_engine
 from langchain_fasttog.method_config import fold_config
 from langchain_fasttog.retriever import evidence_documents
 
@@ -46,8 +45,7 @@ class ToGFields(GraphField):
         return fold_config(data, "tog")
 
     def engine(self) -> ToG:
-        llm = getattr(self, "llm", None)
-        engine: ToG = build_engine("tog", self.graph, llm, options={"config": self.config})
+        engine: ToG = build_method("tog", self.graph, options={"config": self.config})
         return engine
 
 
@@ -106,13 +104,3 @@ class ToGChain(ToGFields, KGMethodChain):
     """
 
     method: str = "tog"
-    config: ToGConfig = Field(default_factory=ToGConfig)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _fold_config_fields(cls, data: Any) -> Any:
-        return fold_config(data, "tog")
-
-    def engine(self) -> ToG:
-        engine: ToG = build_method("tog", self.graph, options={"config": self.config})
-        return engine

@@ -34,12 +34,12 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.core.tools import QueryEngineTool
 
 from kgcore.agent_text import answer_text, name_as_topic, unknown_entity_text
+from kgcore.builder import build_method
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidSettingError
 from kgcore.foreign_graphs import as_graph_store
 from kgcore.methods.kernel import Budget
 from kgcore.methods.result import MethodResult
 from llamaindex_gretriever.agent_tools import METHOD_TOOL_DESCRIPTION
-from llamaindex_gretriever.method_build import build_engine
 from llamaindex_gretriever.method_llm import as_chat_llm
 from llamaindex_gretriever.retriever import UNKNOWN_ENTITY_MODES, not_found_node
 
@@ -115,8 +115,11 @@ class KGMethodRetriever(BaseRetriever):
         self.store = as_graph_store(graph)
         self.llm = llm
         self.chat = as_chat_llm(llm)
-        options = {**(options or {}), **settings}
-        self.engine = build_engine(method, self.store, llm, embeddings=embeddings, options=options)
+        chosen = {k: v for k, v in {**(options or {}), **settings}.items() if v is not None}
+        preset = chosen.pop("preset", None)
+        self.engine = build_method(
+            method, self.store, embeddings=embeddings, preset=preset, options=chosen
+        )
         self.k = k
         self.on_unknown_entity = on_unknown_entity
         limits = {"max_llm_calls": max_llm_calls, "max_prompt_tokens": max_prompt_tokens}

@@ -7,10 +7,10 @@ import asyncio
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+from kgcore.builder import build_method
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from langchain_fasttog import GRetrieverChain, GRetrieverRetriever
-from langchain_fasttog.method_build import build_engine
 from tests.support.fake_embedder import FakeEmbedder
 from tests.support.movie_graph import MOVIE_TRIPLES
 
@@ -38,7 +38,7 @@ def test_documents_are_the_subgraph_edges_most_relevant_first(store: InMemoryGra
     assert fact.metadata["source"] == "gretriever"
     assert fact.metadata["entity_links"][0]["node"] == "Cleopatra"
     # The subgraph is the one the method's answer prompt shows (the same engine's retrieval).
-    engine = build_engine("gretriever", store, None, embeddings=FakeEmbedder(dim=64))
+    engine = build_method("gretriever", store, embeddings=FakeEmbedder(dim=64))
     subgraph = engine.retriever.retrieve(QUESTION, topic_entities=["Cleopatra"])
     assert sorted(map(tuple, (t[0] for t in triples))) == sorted(map(tuple, subgraph.edges))
 
@@ -98,7 +98,7 @@ def test_the_chain_answers_from_the_subgraph(store: InMemoryGraphStore) -> None:
 def test_the_builder_names_what_it_builds() -> None:
     store = InMemoryGraphStore.from_triples([("a", "r", "b")])
     with pytest.raises(ConfigurationError, match="unknown (graph )?method 'nope'"):
-        build_engine("nope", store, None)
+        build_method("nope", store)
     with pytest.raises(ConfigurationError, match="needs a knowledge graph"):
-        build_engine("tog", None, None)
-    assert build_engine("cot-sc", None, None, options={"n": 3}).n == 3
+        build_method("tog", None)
+    assert build_method("cot-sc", None, options={"n": 3}).n == 3
