@@ -169,6 +169,37 @@ class GraphField(KGModel):
         return as_graph_store(value)
 
 
+class DocumentOptions(KGModel):
+    """``k`` and ``on_unknown_entity``, as every retriever here reads them (see
+    :class:`KGMethodRetriever`), and the entity links each Document carries."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    k: int | None = None
+    on_unknown_entity: OnUnknownEntity = "message"
+
+    def _k(self, k: int | None) -> int | None:
+        k = self.k if k is None else k
+        if k is not None and k < 1:
+            raise InvalidSettingError("k must be >= 1")
+        return k
+
+    def _unknown_entity(self, err: EntityNotFoundError) -> list[Document]:
+        if self.on_unknown_entity == "empty":
+            return []
+        if self.on_unknown_entity == "message":
+            return [not_found_document(err)]
+        raise err
+
+    def _with_links(
+        self, docs: list[Document], query: str, topic_entities: Sequence[str] | None
+    ) -> list[Document]:
+        links = entity_links(getattr(self, "graph", None), query, topic_entities)
+        for doc in docs:
+            doc.metadata["entity_links"] = links
+        return docs
+
+
 class _LLMFields(KGModel):
     """Validation of ``llm`` and the sampling policy the methods share."""
 
@@ -315,7 +346,7 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
         return method_tool(self, name=name, description=description)
 
 
-class KGMethodRetriever(_LLMFields, BaseRetriever):
+class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
     """Base of the method retrievers: the knowledge a kgcore engine reasoned over, as Documents.
 
     ``k`` caps the documents, at construction or per call (``invoke(question, k=1)``);
@@ -334,22 +365,14 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     llm: Runnable
-    k: int | None = None
     method: str = "method"
     sampling: Sampling = None
-    on_unknown_entity: OnUnknownEntity = "message"
 
     def engine(self) -> Any:
         raise NotImplementedError
 
     def to_documents(self, result: MethodResult, k: int | None) -> list[Document]:
         raise NotImplementedError
-
-    def _k(self, k: int | None) -> int | None:
-        k = self.k if k is None else k
-        if k is not None and k < 1:
-            raise InvalidSettingError("k must be >= 1")
-        return k
 
     def _llm(self, run_manager: Any) -> LangChainLLM:
         return LangChainLLM(
@@ -363,27 +386,12 @@ class KGMethodRetriever(_LLMFields, BaseRetriever):
         """Prefix of the child runs' names (``cgpe.clues``, ``fasttog.prune``, ...)."""
         return self.method
 
-    def _with_links(
-        self, docs: list[Document], query: str, topic_entities: Sequence[str] | None
-    ) -> list[Document]:
-        links = entity_links(getattr(self, "graph", None), query, topic_entities)
-        for doc in docs:
-            doc.metadata["entity_links"] = links
-        return docs
-
     def _topics(self, query: str, topic_entities: Sequence[str] | None) -> Sequence[str] | None:
         """The caller's topic entities, else the query itself when it is a node's name."""
         graph = getattr(self, "graph", None)
         if topic_entities or not isinstance(graph, GraphStore):
             return topic_entities
         return name_as_topic(graph, query) or None
-
-    def _unknown_entity(self, err: EntityNotFoundError) -> list[Document]:
-        if self.on_unknown_entity == "empty":
-            return []
-        if self.on_unknown_entity == "message":
-            return [not_found_document(err)]
-        raise err
 
     def _get_relevant_documents(
         self,

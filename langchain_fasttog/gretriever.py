@@ -32,17 +32,11 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_vali
 
 from kgcore.agent_text import name_as_topic
 from kgcore.builder import build_method
-from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidSettingError
+from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.linking import bracketed_entities
 from kgcore.methods.kernel import triple_text
 from kgcore.types import Triple
-from langchain_fasttog.base import (
-    GraphField,
-    KGMethodChain,
-    OnUnknownEntity,
-    entity_links,
-    not_found_document,
-)
+from langchain_fasttog.base import DocumentOptions, GraphField, KGMethodChain
 from langchain_fasttog.embeddings import as_text_embedder
 
 if TYPE_CHECKING:
@@ -157,7 +151,7 @@ class GRetrieverFields(GraphField):
         return self._engine
 
 
-class GRetrieverRetriever(GRetrieverFields, BaseRetriever):
+class GRetrieverRetriever(GRetrieverFields, DocumentOptions, BaseRetriever):
     """Retrieve the facts of G-Retriever's subgraph for a question, one Document per edge,
     the most relevant first; no chat model is asked.
 
@@ -183,9 +177,6 @@ class GRetrieverRetriever(GRetrieverFields, BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    k: int | None = None
-    on_unknown_entity: OnUnknownEntity = "message"
-
     @model_validator(mode="before")
     @classmethod
     def _no_model(cls, data: Any) -> Any:
@@ -203,22 +194,15 @@ class GRetrieverRetriever(GRetrieverFields, BaseRetriever):
     def _documents(
         self, query: str, k: int | None, topic_entities: Sequence[str] | None
     ) -> list[Document]:
-        k = self.k if k is None else k
-        if k is not None and k < 1:
-            raise InvalidSettingError("k must be >= 1")
+        k = self._k(k)
         engine = self.engine()
         topics = self._topics(query, topic_entities)
         try:
             retrieved = engine.retriever.retrieve(query, topic_entities=topics or None)
         except EntityNotFoundError as err:
-            if self.on_unknown_entity == "raise":
-                raise
-            return [] if self.on_unknown_entity == "empty" else [not_found_document(err)]
+            return self._unknown_entity(err)
         docs = subgraph_documents(retrieved, engine.verbalizer, k)
-        links = entity_links(self.graph, query, topics)
-        for doc in docs:
-            doc.metadata["entity_links"] = links
-        return docs
+        return self._with_links(docs, query, topics)
 
     def _get_relevant_documents(
         self,
