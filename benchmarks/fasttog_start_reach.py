@@ -22,9 +22,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
-from kgcore.evaluation.datasets import load_dataset
+from kgcore.evaluation.datasets import Dataset, load_dataset
 from kgcore.evaluation.registry import make_method
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest, ScriptedLLM
@@ -44,6 +45,35 @@ def option_value(text: str) -> object:
         return text
 
 
+def reach_arguments(description: str) -> argparse.ArgumentParser:
+    """The options the reach scripts share: ``--data``, ``--start``, ``--stop``, ``--set``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", default=DEFAULT_DATA, help="comma-separated dataset specs")
+    parser.add_argument("--start", type=int, default=50, help="first question (0-based)")
+    parser.add_argument("--stop", type=int, default=150, help="question after the last")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    return parser
+
+
+def set_options(items: Sequence[str]) -> dict[str, object]:
+    """``--set KEY=VALUE`` items as FastToG options (:func:`option_value`)."""
+    return {k: option_value(v) for k, v in (item.split("=", 1) for item in items)}
+
+
+def fasttog_engines(specs: str, options: dict[str, object]) -> Iterator[tuple[Dataset, Any]]:
+    """Each dataset of the comma-separated ``specs`` with a FastToG engine over its graph, as
+    ``kgqa`` builds it with ``options`` (one in-memory store per graph file)."""
+    stores: dict[str, InMemoryGraphStore] = {}
+    for spec in specs.split(","):
+        dataset = load_dataset(spec)
+        if dataset.graph_path is None:
+            raise SystemExit(f"{spec}: no shared graph file")
+        key = str(dataset.graph_path)
+        if key not in stores:
+            stores[key] = InMemoryGraphStore.from_file(dataset.graph_path, progress=False)
+        yield dataset, make_method("fasttog", stores[key], **options)
+
+
 def first_facts(requests: Sequence[LLMRequest]) -> str:
     """The facts of the first reasoning request ('' when there was none)."""
     reasoning = [r for r in requests if r.purpose == "reason"]
@@ -60,24 +90,11 @@ def names_any(facts: str, answers: Sequence[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=DEFAULT_DATA, help="comma-separated dataset specs")
-    parser.add_argument("--start", type=int, default=50, help="first question (0-based)")
-    parser.add_argument("--stop", type=int, default=150, help="question after the last")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    args = parser.parse_args(argv)
-    options = {k: option_value(v) for k, v in (item.split("=", 1) for item in args.set)}
+    args = reach_arguments(__doc__.splitlines()[0]).parse_args(argv)
+    options = set_options(args.set)
     options["max_depth"] = 1
-    stores: dict[str, InMemoryGraphStore] = {}
     figures = []
-    for spec in args.data.split(","):
-        dataset = load_dataset(spec)
-        if dataset.graph_path is None:
-            raise SystemExit(f"{spec}: no shared graph file")
-        key = str(dataset.graph_path)
-        if key not in stores:
-            stores[key] = InMemoryGraphStore.from_file(dataset.graph_path, progress=False)
-        engine = make_method("fasttog", stores[key], **options)
+    for dataset, engine in fasttog_engines(args.data, options):
         examples = dataset.examples[args.start : args.stop]
         found = words = 0
         for example in examples:

@@ -18,15 +18,15 @@ Last line: ``path_reach <dataset>=<any>/<offered>/<top1>/<n> ...``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
-from fasttog_start_reach import option_value  # the benchmarks folder is the script's
+from fasttog_start_reach import (  # the benchmarks folder is the script's
+    fasttog_engines,
+    reach_arguments,
+    set_options,
+)
 
-from kgcore.evaluation.datasets import load_dataset
-from kgcore.evaluation.registry import make_method
-from kgcore.graph import InMemoryGraphStore
 from kgcore.methods.kernel.path_planning import (
     distinct_paths,
     list_paths,
@@ -34,10 +34,6 @@ from kgcore.methods.kernel.path_planning import (
     rank_paths,
 )
 from kgcore.text.answer_forms import normalize_answer
-
-DEFAULT_DATA = (
-    "webqsp,cwq,metaqa:1hop,metaqa:2hop,metaqa:3hop,pathquestion:PQ-3H,pathquestion:PQL-3H"
-)
 
 
 def distinct_order(paths: list, order: list[int]) -> list[int]:
@@ -47,23 +43,9 @@ def distinct_order(paths: list, order: list[int]) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=DEFAULT_DATA, help="comma-separated dataset specs")
-    parser.add_argument("--start", type=int, default=50, help="first question (0-based)")
-    parser.add_argument("--stop", type=int, default=150, help="question after the last")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    args = parser.parse_args(argv)
-    options = {k: option_value(v) for k, v in (item.split("=", 1) for item in args.set)}
-    stores: dict[str, InMemoryGraphStore] = {}
+    args = reach_arguments(__doc__.splitlines()[0]).parse_args(argv)
     figures = []
-    for spec in args.data.split(","):
-        dataset = load_dataset(spec)
-        if dataset.graph_path is None:
-            raise SystemExit(f"{spec}: no shared graph file")
-        key = str(dataset.graph_path)
-        if key not in stores:
-            stores[key] = InMemoryGraphStore.from_file(dataset.graph_path, progress=False)
-        engine = make_method("fasttog", stores[key], **options)
+    for dataset, engine in fasttog_engines(args.data, set_options(args.set)):
         settings = engine.config.paths
         scorer = path_scorer(engine._embed_texts if engine.ranks_by_similarity else None)
         examples = dataset.examples[args.start : args.stop]
