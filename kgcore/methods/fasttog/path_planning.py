@@ -137,9 +137,8 @@ class PathPlanning(SimilarityChoices):
         if len(followed.answers) > settings.max_answers:
             run.path = self._path_chain(followed)
             return False
-        run.result.chains.append([self._path_chain(followed, followed.answers)])
+        self._path_evidence(run, followed)
         run.result.answer = join_answers(followed.answers)
-        run.result.extra["answers"] = followed.answers[: settings.max_answers]
         run.result.grounded = True
         run.result.depth = 1
         return True
@@ -158,9 +157,7 @@ class PathPlanning(SimilarityChoices):
         if not 1 <= len(path.answers) <= self.config.paths.max_answers:
             return False
         run.result.answer = join_answers(path.answers)
-        run.result.extra["path"] = path_record(path)
-        run.result.extra["answers"] = list(path.answers)
-        run.result.chains.insert(0, [self._path_chain(path, path.answers)])
+        self._path_evidence(run, path)
         run.result.grounded = True
         run.result.depth = 1
         run.trace.append(report_step({"purpose": "chain answer", "path": path.label()}))
@@ -207,13 +204,18 @@ class PathPlanning(SimilarityChoices):
         if found is None:
             return None
         answer, path = found
-        evidence = self._path_chain(path, path.answers[: self.config.paths.max_answers])
+        self._path_evidence(run, path)
+        return answer
+
+    def _path_evidence(self, run: FastToGRun, path: FollowedPath) -> None:
+        """The followed path that gave the answer as the result's evidence:
+        ``extra["path"]``, ``extra["answers"]`` and chain 0 (the other chains renumbered)."""
+        answers = path.answers[: self.config.paths.max_answers]
         run.result.extra["path"] = path_record(path)
-        run.result.extra["answers"] = path.answers[: self.config.paths.max_answers]
-        run.result.chains.insert(0, [dataclasses.replace(evidence, chain=0)])
+        run.result.extra["answers"] = answers
+        run.result.chains.insert(0, [self._path_chain(path, answers)])
         for index, chain in enumerate(run.result.chains[1:], start=1):
             chain[:] = [dataclasses.replace(c, chain=index) for c in chain]
-        return answer
 
     @staticmethod
     def _paths_first(run: FastToGRun, start: ChainCommunity) -> ChainCommunity:
