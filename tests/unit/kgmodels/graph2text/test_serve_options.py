@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from kgcore.exceptions import ConfigurationError
+from kgcore.local_models import G2T_MODEL_NAME, G2T_SMOLLM2_NAME
+from kgcore.text.graph2text.causal import is_model_folder
 from kgmodels.graph2text import serve_options
 from kgmodels.graph2text.serve_options import (
     add_serve_arguments,
@@ -83,7 +85,8 @@ def test_good_options_are_kept_and_localhost_is_the_loopback_address() -> None:
         parser.parse_args(["--host", "localhost", "--port", "1024", "--batch-timeout", "0"])
     )
     assert (options.host, options.port, options.batch_timeout) == ("127.0.0.1", 1024, 0.0)
-    assert Path(options.model, "config.json").is_file()  # the shipped model's folder
+    assert is_model_folder(Path(options.model))  # the default model's folder
+    assert options.model_name in (G2T_MODEL_NAME, G2T_SMOLLM2_NAME)
 
 
 @pytest.mark.parametrize(
