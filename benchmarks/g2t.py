@@ -5,7 +5,8 @@ Usage: ``python benchmarks/g2t.py [--model models/graph2text-webnlg-small] [--li
 [--communities 200]``. ``--model default`` measures the model ``textualizer="g2t"`` runs
 (:func:`kgcore.text.graph2text.default.default_graph2text`: the fine-tuned SmolLM2 where the
 ``g2t`` extra and its base model are installed, else the T5) and records its name and, for
-the T5, why (``"fallback"``); ``--metaqa-only`` skips the WebNLG test. The model writes as
+the T5, why (``"fallback"``; ``--without peft`` chooses as an install without ``peft``
+would); ``--metaqa-only`` skips the WebNLG test. The model writes as
 its folder says (``g2t_config.json``: beams, sentence
 plan, guard-checked candidates; greedy and whole communities by default) unless ``--beams``,
 ``--triples-per-sentence`` or ``--candidates`` say otherwise. Every reference text of an entry
@@ -121,6 +122,13 @@ def main() -> None:
         "--model", default="models/graph2text-webnlg-small", help="a folder, or 'default'"
     )
     parser.add_argument("--metaqa-only", action="store_true", help="skip the WebNLG test")
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="PACKAGE",
+        help="with --model default: choose as an install without PACKAGE would (the fallback)",
+    )
     parser.add_argument("--limit", type=int, help="a seeded sample of N test entries")
     parser.add_argument("--communities", type=int, default=200, help="MetaQA communities")
     parser.add_argument("--batch-size", type=int, default=64)
@@ -147,6 +155,11 @@ def main() -> None:
     if options.get("triples_per_sentence") == 0:
         options["triples_per_sentence"] = None
     fallback = None
+    if args.without:  # an install without these packages, as the tests simulate it
+        from kgcore.text.graph2text import default
+
+        real = default.installed
+        default.installed = lambda package: package not in args.without and real(package)
     if args.model == "default":
         choice = choose_graph2text()
         fallback = choice.fallback
