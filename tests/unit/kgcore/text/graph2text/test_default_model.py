@@ -1,10 +1,10 @@
 """The default Graph2Text model (issue 50, item 3): the fine-tuned SmolLM2 where its extra and
 base model are installed, the T5 otherwise with one warning naming what is missing; the name
-reaches FastToG's result, the tools' descriptions and the server's start-up line."""
+reaches FastToG's result (the tools' descriptions and the server's start-up line: in their
+packages' tests)."""
 
 from __future__ import annotations
 
-import argparse
 import logging
 from pathlib import Path
 from typing import Any
@@ -20,25 +20,21 @@ from kgcore.paths import PathSettings
 from kgcore.text import registry
 from kgcore.text.graph2text import default
 from kgcore.text.graph2text.guard import GuardedTextualizer
-from kgcore.text.graph2text.tool import TOOL_DESCRIPTION
-from tests.support.paths import REPO
+from tests.support.graph2text_default import (
+    BOTH_WAYS,
+    SMOLLM2,
+    T5,
+    fake_loading,
+    simulate_runnable,
+    without,
+)
 
-SMOLLM2 = REPO / "models" / G2T_SMOLLM2_NAME
-T5 = REPO / "models" / G2T_MODEL_NAME
 QUESTION = "which films share the director of [Cleopatra]"
 
 
 @pytest.fixture
 def runnable(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every package importable and SmolLM2's base model converted, whatever is installed."""
-    monkeypatch.delenv("KG_G2T_MODEL", raising=False)
-    monkeypatch.setattr(default, "installed", lambda package: True)
-    monkeypatch.setattr(local_llm, "is_converted", lambda folder: True)
-
-
-def without(monkeypatch: pytest.MonkeyPatch, *packages: str) -> None:
-    """Simulate an install without ``packages`` (the rest importable)."""
-    monkeypatch.setattr(default, "installed", lambda package: package not in packages)
+    simulate_runnable(monkeypatch)
 
 
 def test_with_the_extra_and_the_base_model_the_fine_tuned_model_is_chosen(runnable: None) -> None:
@@ -96,30 +92,6 @@ def test_the_environment_variable_still_names_the_model(
     assert (choice.name, choice.where, choice.fallback) == (str(T5), str(T5), None)
 
 
-class FakeModel:
-    def __init__(self, where: str) -> None:
-        self.where = where
-
-    def generate(self, communities: Any) -> list[str]:
-        return [" ".join(f"{h} {r} {t}." for h, r, t in c) for c in communities]
-
-
-def fake_loading(monkeypatch: pytest.MonkeyPatch, fail_on: str | None = None) -> list[str]:
-    """``Graph2Text.from_pretrained`` replaced: records what is loaded, fails on ``fail_on``."""
-    from kgcore.text.graph2text.model import Graph2Text
-
-    loaded: list[str] = []
-
-    def from_pretrained(where: Any, **options: Any) -> FakeModel:
-        if fail_on is not None and fail_on in str(where):
-            raise ConfigurationError("cannot load: the base model's cache is broken")
-        loaded.append(Path(where).name)
-        return FakeModel(str(where))
-
-    monkeypatch.setattr(Graph2Text, "from_pretrained", staticmethod(from_pretrained))
-    return loaded
-
-
 def test_the_fallback_is_one_warning_line_when_the_model_loads(
     runnable: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -145,9 +117,7 @@ def test_a_chosen_model_that_fails_to_load_falls_back_with_the_reason(
     assert "failed to load" in caplog.text and "cache is broken" in caplog.text
 
 
-@pytest.mark.parametrize(
-    ("missing", "expected"), [((), G2T_SMOLLM2_NAME), (("peft",), G2T_MODEL_NAME)]
-)
+@pytest.mark.parametrize(("missing", "expected"), BOTH_WAYS)
 def test_fasttog_g2t_records_the_model_that_wrote(
     runnable: None,
     monkeypatch: pytest.MonkeyPatch,
@@ -175,53 +145,3 @@ def test_a_named_model_is_recorded_as_named(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(registry, "_cache", {})
     textualizer = registry.resolve_textualizer(f"g2t:{T5}")
     assert textualizer.model_name == str(T5)  # type: ignore[attr-defined]
-
-
-@pytest.mark.parametrize(
-    ("missing", "expected"), [((), G2T_SMOLLM2_NAME), (("peft",), G2T_MODEL_NAME)]
-)
-def test_the_tools_name_the_default_model_in_their_description(
-    runnable: None, monkeypatch: pytest.MonkeyPatch, missing: tuple[str, ...], expected: str
-) -> None:
-    from langchain_fasttog.tools import Graph2TextTool
-    from llamaindex_gretriever.tools import graph2text_tool
-
-    without(monkeypatch, *missing)
-    fake_loading(monkeypatch)
-    tool = graph2text_tool()
-    assert tool.metadata.description.startswith(TOOL_DESCRIPTION)
-    assert tool.metadata.description.endswith(f"(model: {expected})")
-    out = tool.call(triples=[["Cleopatra", "directed_by", "Joseph L. Mankiewicz"]]).content
-    assert "Cleopatra" in out
-    assert Graph2TextTool.from_model().description.endswith(f"(model: {expected})")
-    named = Graph2TextTool.from_model(str(T5))
-    assert named.description.endswith(f"(model: {T5})")
-
-
-@pytest.mark.parametrize(
-    ("missing", "expected"), [((), G2T_SMOLLM2_NAME), (("peft",), G2T_MODEL_NAME)]
-)
-def test_the_server_start_up_line_names_the_model_it_serves(
-    runnable: None,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    missing: tuple[str, ...],
-    expected: str,
-) -> None:
-    pytest.importorskip("litserve")
-    from kgmodels.graph2text import serve
-    from kgmodels.graph2text.serve_options import add_serve_arguments, check_serve_options
-
-    without(monkeypatch, *missing)
-    built: list[dict[str, Any]] = []
-    monkeypatch.setattr(serve, "build_server", lambda *a, **k: built.append(k))
-    monkeypatch.setattr(serve, "run_server", lambda *a, **k: None)
-    parser = argparse.ArgumentParser()
-    add_serve_arguments(parser)
-    assert serve.serve(check_serve_options(parser.parse_args(["--port", "8123"]))) == 0
-    line = capsys.readouterr().out
-    assert line.count("\n") == 1
-    assert line.startswith(f"Graph2Text server: model {expected} (")
-    assert "http://127.0.0.1:8123" in line
-    assert built[0]["model_name"] == expected  # what /healthz says
-    assert ("pip install 'kg-retrievers[g2t]'" in line) == bool(missing)
