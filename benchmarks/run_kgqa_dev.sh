@@ -14,6 +14,9 @@
 #   METHODS="fasttog tog" DATA="webqsp cwq" benchmarks/run_kgqa_dev.sh   # a slice
 #   REPORT_ONLY=1 benchmarks/run_kgqa_dev.sh           # only rewrite the table
 #   PRESETS="" benchmarks/run_kgqa_dev.sh               # without the paper's FastToG rows
+#   SETS="" benchmarks/run_kgqa_dev.sh                  # without FastToG with Graph2Text
+#   METHODS=fasttog PRESETS="" benchmarks/run_kgqa_dev.sh   # only the FastToG rows (finished
+#                                                       # ones resume at once): the g2t row
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
@@ -28,6 +31,12 @@ DATA=${DATA:-"pathquestion:PQ-3H pathquestion:PQL-3H webqsp cwq"}
 # FastToG with these presets too, one row each (fasttog[preset=paper]: the paper's FastToG as
 # written, FastToGConfig.paper(), docs/fasttog.md).
 PRESETS=${PRESETS-"paper"}
+# FastToG with these settings too, one row each, on every graph MetaQA 2- and 3-hop included
+# (the MetaQA report has no such row to copy): fasttog[textualizer=g2t] is FastToG with the
+# default Graph2Text model (the fine-tuned SmolLM2 where the g2t extra and its base model are
+# installed; each trace record's extra.textualizer_model names the model that wrote).
+SETS=${SETS-"textualizer=g2t"}
+SET_DATA=${SET_DATA-"metaqa:2hop metaqa:3hop $DATA"}
 PYTHON=${PYTHON:-.venv/bin/python}
 TITLE="Cross-graph dev report: every method on the first ${N} dev questions of six graphs (${LLM} model)"
 SUMMARY=kgqa_dev.md
@@ -49,6 +58,15 @@ if [[ -z "${REPORT_ONLY:-}" ]]; then
       done
     fi
   done
+  if [[ " $METHODS " == *" fasttog "* ]]; then
+    for setting in $SETS; do
+      for data in $SET_DATA; do
+        echo "== fasttog --set $setting on $data ($(date -u +%H:%M) UTC)" >&2
+        nice "$PYTHON" -m kgqa eval --method fasttog --set "$setting" --data "${data}:${N}" \
+          "${common[@]}" >/dev/null
+      done
+    done
+  fi
 fi
 # The MetaQA report's 2-hop and 3-hop traces of the same methods.
 for method in $METHODS; do

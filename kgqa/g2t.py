@@ -6,8 +6,8 @@ Example
 
     $ kgqa g2t train --base scratch:small --out runs/g2t          # WebNLG from ../shared/data
     $ kgqa g2t synth --llm local --n 200 --out runs/g2t-synth.jsonl
-    $ kgqa g2t publish models/graph2text-webnlg-small --repo-id ORG/NAME --dry-run out/
-    $ kgqa g2t serve models/graph2text-webnlg-small --port 8000 --token SECRET
+    $ kgqa g2t publish models/graph2text-webnlg-smollm2 --dry-run out/   # to kg-retrievers/...
+    $ kgqa g2t serve --port 8000 --token SECRET     # the default model: SmolLM2 where it runs
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from kgqa.door import (
     whole_number,
 )
 
+#: The folder ``kgqa g2t publish`` stages when none is named.
 DEFAULT_MODEL = "models/graph2text-webnlg-small"
 
 
@@ -98,22 +99,23 @@ def _synth(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from kgmodels.graph2text.publish import publish, read_metrics
+    from kgmodels.graph2text.publish import default_repo_id, publish, read_metrics
 
     out = args.dry_run or args.staging
     if not Path(args.model).is_dir():
         raise ConfigurationError(f"model folder {args.model!r} not found (or not a folder)")
+    repo_id = args.repo_id or default_repo_id(args.model)
     check_new_folder(out, "--dry-run" if args.dry_run else "--staging")
     staged = publish(
         args.model,
-        args.repo_id,
+        repo_id,
         out=out,
         private=args.private,
         dry_run=bool(args.dry_run),
         metrics=read_metrics(args.metrics),
     )
     verb = "staged (dry run, nothing uploaded)" if args.dry_run else "uploaded"
-    print(f"{args.repo_id}: {verb} from {staged}")
+    print(f"{repo_id}: {verb} from {staged}")
     return 0
 
 
@@ -159,7 +161,10 @@ def add_subcommand(commands: Any) -> None:
 
     pub = sub.add_parser("publish", help="write the model card and upload to the Hub")
     pub.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="model folder")
-    pub.add_argument("--repo-id", required=True, help="ORG/NAME on the Hugging Face Hub")
+    pub.add_argument(
+        "--repo-id",
+        help="ORG/NAME on the Hugging Face Hub (default for a shipped model: kg-retrievers/NAME)",
+    )
     pub.add_argument("--private", action="store_true")
     pub.add_argument("--dry-run", metavar="DIR", help="stage into DIR, upload nothing")
     pub.add_argument("--staging", default="benchmarks/out/g2t-publish", help="staging folder")
@@ -167,6 +172,6 @@ def add_subcommand(commands: Any) -> None:
     pub.set_defaults(handler=_publish)
 
     serve = sub.add_parser("serve", help="serve a model over HTTP (LitServe, dynamic batching)")
-    add_serve_arguments(serve, DEFAULT_MODEL)
+    add_serve_arguments(serve)
     serve.set_defaults(handler=_serve)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

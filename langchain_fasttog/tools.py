@@ -3,7 +3,7 @@
 Example
 -------
 >>> from langchain_fasttog.tools import Graph2TextTool
->>> tool = Graph2TextTool.from_model("models/graph2text-webnlg-small")      # doctest: +SKIP
+>>> tool = Graph2TextTool.from_model()   # the default model, or a folder / Hub id  # doctest: +SKIP
 >>> tool.invoke({"triples": [["Alan Bean", "occupation", "Test pilot"]]})  # doctest: +SKIP
 'Alan Bean was a test pilot.'
 """
@@ -16,7 +16,13 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgcore.text.graph2text.guard import GuardedTextualizer
-from kgcore.text.graph2text.tool import TOOL_DESCRIPTION, TOOL_NAME, triples_to_text
+from kgcore.text.graph2text.tool import (
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
+    guarded_textualizer,
+    tool_description,
+    triples_to_text,
+)
 
 
 class Graph2TextInput(BaseModel):
@@ -43,19 +49,30 @@ class Graph2TextTool(BaseTool):
     textualizer: Any
 
     @classmethod
-    def from_model(cls, name_or_path: str, **options: Any) -> Graph2TextTool:
-        """A tool over a local model folder or Hub id (``options`` go to Graph2Text)."""
-        from kgcore.text.graph2text import Graph2Text
+    def from_model(cls, name_or_path: str | None = None, **options: Any) -> Graph2TextTool:
+        """A tool over a local model folder or Hub id (``options`` go to Graph2Text); without
+        one, the default model (the fine-tuned SmolLM2 where the ``g2t`` extra and its base
+        model are installed, else the T5 with a warning). The description names the model."""
+        if name_or_path is None:
+            from kgcore.text.graph2text.default import default_graph2text
 
-        model = Graph2Text.from_pretrained(name_or_path, **options)
-        return cls(textualizer=GuardedTextualizer(model.generate))
+            loaded, name = default_graph2text(**options)
+        else:
+            from kgcore.text.graph2text import Graph2Text
+
+            loaded, name = Graph2Text.from_pretrained(name_or_path, **options), name_or_path
+        return cls.from_textualizer(GuardedTextualizer(loaded.generate, model_name=name))
 
     @classmethod
     def from_server(cls, url: str, token: str | None = None) -> Graph2TextTool:
         """A tool over a running ``kgqa g2t serve``."""
-        from kgcore.text.graph2text.remote import RemoteGraph2Text
+        return cls.from_textualizer(guarded_textualizer(url=url, token=token))
 
-        return cls(textualizer=GuardedTextualizer(RemoteGraph2Text(url, token).generate))
+    @classmethod
+    def from_textualizer(cls, textualizer: GuardedTextualizer) -> Graph2TextTool:
+        """A tool over a guarded textualizer; its ``model_name`` goes into the description."""
+        model_name = getattr(textualizer, "model_name", None)
+        return cls(textualizer=textualizer, description=tool_description(model_name))
 
     def _run(self, triples: list[list[str]], **kwargs: Any) -> str:
         return triples_to_text(triples, self.textualizer)

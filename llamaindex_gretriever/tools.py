@@ -3,7 +3,7 @@
 Example
 -------
 >>> from llamaindex_gretriever.tools import graph2text_tool
->>> tool = graph2text_tool("models/graph2text-webnlg-small")                 # doctest: +SKIP
+>>> tool = graph2text_tool()   # the default model; or a folder, a Hub id, url=...  # doctest: +SKIP
 >>> tool.call(triples=[["Alan Bean", "occupation", "Test pilot"]]).content  # doctest: +SKIP
 'Alan Bean was a test pilot.'
 """
@@ -13,7 +13,12 @@ from __future__ import annotations
 from llama_index.core.tools import FunctionTool
 
 from kgcore.text.graph2text.guard import GuardedTextualizer
-from kgcore.text.graph2text.tool import TOOL_DESCRIPTION, TOOL_NAME, triples_to_text
+from kgcore.text.graph2text.tool import (
+    TOOL_NAME,
+    guarded_textualizer,
+    tool_description,
+    triples_to_text,
+)
 
 
 def graph2text_tool(
@@ -23,25 +28,20 @@ def graph2text_tool(
     token: str | None = None,
     textualizer: GuardedTextualizer | None = None,
 ) -> FunctionTool:
-    """A ``FunctionTool`` over a model folder / Hub id, a server ``url``, or a textualizer."""
-    if textualizer is None:
-        if url is not None:
-            from kgcore.text.graph2text.remote import RemoteGraph2Text
+    """A ``FunctionTool`` over a model folder / Hub id, a server ``url``, or a textualizer.
 
-            textualizer = GuardedTextualizer(RemoteGraph2Text(url, token).generate)
-        else:
-            from kgcore.text.graph2text import Graph2Text
-            from kgcore.text.registry import DEFAULT_G2T_MODEL
-
-            g2t = Graph2Text.from_pretrained(model or DEFAULT_G2T_MODEL)
-            textualizer = GuardedTextualizer(g2t.generate)
-    guarded = textualizer
+    With none of them, the default model writes (the fine-tuned SmolLM2 where the ``g2t``
+    extra and its base model are installed, else the T5 with a warning); the tool's
+    description ends with ``(model: NAME)``.
+    """
+    guarded = textualizer or guarded_textualizer(model, url=url, token=token)
 
     def graph2text(triples: list[list[str]]) -> str:
         """Write [subject, predicate, object] triples as English sentences."""
         return triples_to_text(triples, guarded)
 
-    return FunctionTool.from_defaults(fn=graph2text, name=TOOL_NAME, description=TOOL_DESCRIPTION)
+    description = tool_description(getattr(guarded, "model_name", None))
+    return FunctionTool.from_defaults(fn=graph2text, name=TOOL_NAME, description=description)
 
 
 __all__ = ["graph2text_tool"]

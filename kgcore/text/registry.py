@@ -1,9 +1,13 @@
 """Textualizers by name: ``"t2t"``, ``"g2t"``, ``"g2t:PATH_OR_REPO"``, ``"g2t+http://..."``.
 
-``g2t`` is Graph2Text behind the hallucination guard: ``$KG_G2T_MODEL`` when set, else the
-small model that ships with the package (``graph2text-webnlg-small``, looked up in the order of
-:mod:`kgcore.local_models`); ``g2t+URL`` uses a running ``kgqa g2t serve`` (token from
-``$KG_G2T_TOKEN``). Loaded models are cached per name, so an evaluation loads one once.
+``g2t`` is Graph2Text behind the hallucination guard, with the default model of
+:mod:`kgcore.text.graph2text.default`: ``$KG_G2T_MODEL`` when set, else the fine-tuned
+``graph2text-webnlg-smollm2`` where its extra and base model are installed, else the small T5
+``graph2text-webnlg-small`` (with a warning naming what is missing); ``g2t:PATH_OR_REPO`` loads
+the model given; ``g2t+URL`` uses a running ``kgqa g2t serve`` (token from ``$KG_G2T_TOKEN``).
+The guarded textualizer's ``model_name`` says which model writes (FastToG records it in
+``result.extra["textualizer_model"]``). Loaded models are cached per name, so an evaluation
+loads one once.
 
 Example
 -------
@@ -20,10 +24,11 @@ import threading
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import G2T_ENV, G2T_MODEL_NAME
+from kgcore.local_models import G2T_MODEL_NAME
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 
-#: The shipped model's name: ``Graph2Text.from_pretrained`` finds it in the model order.
+#: The small T5's name (the fallback; the default is chosen by
+#: :func:`kgcore.text.graph2text.default.choose_graph2text`).
 DEFAULT_G2T_MODEL = G2T_MODEL_NAME
 _cache: dict[str, Any] = {}
 _lock = threading.Lock()
@@ -36,12 +41,16 @@ def _guarded(spec: str) -> Any:
         from kgcore.text.graph2text.remote import RemoteGraph2Text
 
         remote = RemoteGraph2Text(spec[4:], token=os.environ.get("KG_G2T_TOKEN"))
-        return GuardedTextualizer(remote.generate)
-    from kgcore.text.graph2text.model import Graph2Text
-
+        return GuardedTextualizer(remote.generate, model_name=f"server {spec[4:]}")
     _, _, where = spec.partition(":")
-    model = Graph2Text.from_pretrained(where or os.environ.get(G2T_ENV) or DEFAULT_G2T_MODEL)
-    return GuardedTextualizer(model.generate)
+    if where:
+        from kgcore.text.graph2text.model import Graph2Text
+
+        return GuardedTextualizer(Graph2Text.from_pretrained(where).generate, model_name=where)
+    from kgcore.text.graph2text.default import default_graph2text
+
+    model, name = default_graph2text()
+    return GuardedTextualizer(model.generate, model_name=name)
 
 
 def resolve_textualizer(spec: str | CommunityTextualizer | None) -> CommunityTextualizer:

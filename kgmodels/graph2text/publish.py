@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
+from kgcore.local_models import G2T_HUB_IDS, g2t_hub_id
 
 MODEL_FILES = (
     "config.json",
@@ -61,6 +62,10 @@ from kgcore.text.graph2text import Graph2Text
 g2t = Graph2Text.from_pretrained("{repo_id}")
 print(g2t.generate([[("Alan_Bean", "occupation", "Test_pilot")]]))
 ```
+
+Offline (`HF_HUB_OFFLINE=1`) the id is read from the Hub cache, else from the copy that ships
+inside the kg-retrievers wheel (`models/{name}` in a checkout); the folder path, or the name
+`"{name}"`, never asks the Hub.
 
 {writing}
 ## Evaluation (WebNLG 2017 test, multi-reference)
@@ -288,6 +293,23 @@ def stage(
     )
     card.save(out / "README.md")
     return out
+
+
+def default_repo_id(folder: str | Path) -> str:
+    """The Hub id a shipped model's folder is published to (``kg-retrievers/NAME``, the id
+    ``Graph2Text.from_pretrained`` maps back to the shipped folder); another folder needs
+    ``--repo-id``.
+
+    >>> default_repo_id("models/graph2text-webnlg-smollm2")
+    'kg-retrievers/graph2text-webnlg-smollm2'
+    """
+    name = Path(folder).resolve().name
+    repo_id = g2t_hub_id(name)
+    if repo_id not in G2T_HUB_IDS:
+        raise ConfigurationError(
+            f"{str(folder)!r} is not a shipped model folder: give --repo-id ORG/NAME"
+        )
+    return repo_id
 
 
 def publish(

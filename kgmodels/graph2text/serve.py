@@ -18,7 +18,9 @@ the server and its workers without a traceback.
 
 ``POST /predict`` takes ``{"triples": [[s, p, o], ...]}`` and answers
 ``{"text": "...", "guard_ok": true, "batch": 7}`` (the raw model text, whether it passes the
-guard, and how many requests shared its forward pass).
+guard, and how many requests shared its forward pass). Started without a model, it serves the
+default Graph2Text model (:mod:`kgcore.text.graph2text.default`); the start-up line and
+``/healthz`` name the model served.
 
 Example
 -------
@@ -49,6 +51,7 @@ from kgmodels.graph2text.serve_options import (
     add_serve_arguments,
     check_serve_options,
     exposure_warning,
+    startup_line,
 )
 
 #: Input limits: at most this many triples per request, characters per field and in all.
@@ -205,11 +208,13 @@ def build_server(
     threads: int | None = None,
     accelerator: str | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
+    model_name: str | None = None,
 ) -> Any:
     """A ``litserve.LitServer`` for a model folder or Hub id (GPU when present, else CPU).
 
     The token is checked first: a request without it gets 401 whatever its size; then request
-    bodies over ``max_body_bytes`` are answered with 413.
+    bodies over ``max_body_bytes`` are answered with 413. ``/healthz`` answers
+    ``{"ready": ..., "model": model_name}`` (the folder when no name is given).
     """
     import torch
     from fastapi.exceptions import RequestValidationError
@@ -235,7 +240,8 @@ def build_server(
 
         status = getattr(server, "workers_setup_status", None) or {}
         ready = bool(status) and all(str(v).lower().endswith("ready") for v in status.values())
-        return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
+        body = {"ready": ready, "model": model_name or model}
+        return JSONResponse(body, status_code=200 if ready else 503)
 
     async def invalid_request(request: Any, exc: RequestValidationError) -> Any:
         status, body = validation_error_response(exc.errors())
@@ -287,6 +293,7 @@ def serve(options: ServeOptions) -> int:
     warning = exposure_warning(options.host, options.token)
     if warning:
         print(warning, file=sys.stderr, flush=True)
+    print(startup_line(options), flush=True)
     server = build_server(
         options.model,
         token=options.token,
@@ -296,6 +303,7 @@ def serve(options: ServeOptions) -> int:
         threads=options.threads,
         timeout=options.timeout,
         max_body_bytes=options.max_body_bytes,
+        model_name=options.model_name,
     )
     run_server(server, host=options.host, port=options.port, read_timeout=options.read_timeout)
     return 0

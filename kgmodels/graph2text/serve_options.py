@@ -29,8 +29,10 @@ from typing import Any
 from kgcore.exceptions import ConfigurationError
 from kgmodels.graph2text.serve_limits import MAX_BODY_BYTES
 
-#: The model served when none is named (the small model trained here).
-DEFAULT_MODEL = "models/graph2text-webnlg-small"
+#: The model served when none is named: the default Graph2Text model
+#: (:func:`kgcore.text.graph2text.default.choose_graph2text`: the fine-tuned SmolLM2 where it
+#: runs, else the small T5).
+DEFAULT_MODEL: str | None = None
 #: Seconds a client has to send one whole request (headers and body) once it has begun.
 DEFAULT_READ_TIMEOUT = 10.0
 #: Where the token is read from when ``--token`` is not given.
@@ -43,10 +45,16 @@ PORTS = (1024, 65535)
 
 
 def add_serve_arguments(
-    parser: argparse.ArgumentParser, default_model: str = DEFAULT_MODEL
+    parser: argparse.ArgumentParser, default_model: str | None = DEFAULT_MODEL
 ) -> None:
     """Add the server's options to ``parser``."""
-    parser.add_argument("model", nargs="?", default=default_model, help="folder or Hub id")
+    parser.add_argument(
+        "model",
+        nargs="?",
+        default=default_model,
+        help="folder or Hub id (default: the fine-tuned SmolLM2 Graph2Text where its extra and "
+        "base model are installed, else the small T5)",
+    )
     parser.add_argument(
         "--host", default="127.0.0.1", help="127.0.0.1 (default), localhost, 0.0.0.0 or ::"
     )
@@ -76,7 +84,12 @@ def add_serve_arguments(
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """The checked options: what :func:`check_serve_options` hands to the server."""
+    """The checked options: what :func:`check_serve_options` hands to the server.
+
+    ``model`` is the folder to load; ``model_name`` what the start-up line and ``/healthz``
+    call it (the default model's name, or the model as given); ``fallback`` why the small T5
+    is served instead of the fine-tuned model (``None`` when it is not).
+    """
 
     model: str
     host: str
@@ -89,6 +102,8 @@ class ServeOptions:
     timeout: float
     read_timeout: float
     max_body_bytes: int
+    model_name: str | None = None
+    fallback: str | None = None
 
 
 def _integer(name: str, value: Any, low: int, high: int | None = None) -> int:
@@ -141,12 +156,21 @@ def _host(host: str) -> str:
     return host
 
 
-def _model(name: str) -> str:
-    """The model folder, found without loading anything (a Hub id: its snapshot, fetched)."""
+def _model(name: str | None) -> tuple[str, str, str | None]:
+    """``(folder, name, fallback)``: the model folder, found without loading anything (a Hub
+    id: its snapshot, fetched); ``None`` is the default model
+    (:func:`~kgcore.text.graph2text.default.choose_graph2text`)."""
     from kgcore.text.graph2text.model import resolve_model_folder
 
+    fallback = None
     try:
-        return str(resolve_model_folder(name))
+        if name is None:
+            from kgcore.text.graph2text.default import choose_graph2text
+
+            choice = choose_graph2text()
+            name, fallback = choice.name, choice.fallback
+            return str(resolve_model_folder(choice.where)), name, fallback
+        return str(resolve_model_folder(name)), name, fallback
     except ConfigurationError as err:  # the Hub client's messages run over several lines
         raise ConfigurationError(" ".join(str(err).split())) from err
 
@@ -158,7 +182,7 @@ def check_serve_options(args: argparse.Namespace) -> ServeOptions:
     Cheap checks come first, the model folder last (a Hub id is looked up in the cache).
     """
     options = ServeOptions(
-        model=str(args.model),
+        model="" if args.model is None else str(args.model),
         host=_host(args.host),
         port=_integer("--port", args.port, *PORTS),
         token=_token(args.token),
@@ -170,7 +194,23 @@ def check_serve_options(args: argparse.Namespace) -> ServeOptions:
         read_timeout=_seconds("--read-timeout", args.read_timeout, zero=False),
         max_body_bytes=_integer("--max-body-bytes", args.max_body_bytes, 1),
     )
-    return replace(options, model=_model(options.model))
+    folder, name, fallback = _model(options.model or None)
+    return replace(options, model=folder, model_name=name, fallback=fallback)
+
+
+def startup_line(options: ServeOptions) -> str:
+    """The line the server prints as it starts: the model it serves, where, and on what address.
+
+    >>> print(startup_line(ServeOptions("/m/g2t", "127.0.0.1", 8000, None, 16, 0.05, None, None,
+    ...                                 120.0, 10.0, 65536, "graph2text-webnlg-smollm2")))
+    Graph2Text server: model graph2text-webnlg-smollm2 (/m/g2t) on http://127.0.0.1:8000
+    """
+    host = f"[{options.host}]" if ":" in options.host else options.host
+    line = (
+        f"Graph2Text server: model {options.model_name or options.model} ({options.model}) "
+        f"on http://{host}:{options.port}"
+    )
+    return f"{line}; {options.fallback}" if options.fallback else line
 
 
 def exposure_warning(host: str, token: str | None) -> str | None:

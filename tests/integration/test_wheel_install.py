@@ -3,7 +3,8 @@
 For ``[langchain]`` and for ``[llamaindex,embeddings]`` (torch installed first from the CPU
 wheel, as ``make setup`` does): a retrieval with a fake model runs, the ``kgqa`` script names
 the extra it lacks, and no CUDA package is installed. The wheel carries the small Graph2Text
-model: ``FastToG(graph, textualizer="g2t")`` and ``graph2text_tool()`` run with it (issue 39);
+model: ``FastToG(graph, textualizer="g2t")`` and ``graph2text_tool()`` run with it (issue 39),
+naming it (without the ``g2t`` extra the T5 stands in for the fine-tuned model, issue 50);
 ``kgqa --version`` and ``kgqa eval --help`` say what they should, and ``kgqa ask --draw``
 without the ``visualize`` extra exits 2 within 5 seconds, before loading anything; ``pip
 check`` stays quiet. Slow (minutes): it builds and installs.
@@ -80,7 +81,10 @@ G2T_CHECK = textwrap.dedent(
     text = engine.textualizer(["Cleopatra", "Joseph L. Mankiewicz"],
                               [Triple("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
     assert "Cleopatra" in text, text
+    # without the g2t extra (no peft) the T5 stands in for the fine-tuned model, and says so
+    assert engine.textualizer.model_name == "graph2text-webnlg-small", engine.textualizer
     tool = graph2text_tool()
+    assert tool.metadata.description.endswith("(model: graph2text-webnlg-small)")
     out = tool.call(triples=[["Cleopatra", "directed_by", "Joseph L. Mankiewicz"]]).content
     assert "Cleopatra" in out, out
     print("g2t ok")
@@ -131,6 +135,9 @@ def test_the_wheel_holds_the_types_marker_and_the_licence(wheel: Path) -> None:
     g2t = "kgcore/text/graph2text/pretrained/graph2text-webnlg-small/"
     for name in ("config.json", "model.safetensors", "tokenizer.json", "g2t_config.json"):
         assert g2t + name in names
+    smollm2 = "kgcore/text/graph2text/pretrained/graph2text-webnlg-smollm2/"
+    for name in ("adapter_config.json", "adapter_model.safetensors", "g2t_config.json"):
+        assert smollm2 + name in names
 
 
 def fresh_venv(root: Path, extras: str, wheel: Path, torch: bool) -> Path:

@@ -88,6 +88,18 @@ def convert_gguf_to_hf(gguf_path: str | Path, out_dir: str | Path) -> Path:
     return out_dir
 
 
+def converted_smollm2_dir(cache_dir: str | Path | None = None) -> Path:
+    """Where SmolLM2's GGUF is de-quantised to (``cache_dir``, default
+    :func:`default_hf_cache_dir`)."""
+    root = Path(cache_dir) if cache_dir is not None else default_hf_cache_dir()
+    return root / "smollm2-135m-instruct"
+
+
+def is_converted(folder: Path) -> bool:
+    """Whether ``folder`` holds a converted model (its config and weights)."""
+    return (folder / "config.json").is_file() and (folder / "model.safetensors").is_file()
+
+
 def resolve_llm_path(spec: str | Path | None = None, cache_dir: str | Path | None = None) -> str:
     """What to hand ``from_pretrained``: the converted SmolLM2 folder, a local path or a Hub id.
 
@@ -97,9 +109,8 @@ def resolve_llm_path(spec: str | Path | None = None, cache_dir: str | Path | Non
     if spec is None or str(spec) == DEFAULT_LLM:
         from kgcore.local_models import smollm_gguf_path
 
-        root = Path(cache_dir) if cache_dir is not None else default_hf_cache_dir()
-        folder = root / "smollm2-135m-instruct"
-        if (folder / "config.json").is_file() and (folder / "model.safetensors").is_file():
+        folder = converted_smollm2_dir(cache_dir)
+        if is_converted(folder):
             return str(folder)  # converted before: the GGUF package is no longer needed
         return str(convert_gguf_to_hf(smollm_gguf_path(), folder))
     text = str(spec).strip()

@@ -438,13 +438,16 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
 
     def _finish(self, result: FastToGResult, meter: RunMeter) -> FastToGResult:
         """Phase 6, the result: usage and timings counted in (``meter``), the facts reasoning
-        saw as its context, and how often a Graph2Text textualizer fell back."""
+        saw as its context, how often a Graph2Text textualizer fell back and its model's name."""
         meter.finish(result)
         parts = result.reasoning_texts()
         result.context = "\n".join(parts)
         fell_back = getattr(self.textualizer, "fell_back", None)  # Graph2Text's guard
         if callable(fell_back):
             result.extra["textualizer_fallbacks"] = sum(map(fell_back, parts))
+        model_name = getattr(self.textualizer, "model_name", None)  # which Graph2Text wrote
+        if isinstance(model_name, str):
+            result.extra["textualizer_model"] = model_name
         return result
 
     # -- the steps' pieces: Local Community Search, requests, the textualizer -------------

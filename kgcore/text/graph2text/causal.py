@@ -75,8 +75,8 @@ def load_causal(folder: Path, settings: G2TSettings, device: str, dtype: Any) ->
         if adapter:
             try:
                 from peft import PeftModel
-            except ImportError as err:  # pragma: no cover - installed with the [gnn] extra
-                raise MissingDependencyError("peft", "gnn") from err
+            except ImportError as err:  # pragma: no cover - installed with the [g2t] extra
+                raise MissingDependencyError("peft", "g2t") from err
             model = PeftModel.from_pretrained(model, str(folder)).merge_and_unload()
     except (OSError, ValueError) as err:
         raise ConfigurationError(f"cannot load Graph2Text model from {folder}: {err}") from err

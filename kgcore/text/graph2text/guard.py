@@ -103,6 +103,8 @@ class GuardedTextualizer:
         ``communities -> texts``, batched: :meth:`Graph2Text.generate` or a remote client's.
     fallback : CommunityTextualizer, optional
         Used when a text fails the guard; Triple2Text by default.
+    model_name : str, optional
+        Which Graph2Text model writes (FastToG records it in its result).
 
     Examples
     --------
@@ -118,9 +120,12 @@ class GuardedTextualizer:
         self,
         generate: Callable[[Sequence[Sequence[Sequence[str]]]], list[str]],
         fallback: CommunityTextualizer | None = None,
+        *,
+        model_name: str | None = None,
     ) -> None:
         self.generate_texts = generate
         self.fallback = fallback or Triple2Text()
+        self.model_name = model_name
         self.calls = 0
         self.fallbacks = 0
         self._lock = threading.Lock()

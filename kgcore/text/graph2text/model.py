@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.local_models import G2T_MODEL_NAMES, graph2text_model_dir
+from kgcore.local_models import G2T_HUB_IDS, graph2text_model_dir, shipped_graph2text_name
 from kgcore.text.graph2text.causal import generate_causal, is_model_folder, load_causal
 from kgcore.text.graph2text.delex import delexicalize, relexicalize
 from kgcore.text.graph2text.linearize import linearize, plain_triples
@@ -48,13 +48,16 @@ def pick_device(device: str | None = None) -> tuple[str, Any]:
 
 
 def resolve_model_folder(name_or_path: str | Path) -> Path:
-    """A local folder as is; the shipped model's name (``"graph2text-webnlg-small"``, or the
-    checkout's ``"models/graph2text-webnlg-small"`` from another directory) looked up in the
-    documented model order (:func:`kgcore.local_models.graph2text_model_dir`); otherwise a Hub
-    repo id, fetched (or read offline) from the cache.
+    """A local folder as is; a shipped model's name (``"graph2text-webnlg-small"``,
+    ``"graph2text-webnlg-smollm2"``, or the checkout's ``"models/NAME"`` from another
+    directory) looked up in the documented model order
+    (:func:`kgcore.local_models.graph2text_model_dir`); otherwise a Hub repo id, fetched (or
+    read offline) from the cache.
 
     ``huggingface_hub.snapshot_download`` honours ``HF_HUB_OFFLINE=1``: it then only reads the
-    local Hub cache and fails if the model is not there.
+    local Hub cache. A shipped model's Hub id (:data:`kgcore.local_models.G2T_HUB_IDS`,
+    ``kg-retrievers/NAME``) that neither the Hub nor its cache gives resolves to the shipped
+    folder; any other id is then a :class:`ConfigurationError`.
     """
     path = Path(name_or_path).expanduser()
     if path.is_dir():
@@ -64,21 +67,26 @@ def resolve_model_folder(name_or_path: str | Path) -> Path:
             )
         return path
     text = str(name_or_path)
-    if text in G2T_MODEL_NAMES:  # named explicitly: $KG_G2T_MODEL does not replace it
-        return graph2text_model_dir(use_env=False)
+    shipped = shipped_graph2text_name(text)
+    if shipped is not None:  # named explicitly: $KG_G2T_MODEL does not replace it
+        return graph2text_model_dir(use_env=False, name=shipped)
     if text.count("/") != 1 or text.startswith((".", "/")):
         raise ConfigurationError(f"no Graph2Text model folder {text!r} and not a Hub repo id")
     try:
         from huggingface_hub import snapshot_download
         from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
     except ImportError as err:  # pragma: no cover - a transformers dependency
-        raise MissingDependencyError("huggingface_hub", "local") from err
+        raise MissingDependencyError("huggingface_hub", "g2t") from err
     try:
         return Path(snapshot_download(repo_id=text))
     except (LocalEntryNotFoundError, HfHubHTTPError, OSError, ValueError) as err:
-        raise ConfigurationError(
-            f"cannot load Graph2Text model {text!r} from the Hub or its cache: {err}"
-        ) from err
+        problem = f"cannot load Graph2Text model {text!r} from the Hub or its cache: {err}"
+        if text not in G2T_HUB_IDS:
+            raise ConfigurationError(problem) from err
+        try:  # the project's own model: the copy that ships with it
+            return graph2text_model_dir(use_env=False, name=G2T_HUB_IDS[text])
+        except ConfigurationError as missing:
+            raise ConfigurationError(f"{problem}; and {missing}") from err
 
 
 class Graph2Text:

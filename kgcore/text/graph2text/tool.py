@@ -31,6 +31,36 @@ TOOL_DESCRIPTION = (
 )
 
 
+def tool_description(model_name: str | None) -> str:
+    """The tools' description, naming the model that writes when it is known.
+
+    >>> tool_description("graph2text-webnlg-smollm2").endswith("(model: graph2text-webnlg-smollm2)")
+    True
+    """
+    return f"{TOOL_DESCRIPTION} (model: {model_name})" if model_name else TOOL_DESCRIPTION
+
+
+def guarded_textualizer(
+    model: str | None = None, *, url: str | None = None, token: str | None = None
+) -> GuardedTextualizer:
+    """The tools' textualizer: a running server (``url``), the model folder or Hub id given,
+    else the default model (:func:`~kgcore.text.graph2text.default.default_graph2text`: the
+    fine-tuned SmolLM2 where it runs, else the T5, with a warning); its ``model_name`` says
+    which."""
+    if url is not None:
+        from kgcore.text.graph2text.remote import RemoteGraph2Text
+
+        return GuardedTextualizer(RemoteGraph2Text(url, token).generate, model_name=f"server {url}")
+    if model is not None:
+        from kgcore.text.graph2text.model import Graph2Text
+
+        return GuardedTextualizer(Graph2Text.from_pretrained(model).generate, model_name=model)
+    from kgcore.text.graph2text.default import default_graph2text
+
+    loaded, name = default_graph2text()
+    return GuardedTextualizer(loaded.generate, model_name=name)
+
+
 def triples_to_text(triples: Any, textualizer: GuardedTextualizer) -> str:
     """The guarded text for ``triples`` or an ``error: ...`` message for a bad call."""
     if not isinstance(triples, Sequence) or isinstance(triples, str) or not triples:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 
 from kgcore.text.graph2text.guard import GuardedTextualizer
 from langchain_fasttog import Graph2TextTool
+from tests.support.graph2text_default import (
+    BOTH_WAYS,
+    T5,
+    fake_loading,
+    simulate_runnable,
+    without,
+)
 
 TRIPLES = [["Alan Bean", "occupation", "Test pilot"], ["Alan Bean", "birthPlace", "Wheeler, Texas"]]
 
@@ -65,3 +73,15 @@ def test_a_bad_tool_call_gets_a_message_not_an_exception() -> None:
     tool = Graph2TextTool(textualizer=GuardedTextualizer(lambda cs: ["x" for _ in cs]))
     assert tool.invoke({"triples": [["only", "two"]]}).startswith("error: triple 0")
     assert tool.invoke({"triples": [TRIPLES[0]] * 40}).startswith("error: at most 32")
+
+
+@pytest.mark.parametrize(("missing", "expected"), BOTH_WAYS)
+def test_from_model_without_a_name_is_the_default_model_and_says_which(
+    monkeypatch: pytest.MonkeyPatch, missing: tuple[str, ...], expected: str
+) -> None:
+    """The fine-tuned SmolLM2 with the g2t extra, the T5 without peft (issue 50)."""
+    simulate_runnable(monkeypatch)
+    without(monkeypatch, *missing)
+    fake_loading(monkeypatch)
+    assert Graph2TextTool.from_model().description.endswith(f"(model: {expected})")
+    assert Graph2TextTool.from_model(str(T5)).description.endswith(f"(model: {T5})")

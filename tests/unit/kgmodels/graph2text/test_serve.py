@@ -31,8 +31,8 @@ def server(tiny_model):
         yield url
 
 
-def test_health_is_open_and_everything_else_needs_the_token(server):
-    assert httpx.get(f"{server}/healthz").json() == {"ready": True}
+def test_health_is_open_and_everything_else_needs_the_token(server, tiny_model):
+    assert httpx.get(f"{server}/healthz").json() == {"ready": True, "model": str(tiny_model)}
     assert httpx.post(f"{server}/predict", json={"triples": [TRIPLE]}).status_code == 401
     assert httpx.get(f"{server}/health").status_code == 401
     wrong = {"Authorization": "Bearer nope"}

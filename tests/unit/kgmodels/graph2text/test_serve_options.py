@@ -9,10 +9,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kgcore.exceptions import ConfigurationError
+from kgcore.local_models import G2T_MODEL_NAME, G2T_SMOLLM2_NAME
+from kgcore.text.graph2text.causal import is_model_folder
 from kgmodels.graph2text import serve_options
 from kgmodels.graph2text.serve_options import (
     add_serve_arguments,
@@ -20,6 +23,7 @@ from kgmodels.graph2text.serve_options import (
     exposure_warning,
 )
 from kgqa.cli import main
+from tests.support.graph2text_default import BOTH_WAYS, simulate_runnable, without
 from tests.support.paths import REPO
 
 BAD = [
@@ -83,7 +87,8 @@ def test_good_options_are_kept_and_localhost_is_the_loopback_address() -> None:
         parser.parse_args(["--host", "localhost", "--port", "1024", "--batch-timeout", "0"])
     )
     assert (options.host, options.port, options.batch_timeout) == ("127.0.0.1", 1024, 0.0)
-    assert Path(options.model, "config.json").is_file()  # the shipped model's folder
+    assert is_model_folder(Path(options.model))  # the default model's folder
+    assert options.model_name in (G2T_MODEL_NAME, G2T_SMOLLM2_NAME)
 
 
 @pytest.mark.parametrize(
@@ -145,3 +150,30 @@ def test_the_warning_names_the_address_and_what_is_open() -> None:
     line = exposure_warning("::", None)
     assert line is not None and "::" in line and "/predict" in line and "\n" not in line
     assert serve_options.LOOPBACK_HOSTS >= {"127.0.0.1", "localhost"}
+
+
+@pytest.mark.parametrize(("missing", "expected"), BOTH_WAYS)
+def test_the_start_up_line_and_healthz_name_the_model_served(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    missing: tuple[str, ...],
+    expected: str,
+) -> None:
+    """Without a model: the fine-tuned SmolLM2 with the g2t extra, the T5 without peft, with
+    the fallback line appended (issue 50)."""
+    from kgmodels.graph2text import serve
+
+    simulate_runnable(monkeypatch)
+    without(monkeypatch, *missing)
+    built: list[dict[str, Any]] = []
+    monkeypatch.setattr(serve, "build_server", lambda *a, **k: built.append(k))
+    monkeypatch.setattr(serve, "run_server", lambda *a, **k: None)
+    parser = argparse.ArgumentParser()
+    add_serve_arguments(parser)
+    assert serve.serve(check_serve_options(parser.parse_args(["--port", "8123"]))) == 0
+    line = capsys.readouterr().out
+    assert line.count("\n") == 1
+    assert line.startswith(f"Graph2Text server: model {expected} (")
+    assert "http://127.0.0.1:8123" in line
+    assert built[0]["model_name"] == expected  # what /healthz says
+    assert ("pip install 'kg-retrievers[g2t]'" in line) == bool(missing)

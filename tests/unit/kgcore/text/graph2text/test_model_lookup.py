@@ -10,7 +10,7 @@ import pytest
 
 from kgcore import local_models
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import G2T_MODEL_NAME, graph2text_model_dir
+from kgcore.local_models import G2T_MODEL_NAME, G2T_SMOLLM2_NAME, graph2text_model_dir
 from kgcore.text.graph2text.model import resolve_model_folder
 from tests.support.paths import REPO
 
@@ -93,13 +93,26 @@ def test_the_wheel_copy_path_is_inside_the_package() -> None:
     assert packaged.is_relative_to(Path(local_models.__file__).parent)
 
 
+def test_the_wheel_keeps_the_fine_tuned_model_beside_the_t5(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(local_models, "project_models_dir", lambda: None)  # no checkout
+    monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "no-user-models"))
+    monkeypatch.setattr(local_models, "packaged_graph2text_dir", lambda: SHIPPED)
+    found = graph2text_model_dir(name=G2T_SMOLLM2_NAME, use_env=False)
+    assert found == SHIPPED.parent / G2T_SMOLLM2_NAME
+    assert resolve_model_folder(G2T_SMOLLM2_NAME) == found
+
+
 def test_fasttog_g2t_runs_with_the_shipped_model_as_a_wheel_finds_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The T5, as a wheel install without the fine-tuned model's packages runs it."""
     pytest.importorskip("transformers")
     from kgcore.graph import InMemoryGraphStore
     from kgcore.methods.fasttog import FastToG
     from kgcore.text import registry
+    from kgcore.text.graph2text import default
     from kgcore.text.graph2text.guard import GuardedTextualizer
     from kgcore.types import Triple
 
@@ -107,10 +120,12 @@ def test_fasttog_g2t_runs_with_the_shipped_model_as_a_wheel_finds_it(
     monkeypatch.setattr(local_models, "project_models_dir", lambda: None)  # no checkout
     monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "no-user-models"))
     monkeypatch.setattr(local_models, "packaged_graph2text_dir", lambda: SHIPPED)
+    monkeypatch.setattr(default, "installed", lambda package: package != "peft")
     monkeypatch.setattr(registry, "_cache", {})  # load afresh, through the lookup
     store = InMemoryGraphStore.from_triples([("Giant", "directed_by", "George Stevens")])
     engine = FastToG(store, textualizer="g2t")
     assert isinstance(engine.textualizer, GuardedTextualizer)
+    assert engine.textualizer.model_name == G2T_MODEL_NAME
     text = engine.textualizer(
         ["Giant", "George Stevens"], [Triple("Giant", "directed_by", "George Stevens")]
     )
