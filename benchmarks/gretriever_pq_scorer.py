@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kgcore.evaluation.report import load_runs, score_record, summarize
+from kgcore.evaluation.report import load_runs, loops_back, score_record, summarize
 
 SETS = ("PQ-3H", "PQL-3H")
 TRAINED = "gretriever-gnn"
@@ -45,12 +45,20 @@ def _runs(folder: Path, dataset: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def _line(name: str, records: list[dict[str, Any]]) -> str:
+    """hit@1 with n and interval; for a set with loop-back questions (a gold answer is the
+    topic entity), the same without them (``gold≠topic``)."""
     s = summarize(records)
     low, high = s["hit@1_ci"]
-    return (
+    line = (
         f"  {name:<15} n={s['n']:<4} hit@1={s['hit@1']:.2f} (95% {low:.2f}-{high:.2f}) "
         f"LLM calls/q={s['llm_calls']:.1f}"
     )
+    others = [r for r in records if not loops_back(r)]
+    if 0 < len(others) < len(records):
+        o = summarize(others)
+        line += f"; gold≠topic n={o['n']} hit@1={o['hit@1']:.2f}"
+        line += " (95% {:.2f}-{:.2f})".format(*o["hit@1_ci"])
+    return line
 
 
 def _paired(trained: list[dict[str, Any]], baseline: list[dict[str, Any]]) -> str:
