@@ -6,6 +6,8 @@ Example
 
     $ kgqa gretriever train --data explagraphs --mode prompt --preset cpu \\
           --out models/gretriever-gnn/prompt-cpu
+    $ kgqa gretriever train --data pathquestion --mode scorer \\
+          --out models/gretriever-gnn/pq-scorer
     $ kgqa gretriever evaluate --checkpoint models/gretriever-gnn/prompt-cpu/best.safetensors \\
           --split test
 """
@@ -15,9 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from kgcore.exceptions import ConfigurationError
 from kgqa.door import (
     check_local_llm_folder,
     check_new_file,
@@ -27,6 +31,9 @@ from kgqa.door import (
 )
 
 DATASETS = ("explagraphs", "metaqa-graph")
+#: ``--mode scorer`` trains the answer-node scorer on PathQuestion's training questions.
+SCORER_MODE = "scorer"
+SCORER_DATA = "pathquestion"
 # Spelled out rather than imported: importing the core's constants would load torch for every
 # kgqa command (tests check they match kgcore.gretriever.gnn's MODES and GNN_KINDS).
 MODES = ("inference", "prompt", "lora")
@@ -91,7 +98,85 @@ def _model_config(args: argparse.Namespace) -> Any:
     )
 
 
+def _train_scorer(args: argparse.Namespace) -> int:
+    """``--mode scorer``: the answer-node scorer on PathQuestion's four training sets."""
+    if args.data != SCORER_DATA:
+        raise ConfigurationError(f"--mode scorer trains on --data {SCORER_DATA}")
+    if args.mode != SCORER_MODE:
+        raise ConfigurationError(f"--data {SCORER_DATA} trains the node scorer: add --mode scorer")
+    check_new_folder(args.out, "--out")  # before torch loads
+    from kgcore.evaluation.datasets import default_data_dir
+
+    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir() / "pathquestion"
+    for name in ("PQ-2H", "PQ-3H", "PQL-2H", "PQL-3H"):  # kgmodels' PATHQUESTION_SETS
+        paths = [data_dir / f"train_{name}.jsonl", data_dir / f"kb_{name}.txt"]
+        if name.endswith("3H"):  # the deciding dev questions (kgmodels' DECIDING_SETS)
+            paths.append(data_dir / f"dev_{name}.jsonl")
+        for path in paths:
+            if not path.is_file():
+                raise ConfigurationError(f"training questions not found: {path} is missing")
+    from kgcore.gretriever.gnn.node_scorer import NodeScorerConfig
+    from kgmodels.gnn.node_scoring_training import (
+        BEST_FILE,
+        DECIDING_ROWS,
+        DECIDING_SETS,
+        DEFAULT_RETRIEVAL,
+        ScorerTrainConfig,
+        prepare_examples,
+        train_scorer,
+    )
+
+    _threads(args.threads or 1)
+    out = Path(args.out or "models/gretriever-gnn/pq-scorer")
+    sizes = {
+        k: v
+        for k, v in (("layers", args.layers), ("heads", args.heads), ("hidden", args.hidden))
+        if v is not None
+    }
+    model_config = NodeScorerConfig(**sizes)
+    defaults = ScorerTrainConfig()
+    config = ScorerTrainConfig(
+        epochs=args.epochs or defaults.epochs,
+        batch_size=args.batch_size or defaults.batch_size,
+        lr=args.lr or defaults.lr,
+        seed=args.seed,
+    )
+    started = time.perf_counter()
+    examples, counts = prepare_examples(data_dir, limit=args.max_train, progress=not args.quiet)
+    first, last = DECIDING_ROWS
+    validation, deciding = prepare_examples(
+        data_dir,
+        DECIDING_SETS,
+        part="dev",
+        first=first,
+        limit=last - first,
+        keep_all=True,
+        progress=not args.quiet,
+    )
+    facts = {
+        "data": counts,
+        "deciding": {"questions": f"dev {first + 1}-{last}", **deciding},
+        "prepare_seconds": round(time.perf_counter() - started, 1),
+    }
+    state = train_scorer(
+        examples, out, config, model_config, DEFAULT_RETRIEVAL, facts, not args.quiet, validation
+    )
+    print(
+        json.dumps(
+            {
+                "checkpoint": str(out / BEST_FILE),
+                "best_epoch": state["best"]["epoch"],
+                "deciding_hit@1": round(state["best"]["validation_hit@1"], 4),
+                "seconds": state["seconds"],
+            }
+        )
+    )
+    return 0
+
+
 def _train(args: argparse.Namespace) -> int:
+    if args.mode == SCORER_MODE or args.data == SCORER_DATA:
+        return _train_scorer(args)
     from kgcore.gretriever.gnn import GraphPromptModel
     from kgmodels.gnn.explagraphs import seeded_subset
     from kgmodels.gnn.training import BEST_FILE, TrainConfig, Trainer, evaluate_accuracy
@@ -128,10 +213,10 @@ def _train(args: argparse.Namespace) -> int:
         train_config = TrainConfig.paper(**common)
     else:
         train_config = TrainConfig(
-            epochs=args.epochs,
-            lr=args.lr,
+            epochs=args.epochs or 10,
+            lr=args.lr or 1e-5,
             weight_decay=args.weight_decay,
-            batch_size=args.batch_size,
+            batch_size=args.batch_size or 4,
             grad_accumulation=args.grad_accumulation,
             warmup_ratio=args.warmup_ratio,
             patience=args.patience,
@@ -193,9 +278,10 @@ def add_subcommand(commands: Any) -> None:
     train = actions.add_parser("train", help="train the graph prompt (or LoRA) on a task")
     train.add_argument(
         "--data",
-        choices=DATASETS,
+        choices=(*DATASETS, SCORER_DATA),
         default="explagraphs",
-        help="ExplaGraphs, or the graph-only yes/no task on MetaQA's graph",
+        help="ExplaGraphs, the graph-only yes/no task on MetaQA's graph, or PathQuestion's "
+        "training questions (with --mode scorer)",
     )
     train.add_argument(
         "--recipe",
@@ -204,7 +290,13 @@ def add_subcommand(commands: Any) -> None:
         "1024), Llama-2-7B chat, lr 1e-5, 10 epochs; fixes mode, GNN and optimiser options "
         "(--llm with --num-params may name another 7B model)",
     )
-    train.add_argument("--mode", choices=MODES, default="prompt")
+    train.add_argument(
+        "--mode",
+        choices=(*MODES, SCORER_MODE),
+        default="prompt",
+        help="graph prompt: inference, prompt, lora; scorer: the GNN scores answer nodes "
+        "(--data pathquestion; no LLM)",
+    )
     train.add_argument("--llm", default="smollm2", help="smollm2 | HF folder | Hub id")
     train.add_argument("--num-params", type=POSITIVE, help="LLM size in billions (Hub models)")
     train.add_argument("--gnn", choices=GNN_KINDS, help="graph encoder (gat)")
@@ -222,10 +314,10 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument(
         "--max-new-tokens", type=AT_LEAST_1, default=8, help="cap on a reply's tokens"
     )
-    train.add_argument("--epochs", type=AT_LEAST_1, default=10)
-    train.add_argument("--lr", type=POSITIVE, default=1e-5)
+    train.add_argument("--epochs", type=AT_LEAST_1, help="default 10 (scorer: 20)")
+    train.add_argument("--lr", type=POSITIVE, help="default 1e-5 (scorer: 1e-3)")
     train.add_argument("--weight-decay", type=real_number(0), default=0.05)
-    train.add_argument("--batch-size", type=AT_LEAST_1, default=4)
+    train.add_argument("--batch-size", type=AT_LEAST_1, help="default 4 (scorer: 16)")
     train.add_argument("--grad-accumulation", type=AT_LEAST_1, default=2)
     train.add_argument("--warmup-ratio", type=real_number(0, 1, high_open=True), default=0.1)
     train.add_argument("--patience", type=AT_LEAST_1, default=2)
@@ -236,7 +328,12 @@ def add_subcommand(commands: Any) -> None:
     train.add_argument(
         "--balance", action="store_true", help="class-balanced epochs (rarer labels repeated)"
     )
-    train.add_argument("--max-train", type=AT_LEAST_1, help="seeded subset of the training graphs")
+    train.add_argument(
+        "--max-train",
+        type=AT_LEAST_1,
+        help="seeded subset of the training graphs (scorer: the first N questions of each set)",
+    )
+    train.add_argument("--data-dir", help="scorer: folder of PathQuestion's files")
     train.add_argument("--max-val", type=AT_LEAST_1, help="seeded subset of the validation graphs")
     train.add_argument("--seed", type=AT_LEAST_0, default=0)
     train.add_argument("--threads", type=AT_LEAST_1, help="torch CPU threads")

@@ -137,9 +137,9 @@ def _gretriever(store: GraphStore, **options: Any) -> Any:
 
 
 def _gretriever_gnn(store: GraphStore, **options: Any) -> Any:
-    from kgcore.methods.gretriever.gnn import GRetrieverGNNQA
+    from kgcore.methods.gretriever.gnn import gretriever_gnn
 
-    return GRetrieverGNNQA(store, **options)
+    return gretriever_gnn(store, **options)
 
 
 def _prompt(kind: str) -> Factory:
@@ -199,8 +199,12 @@ def _gretriever_options() -> frozenset[str]:
 
 def _gretriever_gnn_options() -> frozenset[str]:
     from kgcore.methods.gretriever.gnn import GRetrieverGNNQA
+    from kgcore.methods.gretriever.scorer import GRetrieverScorerQA
 
-    return keyword_names(GRetrieverGNNQA, skip=("store", "embedder")) | _retrieval_settings()
+    engines = keyword_names(GRetrieverGNNQA, skip=("store", "embedder")) | keyword_names(
+        GRetrieverScorerQA, skip=("store", "embedder")
+    )
+    return engines | _retrieval_settings()
 
 
 def _cot_sc_options() -> frozenset[str]:
@@ -244,8 +248,9 @@ METHODS: dict[str, MethodSpec] = {
             "gretriever-gnn",
             _gretriever_gnn,
             True,
-            "G-Retriever GNN graph prompt + frozen LLM",
+            "G-Retriever's trained GNN: graph prompt + frozen LLM, or answer-node scorer",
             _gretriever_gnn_options,
+            needs_llm=False,
             embeddings="default",
         ),
         MethodSpec("io", _prompt("io"), False, "IO prompting, no graph"),

@@ -1,9 +1,16 @@
-"""``gretriever-gnn`` for the evaluation harness: PCST retrieval, then the graph-prompted LLM.
+"""``gretriever-gnn`` for the evaluation harness: PCST retrieval, then the trained GNN.
 
-The engine retrieves the question's subgraph with :class:`~kgcore.gretriever.GRetriever` (a
-per-question graph such as ExplaGraphs' is small enough to be searched whole), turns it into a
-PyG ``Data`` from the retriever's own embeddings, and answers with the checkpoint's model (GNN
-graph token + frozen LLM). It asks the harness's chat model nothing: the answer comes from
+A checkpoint's metadata say which G-Retriever it is (:func:`gretriever_gnn` builds the engine
+for it): a graph prompt (GNN graph token + frozen LLM, :class:`GRetrieverGNNQA`, e.g. the
+ExplaGraphs checkpoints) or an answer-node scorer (the GNN scores the subgraph's nodes and its
+best is the answer, :class:`~kgcore.methods.gretriever.scorer.GRetrieverScorerQA`, e.g.
+``models/gretriever-gnn/pq-scorer``). Neither asks the harness's chat model anything, so
+``kgqa eval`` loads none for them.
+
+The graph-prompt engine retrieves the question's subgraph with
+:class:`~kgcore.gretriever.GRetriever` (a per-question graph such as ExplaGraphs' is small
+enough to be searched whole), turns it into a PyG ``Data`` from the retriever's own embeddings,
+and answers with the checkpoint's model (GNN graph token + frozen LLM): the answer comes from
 the checkpoint's LLM. Loaded models are shared by every engine of the process (the harness
 builds one engine per ExplaGraphs question).
 
@@ -11,8 +18,10 @@ Example
 -------
 .. code-block:: console
 
-    $ kgqa eval --method gretriever-gnn --data explagraphs:test:50 --llm local-small \\
+    $ kgqa eval --method gretriever-gnn --data explagraphs:test:50 \\
           --set checkpoint=models/gretriever-gnn/prompt-cpu/best.safetensors --out runs/
+    $ kgqa eval --method gretriever-gnn --data pathquestion:PQ-3H:50 --out runs/ \\
+          --set checkpoint=models/gretriever-gnn/pq-scorer/best.safetensors
 """
 
 from __future__ import annotations
@@ -32,6 +41,48 @@ from kgcore.validation import check_question
 
 _MODELS: dict[tuple[str, str | None], Any] = {}
 _MODELS_LOCK = threading.Lock()
+
+
+#: Options only the node-scorer engine takes, and only the graph-prompt engine takes.
+SCORER_ONLY = ("subgraph", "seed", "scorer")
+PROMPT_ONLY = ("llm", "labels", "model")
+
+
+def gretriever_gnn(store: GraphStore, **options: Any) -> StepMethod[MethodResult]:
+    """The ``gretriever-gnn`` engine of a checkpoint, by the ``format`` its metadata name.
+
+    ``model=`` (a loaded graph prompt) or ``scorer=`` (a loaded node scorer) skip the file.
+    Anything but a graph-prompt or node-scorer checkpoint is a
+    :class:`~kgcore.exceptions.ConfigurationError` naming the two formats expected.
+    """
+    from kgcore.gretriever.gnn.model import CHECKPOINT_FORMAT
+    from kgcore.gretriever.gnn.node_scorer import SCORER_FORMAT, checkpoint_format
+
+    checkpoint = options.get("checkpoint")
+    if options.get("scorer") is not None:
+        kind = SCORER_FORMAT
+    elif options.get("model") is not None or checkpoint is None:
+        kind = CHECKPOINT_FORMAT  # GRetrieverGNNQA names what is missing
+    else:
+        kind = checkpoint_format(checkpoint)
+    if kind == SCORER_FORMAT:
+        _refuse(options, PROMPT_ONLY, "a node-scorer checkpoint")
+        from kgcore.methods.gretriever.scorer import GRetrieverScorerQA
+
+        return GRetrieverScorerQA(store, **options)
+    if kind == CHECKPOINT_FORMAT:
+        _refuse(options, SCORER_ONLY, "a graph-prompt checkpoint")
+        return GRetrieverGNNQA(store, **options)
+    raise ConfigurationError(
+        f"{checkpoint} is not a gretriever-gnn checkpoint (format {kind or 'missing'!r}): "
+        f"expected a graph prompt ({CHECKPOINT_FORMAT!r}) or a node scorer ({SCORER_FORMAT!r})"
+    )
+
+
+def _refuse(options: dict[str, Any], names: Sequence[str], kind: str) -> None:
+    given = sorted(n for n in names if n in options)
+    if given:
+        raise ConfigurationError(f"gretriever-gnn with {kind} takes no {', '.join(given)}")
 
 
 def shared_model(checkpoint: str | Path, llm: str | None = None) -> Any:
