@@ -3,13 +3,15 @@
 **Ablations** (``--checkpoint``): the checkpoint answers the task's test split (``--task``:
 ``explagraphs``, or ``metaqa-graph``, the graph-only yes/no task of
 :mod:`kgmodels.gnn.graph_task`) with each example's own graph (``intact``), with the
-graphs shuffled between examples (``shuffled``) and with node and edge features zeroed
-(``zeroed``); accuracy, its Wilson 95 % interval, balanced accuracy and the predicted labels
-per condition, and the majority label's share, go to ``--gnn-out`` (default
+graphs shuffled between examples (``shuffled``), with node and edge features zeroed
+(``zeroed``), and with no graph token at all (``textonly``: the checkpoint's LLM reads the same
+text prompt, as inference-only G-Retriever does); accuracy, its Wilson 95 % interval, balanced
+accuracy and the predicted labels per condition, and the majority label's share, go to
+``--gnn-out`` (default
 ``benchmarks/results/gretriever_gnn.txt``), whose last line is
-``gnn task=T intact=A shuffled=A zeroed=A majority=A intact_lo=L shuffled_hi=H``. The graph
-prompt carries the graph when ``intact`` is clearly above ``shuffled`` (``intact_lo`` above
-``shuffled_hi``) and both labels are predicted. The committed figure was made with:
+``gnn task=T intact=A shuffled=A zeroed=A textonly=A majority=A intact_lo=L shuffled_hi=H``.
+The graph prompt carries the graph when ``intact`` is clearly above ``shuffled`` and
+``textonly`` and both labels are predicted. The committed figure was made with:
 
 .. code-block:: console
 
@@ -95,6 +97,7 @@ def ablate(args: argparse.Namespace) -> None:
         condition_examples,
         majority_share,
         score,
+        uses_graph_token,
     )
     from kgmodels.gnn.training import evaluate_accuracy
 
@@ -105,7 +108,14 @@ def ablate(args: argparse.Namespace) -> None:
     replies: dict[str, list[str]] = {}
     for condition in CONDITIONS:
         examples = condition_examples(test, condition, seed=args.seed)
-        result = evaluate_accuracy(model, examples, args.batch_size, progress=True, desc=condition)
+        result = evaluate_accuracy(
+            model,
+            examples,
+            args.batch_size,
+            progress=True,
+            desc=condition,
+            graph_token=uses_graph_token(condition),
+        )
         scores[condition] = score(condition, labels, result.predictions)
         replies[condition] = result.replies
         print(f"{condition}: {json.dumps(scores[condition].to_dict())}", file=sys.stderr)

@@ -21,6 +21,7 @@ from kgmodels.gnn.ablation import (
     majority_share,
     result_line,
     score,
+    uses_graph_token,
 )
 from kgmodels.gnn.explagraphs import LabelledPrompt
 from kgmodels.gnn.graph_task import graph_task_examples, split_examples
@@ -28,7 +29,16 @@ from kgmodels.gnn.training import balanced_order
 from tests.support.fake_embedder import FakeEmbedder
 
 BENCHMARK = Path(__file__).resolve().parents[4] / "benchmarks" / "gretriever_explagraphs.py"
-LINE_FIELDS = ["task", "intact", "shuffled", "zeroed", "majority", "intact_lo", "shuffled_hi"]
+LINE_FIELDS = [
+    "task",
+    "intact",
+    "shuffled",
+    "zeroed",
+    "textonly",
+    "majority",
+    "intact_lo",
+    "shuffled_hi",
+]
 
 
 def _examples(count: int) -> list[LabelledPrompt]:
@@ -69,6 +79,11 @@ def test_conditions_change_only_the_graph() -> None:
         # The original examples are left as they were.
         assert torch.count_nonzero(original.prompt.data.x) > 0
     assert condition_examples(examples, "intact") == examples
+    # Text only keeps every example as it is: the graph token is left out at generation.
+    assert condition_examples(examples, "textonly") == examples
+    assert [uses_graph_token(c) for c in CONDITIONS] == [True, True, True, False]
+    with pytest.raises(ConfigurationError, match="unknown condition"):
+        uses_graph_token("removed")
     with pytest.raises(ConfigurationError, match="unknown condition"):
         condition_examples(examples, "removed")
 
@@ -95,19 +110,24 @@ def test_result_line_format() -> None:
         "intact": labels[:150] + ["yes"] * 50,
         "shuffled": ["yes"] * 200,
         "zeroed": ["no"] * 200,
+        "textonly": labels[:20] + ["yes"] * 180,
     }
     scores = {c: score(c, labels, predictions[c]) for c in CONDITIONS}
-    line = result_line("metaqa-graph", scores, majority_share(labels))
+    line = result_line("explagraphs", scores, majority_share(labels))
     fields = dict(part.split("=", 1) for part in line.split()[1:])
     assert line.startswith("gnn ") and list(fields) == LINE_FIELDS
-    assert fields["task"] == "metaqa-graph"
+    assert fields["task"] == "explagraphs"
     assert fields["intact"] == "0.875" and fields["shuffled"] == "0.500"
     assert fields["zeroed"] == "0.500" and fields["majority"] == "0.500"
+    assert fields["textonly"] == "0.550"
     assert float(fields["intact_lo"]) == pytest.approx(scores["intact"].interval[0], abs=5e-4)
     assert float(fields["shuffled_hi"]) == pytest.approx(scores["shuffled"].interval[1], abs=5e-4)
     assert float(fields["intact_lo"]) > float(fields["shuffled_hi"])
     with pytest.raises(ConfigurationError, match="missing"):
         result_line("t", {"intact": scores["intact"]}, 0.5)
+    without_text_only = {c: s for c, s in scores.items() if c != "textonly"}
+    with pytest.raises(ConfigurationError, match="textonly"):
+        result_line("t", without_text_only, 0.5)
     with pytest.raises(ConfigurationError, match="one word"):
         result_line("two words", scores, 0.5)
 
