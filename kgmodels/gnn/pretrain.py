@@ -120,7 +120,10 @@ def pretrain_gnn(
     counts = Counter(e.label for e in train)
     weights = torch.tensor([len(train) / (len(labels) * counts[lab]) for lab in labels])
     torch.manual_seed(config.seed)
-    head = torch.nn.Linear(int(gnn.out_channels), len(labels)).to(device)
+    width = getattr(gnn, "out_channels", None)
+    if not isinstance(width, int):
+        raise ConfigurationError("stage 1 needs a GNN with an integer out_channels")
+    head = torch.nn.Linear(width, len(labels)).to(device)
     optimizer = torch.optim.AdamW(
         [*gnn.parameters(), *head.parameters()], lr=config.lr, weight_decay=config.weight_decay
     )

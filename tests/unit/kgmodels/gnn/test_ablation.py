@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -232,3 +233,46 @@ def test_a_converted_smollm2_needs_no_gguf_package(tmp_path, monkeypatch) -> Non
     (folder / "config.json").write_text("{}")
     (folder / "model.safetensors").write_bytes(b"")
     assert local_llm.resolve_llm_path("smollm2", cache_dir=tmp_path) == str(folder)
+
+
+class _CountingModel:
+    """Answers 'yes' with the graph token and 'no' without; counts its generations."""
+
+    def __init__(self) -> None:
+        from kgcore.gretriever.gnn import GNNConfig, GraphPromptConfig
+
+        self.config = GraphPromptConfig(mode="prompt", gnn=GNNConfig.preset("tiny"), input_dim=8)
+        self.calls: list[bool] = []
+
+    def generate(self, prompts: list, graph_token: bool = True) -> list[str]:
+        self.calls.append(graph_token)
+        return ["yes" if graph_token else "no"] * len(prompts)
+
+
+def test_benchmark_resumes_finished_conditions_and_writes_the_report_last(
+    tmp_path, monkeypatch
+) -> None:
+    spec = importlib.util.spec_from_file_location("gretriever_bench_resume", BENCHMARK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gretriever_bench_resume"] = module
+    spec.loader.exec_module(module)
+    examples = _examples(6)
+    model = _CountingModel()
+    monkeypatch.setattr(module, "load_test", lambda task, sample, seed: examples)
+    monkeypatch.setattr("kgcore.gretriever.gnn.load_model", lambda path, llm=None: model)
+    out = tmp_path / "gnn.txt"
+    base = ["--checkpoint", str(tmp_path / "ckpt.safetensors"), "--gnn-out", str(out)]
+    assert module.main([*base, "--conditions", "textonly,intact"]) == 0
+    assert model.calls == [False, True] and not out.exists()
+    assert module._progress_path(out).is_file()
+    assert module.main(base) == 0
+    # intact and textonly were kept; shuffled and zeroed ran now, with the graph token.
+    assert model.calls == [False, True, True, True]
+    lines = out.read_text().splitlines()
+    assert lines[-1].startswith("gnn task=explagraphs intact=0.500 shuffled=0.500")
+    assert " textonly=0.500 " in lines[-1]
+    assert not module._progress_path(out).exists()
+    detail = json.loads(out.with_suffix(".json").read_text())
+    assert detail["scores"]["textonly"]["predicted"] == {"no": 6}
+    assert detail["gold"] == {"no": 3, "yes": 3}
