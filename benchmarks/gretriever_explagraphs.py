@@ -3,18 +3,26 @@
 **Ablations** (``--checkpoint``): the checkpoint answers the task's test split (``--task``:
 ``explagraphs``, or ``metaqa-graph``, the graph-only yes/no task of
 :mod:`kgmodels.gnn.graph_task`) with each example's own graph (``intact``), with the
-graphs shuffled between examples (``shuffled``) and with node and edge features zeroed
-(``zeroed``); accuracy, its Wilson 95 % interval, balanced accuracy and the predicted labels
-per condition, and the majority label's share, go to ``--gnn-out`` (default
+graphs shuffled between examples (``shuffled``), with node and edge features zeroed
+(``zeroed``), and with no graph token at all (``textonly``: the checkpoint's LLM reads the same
+text prompt, as inference-only G-Retriever does); accuracy, its Wilson 95 % interval, balanced
+accuracy and the predicted labels per condition, and the majority label's share, go to
+``--gnn-out`` (default
 ``benchmarks/results/gretriever_gnn.txt``), whose last line is
-``gnn task=T intact=A shuffled=A zeroed=A majority=A intact_lo=L shuffled_hi=H``. The graph
-prompt carries the graph when ``intact`` is clearly above ``shuffled`` (``intact_lo`` above
-``shuffled_hi``) and both labels are predicted. The committed figure was made with:
+``gnn task=T intact=A shuffled=A zeroed=A textonly=A majority=A intact_lo=L shuffled_hi=H``.
+The graph prompt carries the graph when ``intact`` is clearly above ``shuffled`` and
+``textonly`` and both labels are predicted. The committed figures were made with:
 
 .. code-block:: console
 
+    $ nice -n 5 python benchmarks/gretriever_explagraphs.py --task explagraphs \\
+          --checkpoint models/gretriever-gnn/prompt-cpu/best.safetensors --threads 2
     $ nice -n 19 python benchmarks/gretriever_explagraphs.py --task metaqa-graph \\
-          --checkpoint models/gretriever-gnn/graph-cpu/model.safetensors --threads 2
+          --checkpoint models/gretriever-gnn/graph-cpu/model.safetensors --threads 2 \\
+          --gnn-out benchmarks/results/gretriever_gnn_metaqa_graph.txt
+
+(the second, the graph-only task, checks that a token can carry one bit; it is not evidence
+that the graph helps answer).
 
 **Modes** (``--prompt``/``--lora``, ExplaGraphs only):
 
@@ -87,35 +95,86 @@ def ablation_report(
     return "\n".join(lines) + "\n"
 
 
+def _progress_path(gnn_out: Path) -> Path:
+    """Where finished conditions are kept until every condition is done."""
+    return gnn_out.with_suffix(".conditions.json")
+
+
+def _load_progress(path: Path, key: dict[str, Any]) -> dict[str, Any]:
+    """Conditions already evaluated for the same task, checkpoint and examples."""
+    if not path.is_file():
+        return {}
+    saved = json.loads(path.read_text())
+    return dict(saved["conditions"]) if saved.get("key") == key else {}
+
+
 def ablate(args: argparse.Namespace) -> None:
-    """Evaluate ``--checkpoint`` intact, shuffled and zeroed; write ``--gnn-out``."""
+    """Evaluate ``--checkpoint`` in every condition; write ``--gnn-out``.
+
+    Each finished condition's predictions are kept in ``GNN_OUT.conditions.json`` (removed
+    when the report is written), so a run stopped between conditions resumes where it was;
+    ``--conditions`` picks the order (all four are needed for the report).
+    """
     from kgcore.gretriever.gnn import load_model
     from kgmodels.gnn.ablation import (
         CONDITIONS,
         condition_examples,
         majority_share,
         score,
+        uses_graph_token,
     )
     from kgmodels.gnn.training import evaluate_accuracy
 
+    order = args.conditions or list(CONDITIONS)
+    unknown = sorted(set(order) - set(CONDITIONS))
+    if unknown:
+        raise SystemExit(f"unknown condition(s) {unknown}; expected {', '.join(CONDITIONS)}")
     test = load_test(args.task, args.sample, args.seed)
     labels = [example.label for example in test]
+    key = {
+        "task": args.task,
+        "checkpoint": str(args.checkpoint),
+        "ids": [example.id for example in test],
+        "seed": args.seed,
+    }
+    progress_path = _progress_path(args.gnn_out)
+    done = _load_progress(progress_path, key)
     model = load_model(args.checkpoint, llm=args.llm)
-    scores = {}
-    replies: dict[str, list[str]] = {}
-    for condition in CONDITIONS:
+    for condition in order:
+        if condition in done:
+            print(f"{condition}: kept from {progress_path}", file=sys.stderr)
+            continue
         examples = condition_examples(test, condition, seed=args.seed)
-        result = evaluate_accuracy(model, examples, args.batch_size, progress=True, desc=condition)
-        scores[condition] = score(condition, labels, result.predictions)
-        replies[condition] = result.replies
-        print(f"{condition}: {json.dumps(scores[condition].to_dict())}", file=sys.stderr)
+        result = evaluate_accuracy(
+            model,
+            examples,
+            args.batch_size,
+            progress=True,
+            desc=condition,
+            graph_token=uses_graph_token(condition),
+        )
+        done[condition] = {
+            "predictions": result.predictions,
+            "replies": dict(Counter(result.replies)),
+        }
+        progress_path.parent.mkdir(parents=True, exist_ok=True)
+        progress_path.write_text(json.dumps({"key": key, "conditions": done}))
+        row = score(condition, labels, result.predictions).to_dict()
+        print(f"{condition}: {json.dumps(row)}", file=sys.stderr)
+    missing = [c for c in CONDITIONS if c not in done]
+    if missing:
+        print(f"not yet evaluated: {', '.join(missing)} (kept: {progress_path})", file=sys.stderr)
+        return
+    scores = {c: score(c, labels, done[c]["predictions"]) for c in CONDITIONS}
     majority = majority_share(labels)
     extra = {
         "test examples": len(test),
+        "gold labels": dict(sorted(Counter(labels).items())),
         "sample seed": args.seed if args.sample else None,
         "gnn": model.config.gnn.to_dict(),
         "mode": model.config.mode,
         "llm": args.llm,
+        "max_text_tokens": model.config.max_text_tokens,
         **{k: v for k, v in _run_stats(args.checkpoint).items() if k != "history"},
     }
     text = ablation_report(args.task, str(args.checkpoint), scores, majority, extra)
@@ -128,13 +187,15 @@ def ablate(args: argparse.Namespace) -> None:
                 "task": args.task,
                 "checkpoint": str(args.checkpoint),
                 "majority": round(majority, 4),
+                "gold": dict(sorted(Counter(labels).items())),
                 "scores": {c: scores[c].to_dict() for c in CONDITIONS},
-                "replies": {c: dict(Counter(r)) for c, r in replies.items()},
+                "replies": {c: done[c]["replies"] for c in CONDITIONS},
             },
             indent=1,
         )
         + "\n"
     )
+    progress_path.unlink(missing_ok=True)
     print(text, end="")
 
 
@@ -155,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", choices=TASKS, default="explagraphs")
     parser.add_argument("--checkpoint", type=Path, help="GNN checkpoint to ablate")
+    parser.add_argument(
+        "--conditions",
+        type=lambda text: [c.strip() for c in text.split(",") if c.strip()],
+        help="ablation conditions in the order to run them (default: all four)",
+    )
     parser.add_argument(
         "--gnn-out", type=Path, default=Path("benchmarks/results/gretriever_gnn.txt")
     )

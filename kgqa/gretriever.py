@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ MODES = ("inference", "prompt", "lora")
 GNN_KINDS = ("gat", "graph-transformer")
 PRESETS = ("paper", "cpu", "tiny")
 RECIPES = ("paper",)
+#: Stage 1's history in the run folder (``--pretrain-gnn-epochs``).
+PRETRAIN_FILE = "pretrain.json"
 #: The option types (:mod:`kgqa.door`): a bad number is a usage error before torch loads.
 AT_LEAST_0 = whole_number(0)
 AT_LEAST_1 = whole_number(1)
@@ -183,12 +186,17 @@ def _train(args: argparse.Namespace) -> int:
 
     check_new_folder(args.out, "--out")  # before torch and the model load
     check_local_llm_folder(args.llm)
+    if args.pretrain_gnn_epochs and args.recipe is None and args.mode == "inference":
+        raise ConfigurationError("--pretrain-gnn-epochs needs --mode prompt or lora (a GNN)")
     _threads(args.threads)
     config = _model_config(args)
     out = Path(args.out or f"models/gretriever-gnn/{args.mode}")
-    train = seeded_subset(load_task(args.data, "train"), args.max_train, args.seed)
-    val = seeded_subset(load_task(args.data, "val"), args.max_val, args.seed)
+    train_all, val_all = load_task(args.data, "train"), load_task(args.data, "val")
+    train = seeded_subset(train_all, args.max_train, args.seed)
+    val = seeded_subset(val_all, args.max_val, args.seed)
     model = GraphPromptModel(config)
+    if args.pretrain_gnn_epochs:
+        _pretrain(model, train_all, val_all, out, args)
     progress = not args.quiet
     print(
         f"mode={config.mode} gnn={config.gnn.kind} layers={config.gnn.num_layers} "
@@ -208,6 +216,7 @@ def _train(args: argparse.Namespace) -> int:
         "balance": args.balance,
         "seed": args.seed,
         "progress": progress,
+        "projector_lr": args.projector_lr,
     }
     if args.recipe == "paper":
         train_config = TrainConfig.paper(**common)
@@ -235,6 +244,31 @@ def _train(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def _pretrain(model: Any, train: Any, val: Any, out: Path, args: argparse.Namespace) -> None:
+    """Stage 1 (:mod:`kgmodels.gnn.pretrain`): the GNN learns the label from the graph, on the
+    whole training split, the best epoch chosen on the whole validation split; the history
+    goes to ``OUT/pretrain.json``. Seeded, so a resumed run redoes it identically (and then
+    loads its last snapshot over it)."""
+    from kgmodels.gnn.pretrain import PretrainConfig, pretrain_gnn
+
+    settings = PretrainConfig(
+        epochs=args.pretrain_gnn_epochs,
+        lr=args.pretrain_lr,
+        seed=args.seed,
+        progress=not args.quiet,
+    )
+    history = pretrain_gnn(model.inner.gnn, train, val, settings, model.device)
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "settings": {k: v for k, v in asdict(settings).items() if k != "progress"},
+        "train_examples": len(train),
+        "val_examples": len(val),
+        "best_val_accuracy": max(row["val_accuracy"] for row in history),
+        "history": history,
+    }
+    (out / PRETRAIN_FILE).write_text(json.dumps(payload, indent=1) + "\n")
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -327,6 +361,18 @@ def add_subcommand(commands: Any) -> None:
     )
     train.add_argument(
         "--balance", action="store_true", help="class-balanced epochs (rarer labels repeated)"
+    )
+    train.add_argument(
+        "--pretrain-gnn-epochs",
+        type=AT_LEAST_1,
+        help="stage 1 before prompt tuning (not in the paper): train the GNN with a label head "
+        "on the pooled graph vector for N epochs (whole train split, best val epoch kept)",
+    )
+    train.add_argument(
+        "--pretrain-lr", type=POSITIVE, default=1e-3, help="stage 1's AdamW learning rate"
+    )
+    train.add_argument(
+        "--projector-lr", type=POSITIVE, help="the projector's learning rate (default: --lr)"
     )
     train.add_argument(
         "--max-train",

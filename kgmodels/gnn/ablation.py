@@ -5,9 +5,12 @@ A checkpoint is evaluated on the same examples under three conditions:
 - ``intact``: each example with its own graph;
 - ``shuffled``: each example with another example's graph (a seeded derangement: no example
   keeps its own), the question and text unchanged;
-- ``zeroed``: each example's graph with node and edge features set to zero.
+- ``zeroed``: each example's graph with node and edge features set to zero;
+- ``textonly``: the checkpoint's LLM reads the same text prompt with NO graph token (the GNN
+  and projector are not run), as inference-only G-Retriever does
+  (:func:`uses_graph_token` is false only for it).
 
-If the token carried nothing, the three would score alike. ``majority`` is the share of the
+If the token carried nothing, the four would score alike. ``majority`` is the share of the
 commoner gold label (what answering it always scores). Balanced accuracy (the mean of the
 per-label recalls) is reported beside accuracy, so a model answering one label always scores
 0.5 whatever the label shares. The result line (:func:`result_line`) is the benchmark's last.
@@ -33,7 +36,9 @@ from kgcore.exceptions import ConfigurationError
 from kgmodels.gnn.explagraphs import LabelledPrompt
 
 #: The conditions, in report order.
-CONDITIONS: tuple[str, ...] = ("intact", "shuffled", "zeroed")
+CONDITIONS: tuple[str, ...] = ("intact", "shuffled", "zeroed", "textonly")
+#: The condition without the graph token (the LLM reads only the text prompt).
+TEXT_ONLY = "textonly"
 
 
 def derangement(n: int, seed: int) -> np.ndarray:
@@ -84,13 +89,26 @@ def condition_examples(
     examples: Sequence[LabelledPrompt], condition: str, seed: int = 0
 ) -> list[LabelledPrompt]:
     """The examples as ``condition`` (one of :data:`CONDITIONS`) presents them."""
-    if condition == "intact":
+    if condition in ("intact", TEXT_ONLY):
         return list(examples)
     if condition == "shuffled":
         return shuffle_graphs(examples, seed)
     if condition == "zeroed":
         return zero_features(examples)
     raise ConfigurationError(f"unknown condition {condition!r}; expected one of {CONDITIONS}")
+
+
+def uses_graph_token(condition: str) -> bool:
+    """Whether ``condition`` gives the LLM the soft graph token (all but ``textonly``).
+
+    Example
+    -------
+    >>> [uses_graph_token(c) for c in CONDITIONS]
+    [True, True, True, False]
+    """
+    if condition not in CONDITIONS:
+        raise ConfigurationError(f"unknown condition {condition!r}; expected one of {CONDITIONS}")
+    return condition != TEXT_ONLY
 
 
 def balanced_accuracy(labels: Sequence[str], predictions: Sequence[str]) -> float:
@@ -163,7 +181,7 @@ def score(condition: str, labels: Sequence[str], predictions: Sequence[str]) -> 
 
 
 def result_line(task: str, scores: dict[str, ConditionScore], majority: float) -> str:
-    """``gnn task=T intact=A shuffled=A zeroed=A majority=A intact_lo=L shuffled_hi=H``.
+    """``gnn task=T intact=A shuffled=A zeroed=A textonly=A majority=A intact_lo=L shuffled_hi=H``.
 
     Accuracies and bounds with three decimals.
 
@@ -175,7 +193,7 @@ def result_line(task: str, scores: dict[str, ConditionScore], majority: float) -
     >>> result_line("demo", scores, 0.5).split(" shuffled=")[0]
     'gnn task=demo intact=1.000'
     >>> result_line("demo", scores, 0.5).split(" zeroed=")[1]
-    '0.500 majority=0.500 intact_lo=0.963 shuffled_hi=0.596'
+    '0.500 textonly=0.500 majority=0.500 intact_lo=0.963 shuffled_hi=0.596'
     """
     missing = [c for c in CONDITIONS if c not in scores]
     if missing:

@@ -73,6 +73,10 @@ class TrainConfig:
         Seeds the batch order (and dropout).
     progress : bool
         Progress bars on stderr.
+    projector_lr : float, optional
+        The projector's learning rate (``lr`` when not given; not in the paper): a projector
+        starting from scratch in front of a stage-1 GNN (:mod:`kgmodels.gnn.pretrain`)
+        learns faster than the GNN should move.
     """
 
     epochs: int = 10
@@ -88,8 +92,11 @@ class TrainConfig:
     balance: bool = False
     seed: int = 0
     progress: bool = True
+    projector_lr: float | None = None
 
     def __post_init__(self) -> None:
+        if self.projector_lr is not None and not self.projector_lr > 0:
+            raise ConfigurationError(f"projector_lr must be positive, got {self.projector_lr}")
         for name in (
             "epochs",
             "batch_size",
@@ -107,8 +114,12 @@ class TrainConfig:
             raise ConfigurationError(f"max_grad_norm must be positive, got {self.max_grad_norm}")
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields, for ``state.json``."""
-        return asdict(self)
+        """The fields, for ``state.json`` (``projector_lr`` only when set, so runs written
+        before it existed still resume)."""
+        values = asdict(self)
+        if values["projector_lr"] is None:
+            del values["projector_lr"]
+        return values
 
     @classmethod
     def paper(cls, **overrides: Any) -> TrainConfig:
@@ -154,8 +165,11 @@ def evaluate_accuracy(
     batch_size: int = 8,
     progress: bool = False,
     desc: str = "eval",
+    graph_token: bool = True,
 ) -> Accuracy:
     """Generate an answer for every example and count the parsed labels that match.
+
+    ``graph_token=False`` leaves the soft graph token out (the text-only ablation).
 
     Example
     -------
@@ -172,7 +186,9 @@ def evaluate_accuracy(
     bar = tqdm(total=len(examples), desc=desc, disable=not progress, file=sys.stderr)
     for first in range(0, len(examples), batch_size):
         chunk = examples[first : first + batch_size]
-        for example, reply in zip(chunk, model.generate([e.prompt for e in chunk]), strict=True):
+        for example, reply in zip(
+            chunk, model.generate([e.prompt for e in chunk], graph_token=graph_token), strict=True
+        ):
             label = parse_label(reply, labels)
             replies.append(reply)
             predictions.append(label)
@@ -208,6 +224,21 @@ def balanced_order(labels: Sequence[str], rng: np.random.Generator) -> np.ndarra
         chosen.extend(np.tile(group, repeats).tolist())
         chosen.extend(rng.choice(group, size=rest, replace=False).tolist())
     return rng.permutation(np.asarray(chosen, dtype=np.int64))
+
+
+def parameter_groups(model: GraphPromptModel, config: TrainConfig) -> list[dict[str, Any]]:
+    """AdamW's parameter groups: every trained parameter at ``lr``, or the projector's at
+    ``projector_lr`` when it is given."""
+    named = [(n, p) for n, p in model.inner.named_parameters() if p.requires_grad]
+    if config.projector_lr is None:
+        params = [p for _, p in named]
+        return [{"params": params, "lr": config.lr, "weight_decay": config.weight_decay}]
+    projector = [p for n, p in named if n.startswith("projector.")]
+    rest = [p for n, p in named if not n.startswith("projector.")]
+    groups = [{"params": projector, "lr": config.projector_lr, "weight_decay": config.weight_decay}]
+    if rest:
+        groups.append({"params": rest, "lr": config.lr, "weight_decay": config.weight_decay})
+    return groups
 
 
 @dataclass
@@ -269,11 +300,7 @@ class Trainer:
         self.batches_per_epoch = math.ceil(self.epoch_size / cfg.batch_size)
         steps_per_epoch = math.ceil(self.batches_per_epoch / cfg.grad_accumulation)
         self.total_steps = steps_per_epoch * cfg.epochs
-        params = [p for p in model.inner.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(
-            [{"params": params, "lr": cfg.lr, "weight_decay": cfg.weight_decay}],
-            betas=(0.9, 0.95),
-        )
+        self.optimizer = torch.optim.AdamW(parameter_groups(model, cfg), betas=(0.9, 0.95))
         from transformers import get_cosine_schedule_with_warmup
 
         self.scheduler = get_cosine_schedule_with_warmup(

@@ -341,20 +341,47 @@ class GraphPromptModel(torch.nn.Module):
         return loss
 
     @torch.no_grad()
-    def generate(self, prompts: Sequence[GraphPrompt]) -> list[str]:
-        """Greedy replies of at most ``max_new_tokens`` tokens."""
+    def generate(self, prompts: Sequence[GraphPrompt], graph_token: bool = True) -> list[str]:
+        """Greedy replies of at most ``max_new_tokens`` tokens.
+
+        With ``graph_token=False`` the GNN and projector are not run: the LLM (with its LoRA
+        adapters, if any) reads the same text prompt (cut graph text and question) without
+        the soft graph token, as inference-only G-Retriever does.
+        """
         if not prompts:
             return []
         was_training = self.training
         self.eval()
         try:
-            inputs = self._graph_inputs(prompts)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                replies = self.inner.inference(max_out_tokens=self.config.max_new_tokens, **inputs)
+                if graph_token or self.config.mode == "inference":
+                    inputs = self._graph_inputs(prompts)
+                    replies = self.inner.inference(
+                        max_out_tokens=self.config.max_new_tokens, **inputs
+                    )
+                else:
+                    replies = self._generate_text_only(prompts)
         finally:
             self.train(was_training)
         return [str(r) for r in replies]
+
+    def _generate_text_only(self, prompts: Sequence[GraphPrompt]) -> list[str]:
+        """PyG's ``GRetriever.inference`` without the graph: no GNN, no soft token."""
+        llm = self.inner.llm
+        embeds, mask, _ = llm._get_embeds(
+            [p.question for p in prompts], [self.cut_text(p.text) for p in prompts], None
+        )
+        with llm.autocast_context:
+            outputs = self.inner.llm_generator.generate(
+                inputs_embeds=embeds,
+                max_new_tokens=self.config.max_new_tokens,
+                attention_mask=mask,
+                bos_token_id=llm.tokenizer.bos_token_id,
+                pad_token_id=llm.tokenizer.eos_token_id,
+                use_cache=True,
+            )
+        return [str(r) for r in llm.tokenizer.batch_decode(outputs, skip_special_tokens=True)]
 
     # -- checkpoints ----------------------------------------------------------------------
     def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> Path:

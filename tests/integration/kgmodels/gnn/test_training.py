@@ -201,3 +201,12 @@ def test_an_interrupted_run_resumes_from_its_snapshot(examples, tmp_path) -> Non
     assert state.losses == whole.state.losses
     first, second = whole.model.trainable_state(), resumed.model.trainable_state()
     assert all(torch.allclose(first[n], second[n], atol=1e-6) for n in first)
+
+
+def test_text_only_replies_are_the_inference_only_model_s(examples) -> None:
+    """Without the graph token a prompt-tuning model's frozen LLM answers as inference-only
+    G-Retriever does with the same text prompt; with the token the input differs."""
+    prompts = [e.prompt for e in examples]
+    text_only = GraphPromptModel(tiny_config()).generate(prompts, graph_token=False)
+    inference = GraphPromptModel(tiny_config("inference")).generate(prompts)
+    assert text_only == inference

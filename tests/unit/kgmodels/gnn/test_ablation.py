@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from kgmodels.gnn.ablation import (
     majority_share,
     result_line,
     score,
+    uses_graph_token,
 )
 from kgmodels.gnn.explagraphs import LabelledPrompt
 from kgmodels.gnn.graph_task import graph_task_examples, split_examples
@@ -28,7 +30,16 @@ from kgmodels.gnn.training import balanced_order
 from tests.support.fake_embedder import FakeEmbedder
 
 BENCHMARK = Path(__file__).resolve().parents[4] / "benchmarks" / "gretriever_explagraphs.py"
-LINE_FIELDS = ["task", "intact", "shuffled", "zeroed", "majority", "intact_lo", "shuffled_hi"]
+LINE_FIELDS = [
+    "task",
+    "intact",
+    "shuffled",
+    "zeroed",
+    "textonly",
+    "majority",
+    "intact_lo",
+    "shuffled_hi",
+]
 
 
 def _examples(count: int) -> list[LabelledPrompt]:
@@ -69,6 +80,11 @@ def test_conditions_change_only_the_graph() -> None:
         # The original examples are left as they were.
         assert torch.count_nonzero(original.prompt.data.x) > 0
     assert condition_examples(examples, "intact") == examples
+    # Text only keeps every example as it is: the graph token is left out at generation.
+    assert condition_examples(examples, "textonly") == examples
+    assert [uses_graph_token(c) for c in CONDITIONS] == [True, True, True, False]
+    with pytest.raises(ConfigurationError, match="unknown condition"):
+        uses_graph_token("removed")
     with pytest.raises(ConfigurationError, match="unknown condition"):
         condition_examples(examples, "removed")
 
@@ -95,19 +111,24 @@ def test_result_line_format() -> None:
         "intact": labels[:150] + ["yes"] * 50,
         "shuffled": ["yes"] * 200,
         "zeroed": ["no"] * 200,
+        "textonly": labels[:20] + ["yes"] * 180,
     }
     scores = {c: score(c, labels, predictions[c]) for c in CONDITIONS}
-    line = result_line("metaqa-graph", scores, majority_share(labels))
+    line = result_line("explagraphs", scores, majority_share(labels))
     fields = dict(part.split("=", 1) for part in line.split()[1:])
     assert line.startswith("gnn ") and list(fields) == LINE_FIELDS
-    assert fields["task"] == "metaqa-graph"
+    assert fields["task"] == "explagraphs"
     assert fields["intact"] == "0.875" and fields["shuffled"] == "0.500"
     assert fields["zeroed"] == "0.500" and fields["majority"] == "0.500"
+    assert fields["textonly"] == "0.550"
     assert float(fields["intact_lo"]) == pytest.approx(scores["intact"].interval[0], abs=5e-4)
     assert float(fields["shuffled_hi"]) == pytest.approx(scores["shuffled"].interval[1], abs=5e-4)
     assert float(fields["intact_lo"]) > float(fields["shuffled_hi"])
     with pytest.raises(ConfigurationError, match="missing"):
         result_line("t", {"intact": scores["intact"]}, 0.5)
+    without_text_only = {c: s for c, s in scores.items() if c != "textonly"}
+    with pytest.raises(ConfigurationError, match="textonly"):
+        result_line("t", without_text_only, 0.5)
     with pytest.raises(ConfigurationError, match="one word"):
         result_line("two words", scores, 0.5)
 
@@ -212,3 +233,46 @@ def test_a_converted_smollm2_needs_no_gguf_package(tmp_path, monkeypatch) -> Non
     (folder / "config.json").write_text("{}")
     (folder / "model.safetensors").write_bytes(b"")
     assert local_llm.resolve_llm_path("smollm2", cache_dir=tmp_path) == str(folder)
+
+
+class _CountingModel:
+    """Answers 'yes' with the graph token and 'no' without; counts its generations."""
+
+    def __init__(self) -> None:
+        from kgcore.gretriever.gnn import GNNConfig, GraphPromptConfig
+
+        self.config = GraphPromptConfig(mode="prompt", gnn=GNNConfig.preset("tiny"), input_dim=8)
+        self.calls: list[bool] = []
+
+    def generate(self, prompts: list, graph_token: bool = True) -> list[str]:
+        self.calls.append(graph_token)
+        return ["yes" if graph_token else "no"] * len(prompts)
+
+
+def test_benchmark_resumes_finished_conditions_and_writes_the_report_last(
+    tmp_path, monkeypatch
+) -> None:
+    spec = importlib.util.spec_from_file_location("gretriever_bench_resume", BENCHMARK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gretriever_bench_resume"] = module
+    spec.loader.exec_module(module)
+    examples = _examples(6)
+    model = _CountingModel()
+    monkeypatch.setattr(module, "load_test", lambda task, sample, seed: examples)
+    monkeypatch.setattr("kgcore.gretriever.gnn.load_model", lambda path, llm=None: model)
+    out = tmp_path / "gnn.txt"
+    base = ["--checkpoint", str(tmp_path / "ckpt.safetensors"), "--gnn-out", str(out)]
+    assert module.main([*base, "--conditions", "textonly,intact"]) == 0
+    assert model.calls == [False, True] and not out.exists()
+    assert module._progress_path(out).is_file()
+    assert module.main(base) == 0
+    # intact and textonly were kept; shuffled and zeroed ran now, with the graph token.
+    assert model.calls == [False, True, True, True]
+    lines = out.read_text().splitlines()
+    assert lines[-1].startswith("gnn task=explagraphs intact=0.500 shuffled=0.500")
+    assert " textonly=0.500 " in lines[-1]
+    assert not module._progress_path(out).exists()
+    detail = json.loads(out.with_suffix(".json").read_text())
+    assert detail["scores"]["textonly"]["predicted"] == {"no": 6}
+    assert detail["gold"] == {"no": 3, "yes": 3}
