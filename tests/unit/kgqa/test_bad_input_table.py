@@ -221,6 +221,13 @@ def test_a_missing_extra_is_reported_before_anything_loads(
     assert time.monotonic() - started < 60  # no graph, embedder or model was loaded
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """In the child before ``kgqa`` starts: Ctrl-C's default disposition. A test run started in
+    the background (``nohup ... &``) passes SIGINT on ignored, and Python then installs no
+    KeyboardInterrupt handler, so the child would run on."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX here")
 def test_ctrl_c_during_eval_exits_130_with_one_line_and_whole_records(work: Path) -> None:
     rows = (
@@ -233,7 +240,7 @@ def test_ctrl_c_during_eval_exits_130_with_one_line_and_whole_records(work: Path
         [sys.executable, "-m", "kgqa", "eval", "--method", "echo", "--data",
          f"jsonl:{work}/many.jsonl", "--out", str(work / "runs"), "--quiet", "--no-plots"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work,
-        env=child_env({}),
+        env=child_env({}), preexec_fn=_ctrl_c_as_at_a_terminal,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 90
