@@ -35,22 +35,14 @@ _lock = threading.Lock()
 
 
 def _guarded(spec: str) -> Any:
-    from kgcore.text.graph2text.guard import GuardedTextualizer
+    """The guarded textualizer a ``g2t`` spec names (the tools' own choice of server, model or
+    default, :func:`~kgcore.text.graph2text.tool.guarded_textualizer`)."""
+    from kgcore.text.graph2text.tool import guarded_textualizer
 
     if spec.startswith("g2t+"):
-        from kgcore.text.graph2text.remote import RemoteGraph2Text
-
-        remote = RemoteGraph2Text(spec[4:], token=os.environ.get("KG_G2T_TOKEN"))
-        return GuardedTextualizer(remote.generate, model_name=f"server {spec[4:]}")
+        return guarded_textualizer(url=spec[4:], token=os.environ.get("KG_G2T_TOKEN"))
     _, _, where = spec.partition(":")
-    if where:
-        from kgcore.text.graph2text.model import Graph2Text
-
-        return GuardedTextualizer(Graph2Text.from_pretrained(where).generate, model_name=where)
-    from kgcore.text.graph2text.default import default_graph2text
-
-    model, name = default_graph2text()
-    return GuardedTextualizer(model.generate, model_name=name)
+    return guarded_textualizer(where or None)
 
 
 def resolve_textualizer(spec: str | CommunityTextualizer | None) -> CommunityTextualizer:
