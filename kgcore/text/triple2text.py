@@ -35,6 +35,23 @@ class CommunityTextualizer(Protocol):
     def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str: ...
 
 
+def texts_of(
+    textualizer: CommunityTextualizer,
+    communities: Sequence[tuple[Sequence[str], Sequence[Triple]]],
+) -> list[str]:
+    """The text of each ``(nodes, triples)`` community, in order: in one batch when the
+    textualizer writes batches (a ``texts`` method, as Graph2Text's guarded textualizer has),
+    else one call each.
+
+    >>> texts_of(Triple2Text(), [(["Shane"], [Triple("Shane", "directed_by", "George Stevens")])])
+    ['Shane directed by George Stevens.']
+    """
+    batched = getattr(textualizer, "texts", None)
+    if callable(batched):
+        return list(batched(communities))
+    return [textualizer(nodes, triples) for nodes, triples in communities]
+
+
 def relation_phrase(relation: str) -> str:
     """``"directed_by"`` -> ``"directed by"``; a Freebase-style path keeps its last part
     (:func:`~kgcore.text.relations.verbalize_relation`)."""

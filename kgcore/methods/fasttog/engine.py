@@ -86,7 +86,7 @@ from kgcore.methods.kernel import (
     topic_names,
 )
 from kgcore.text.registry import resolve_textualizer
-from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
+from kgcore.text.triple2text import CommunityTextualizer, Triple2Text, texts_of
 from kgcore.types import Triple
 
 if TYPE_CHECKING:
@@ -497,7 +497,7 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
         return prune_request(
             question,
             premise,
-            [self._text(c) for c in candidates],
+            self._texts(candidates),
             max_choices,
             temperature=self.config.prune_temperature,
             max_tokens=self.config.prune_max_tokens,
@@ -542,6 +542,14 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
         (links first), then the linking triples of its one-node neighbours (``leaves``)."""
         shown = (community.links + community.triples)[: self.config.max_option_triples]
         return self.textualizer(community.nodes, shown + leaves)
+
+    def _texts(self, communities: Sequence[Community]) -> list[str]:
+        """:meth:`_text` of each community, in one batch where the textualizer writes
+        batches (a Graph2Text model writes the options of a choice together)."""
+        shown = self.config.max_option_triples
+        return texts_of(
+            self.textualizer, [(c.nodes, (c.links + c.triples)[:shown]) for c in communities]
+        )
 
     def _chain_community(self, community: Community, chain: int, depth: int) -> ChainCommunity:
         """``community`` as it joins chain ``chain`` at ``depth``, with its text."""

@@ -34,7 +34,7 @@ from kgcore.methods.kernel.path_planning import (
     read_paths,
 )
 from kgcore.paths import FollowedPath
-from kgcore.text.triple2text import CommunityTextualizer
+from kgcore.text.triple2text import CommunityTextualizer, texts_of
 
 if TYPE_CHECKING:
     from kgcore.graph.compound import CompoundNodeView
@@ -233,11 +233,11 @@ class PathPlanning(SimilarityChoices):
         """The followed paths as facts the reasoning step reads first: each path's facts,
         then where it leads."""
         texts, triples = [], []
-        for path in followed:
-            nodes = path.nodes()
+        written = texts_of(self.textualizer, [(p.nodes(), tuple(p.facts)) for p in followed])
+        for path, text in zip(followed, written, strict=True):
             ends = "; ".join(path.answers[:PATH_ENDS_SHOWN])
             more = f" ({len(path.answers)} in all)" if len(path.answers) > PATH_ENDS_SHOWN else ""
-            texts.append(f"{self.textualizer(nodes, tuple(path.facts))} Leads to: {ends}{more}.")
+            texts.append(f"{text} Leads to: {ends}{more}.")
             triples += [t for t in path.facts if t not in triples]
         nodes = tuple(dict.fromkeys(n for t in triples for n in (t.head, t.tail)))
         return ChainCommunity(

@@ -25,8 +25,6 @@ from kgcore.methods.kernel import report_step
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
-    from kgcore.methods.fasttog.result import ChainCommunity
-    from kgcore.types import Triple
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +69,7 @@ class SimilarityChoices:
 
     A part of :class:`~kgcore.methods.fasttog.engine.FastToG` (a mixin): it reads the
     engine's ``config``, its embedder (``_embedder``, ``None`` until needed) and its
-    community texts (``_text``).
+    community texts (``_texts``).
     """
 
     config: FastToGConfig
@@ -79,9 +77,7 @@ class SimilarityChoices:
 
     if TYPE_CHECKING:
 
-        def _text(
-            self, community: Community | ChainCommunity, leaves: tuple[Triple, ...] = ()
-        ) -> str: ...
+        def _texts(self, communities: Sequence[Community]) -> list[str]: ...
 
     @property
     def first_choice(self) -> str:
@@ -143,7 +139,7 @@ class SimilarityChoices:
         >>> engine.rank_by_similarity("zz", [Community(("x",), (), ()), Community(("z",), (), ())])
         [1, 0]
         """
-        scores = self._similarities(question, [self._text(c) for c in candidates])
+        scores = self._similarities(question, self._texts(candidates))
         return sorted(range(len(candidates)), key=lambda i: -float(scores[i]))
 
     def _similarities(self, question: str, texts: Sequence[str]) -> np.ndarray:

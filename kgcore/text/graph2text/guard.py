@@ -166,6 +166,10 @@ class GuardedTextualizer:
     def __call__(self, nodes: Sequence[str], triples: Sequence[Triple]) -> str:
         return self.generate([(nodes, triples)])[0][0]
 
+    def texts(self, communities: Sequence[tuple[Sequence[str], Sequence[Triple]]]) -> list[str]:
+        """The text of each ``(nodes, triples)`` community, written in one batch."""
+        return [text for text, _ in self.generate(communities)]
+
     def reset_counts(self) -> None:
         with self._lock:
             self.calls = self.fallbacks = 0

@@ -22,6 +22,8 @@ Example
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,16 @@ from kgcore.text.graph2text.delex import delexicalize, relexicalize
 from kgcore.text.graph2text.linearize import linearize, plain_triples
 from kgcore.text.graph2text.settings import G2TSettings, check_writing_options
 from kgcore.types import Triple
+
+#: Texts a model keeps by group of triples (newest last): FastToG shows a community at a
+#: choice and again in its chain, and neighbouring questions share communities.
+TEXT_CACHE_SIZE = 4096
+GroupKey = tuple[tuple[str, str, str], ...]
+
+
+def group_key(group: Sequence[Sequence[str]]) -> GroupKey:
+    """A group of triples as a cache key: its ``(head, relation, tail)`` strings, in order."""
+    return tuple((str(t[0]), str(t[1]), str(t[2])) for t in group)
 
 
 def pick_device(device: str | None = None) -> tuple[str, Any]:
@@ -148,6 +160,8 @@ class Graph2Text:
         self.no_repeat_ngram_size = no_repeat_ngram_size
         self.triples_per_sentence = triples_per_sentence
         self.candidates = candidates
+        self._written: OrderedDict[GroupKey, str] = OrderedDict()
+        self._lock = threading.Lock()
 
     @classmethod
     def from_pretrained(
@@ -204,17 +218,34 @@ class Graph2Text:
         return [" ".join(next(written) for _ in plan).strip() for plan in plans]
 
     def _write(self, groups: Sequence[Sequence[Sequence[str]]]) -> list[str]:
-        """One text per group: the first of its candidates that passes the guard."""
+        """One text per group: the first of its candidates that passes the guard. A group
+        written before (the same triples in the same order) gets its text again; the others
+        are written once each, in batches."""
+        keys = [group_key(group) for group in groups]
+        with self._lock:
+            known = {key: self._written[key] for key in keys if key in self._written}
+        new = list(dict.fromkeys(key for key in keys if key not in known))
+        for start in range(0, len(new), self.batch_size):
+            batch = new[start : start + self.batch_size]
+            known.update(zip(batch, self._write_batch(batch), strict=True))
+        with self._lock:
+            for key in keys:
+                self._written[key] = known[key]
+                self._written.move_to_end(key)
+            while len(self._written) > TEXT_CACHE_SIZE:
+                self._written.popitem(last=False)
+        return [known[key] for key in keys]
+
+    def _write_batch(self, batch: Sequence[Sequence[Sequence[str]]]) -> list[str]:
+        """One text per group of one batch: the first candidate that passes the guard."""
         from kgcore.text.graph2text.guard import check_text
 
+        candidates = self._candidates(batch)
         texts: list[str] = []
-        for start in range(0, len(groups), self.batch_size):
-            batch = groups[start : start + self.batch_size]
-            candidates = self._candidates(batch)
-            for index, group in enumerate(batch):
-                options = candidates[index * self.candidates : (index + 1) * self.candidates]
-                passing = (t for t in options if check_text(t, group).ok)
-                texts.append(next(passing, options[0]) if len(options) > 1 else options[0])
+        for index, group in enumerate(batch):
+            options = candidates[index * self.candidates : (index + 1) * self.candidates]
+            passing = (t for t in options if check_text(t, group).ok)
+            texts.append(next(passing, options[0]) if len(options) > 1 else options[0])
         return texts
 
     def _candidates(self, batch: Sequence[Sequence[Sequence[str]]]) -> list[str]:

@@ -27,6 +27,7 @@ from kgcore.methods.fasttog.prompts import (
     reason_request,
 )
 from kgcore.paths import PathSettings
+from kgcore.text import Triple2Text
 from tests.support.fake_embedder import FakeEmbedder
 
 QUESTION = "which films share the director of [Cleopatra]"
@@ -67,6 +68,31 @@ def test_initial_phase_starts_one_chain_per_choice(movie_store: InMemoryGraphSto
     assert (result.depth, result.llm_calls, result.fell_back) == (1, 2, False)
     assert purposes(llm) == ["prune", "reason"]
     assert result.topic_entities == ["Cleopatra"]
+
+
+class BatchingTextualizer(Triple2Text):
+    """Triple2Text that also writes batches (as Graph2Text's guarded textualizer does) and
+    records the size of each batch it was asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[int] = []
+
+    def texts(self, communities: Any) -> list[str]:
+        self.batches.append(len(communities))
+        return [self(nodes, triples) for nodes, triples in communities]
+
+
+def test_a_choices_options_are_written_in_one_batch(movie_store: InMemoryGraphStore) -> None:
+    config = community_config(width=1, max_community_size=2, grounded_answers=False)
+    batching = BatchingTextualizer()
+    llm = ScriptedLLM(["{1}", "{x}"])
+    FastToG(movie_store, config, textualizer=batching).run(QUESTION, llm)
+    plain = ScriptedLLM(["{1}", "{x}"])
+    FastToG(movie_store, config).run(QUESTION, plain)
+    offered = llm.requests[0].messages[-1].content.count("\n2. ") + 1
+    assert batching.batches[0] > 1 and offered > 1  # every option at once
+    assert [r.messages for r in llm.requests] == [r.messages for r in plain.requests]
 
 
 def test_prompt_lists_candidates_as_numbered_options(movie_store: InMemoryGraphStore) -> None:

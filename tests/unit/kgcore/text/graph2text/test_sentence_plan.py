@@ -59,7 +59,27 @@ def test_each_group_is_written_and_the_texts_are_joined_in_plan_order() -> None:
         "Ronin starred actors Robert De Niro.",
         "Heat directed by Michael Mann.",
     ]
-    assert [len(batch) for batch in g2t.batches] == [3, 2]  # five groups in batches of three
+    # five groups, four of them distinct, written in batches of three
+    assert [len(batch) for batch in g2t.batches] == [3, 1]
+
+
+def test_a_group_written_before_is_not_written_again() -> None:
+    g2t = ScriptedGraph2Text(_sentence, triples_per_sentence=1)
+    first = g2t.generate([HEAT[:2]])
+    again = g2t.generate([HEAT[1:3], HEAT[:2]])
+    assert again[1] == first[0]
+    assert again[0] == "Ronin starred actors Robert De Niro. Heat starred actors Al Pacino."
+    assert g2t.batches == [[["Heat"], ["Ronin"]], [["Heat"]]]  # only HEAT[2] was new
+
+
+def test_the_cache_keeps_the_newest_texts_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kgcore.text.graph2text.model as model
+
+    monkeypatch.setattr(model, "TEXT_CACHE_SIZE", 2)
+    g2t = ScriptedGraph2Text(_sentence, triples_per_sentence=1)
+    g2t.generate([HEAT[:3]])  # three groups; the first is forgotten
+    g2t.generate([HEAT[:1]])
+    assert len(g2t.batches) == 2 and g2t.batches[1] == [["Heat"]]
 
 
 def test_the_first_candidate_that_passes_the_guard_is_kept() -> None:
