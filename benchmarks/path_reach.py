@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     figures = []
     for dataset, engine in fasttog_engines(args.data, set_options(args.set)):
         settings = engine.config.paths
-        scorer = path_scorer(engine._embed_texts if engine.ranks_by_similarity else None)
+        scorer = path_scorer(
+            engine._embed_texts if engine.ranks_by_similarity else None, settings.coverage
+        )
         examples = dataset.examples[args.start : args.stop]
         counts = {"any": 0, "offered": 0, "top1": 0, "top1_first": 0, "top3": 0}
         listed = 0

@@ -15,6 +15,7 @@ PATH_LIMITS: dict[str, tuple[float, float]] = {
     "max_fanout": (1, 5000),
     "max_answers": (1, 200),
     "max_facts": (1, 200),
+    "coverage": (0.0, 5.0),
 }
 
 
@@ -62,6 +63,11 @@ class PathSettings(Settings):
         (between 1 and ``max_answers``), with no LLM call; ``"model"`` shows the path alone to
         the model, whose answer must be one of them. Otherwise the method goes on with the
         path's facts.
+    coverage : float
+        The weight, in ranking paths for a question not read as a chain, of how well the
+        path's relations match those the question names (their F1). ``0`` (the default) turns
+        it off: it helps MetaQA's few relations and hurts Freebase's many
+        (``docs/research/path_planning.md``, "Relation coverage").
 
     Example
     -------
@@ -78,6 +84,7 @@ class PathSettings(Settings):
     max_answers: int = 40
     max_facts: int = 9
     chain_answer: str = "graph"
+    coverage: float = 0.0
 
     @property
     def enabled(self) -> bool:

@@ -94,7 +94,9 @@ class PathPlanning(SimilarityChoices):
             Whether the path answered (then the answer is the result's).
         """
         settings = self.config.paths
-        scorer = path_scorer(self._embed_texts if self.ranks_by_similarity else None)
+        scorer = path_scorer(
+            self._embed_texts if self.ranks_by_similarity else None, self.config.paths.coverage
+        )
         if settings.mode == "read":
             with run.meter.graph():
                 run.followed, chained = read_paths(

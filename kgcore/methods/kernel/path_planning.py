@@ -80,6 +80,9 @@ ENDS_WEIGHT = 1.0
 #: Subtracted per "of" read as part of a relation name rather than a link of the chain
 #: ("cause of death"), so that the plainest reading of a chain wins.
 CHAIN_JOIN_COST = 0.15
+#: The cosine (sentence embeddings) at which a word of the question names a relation
+#: (:func:`mentioned_relations`).
+MENTION_THRESHOLD = 0.5
 
 
 @dataclasses.dataclass
@@ -153,12 +156,61 @@ def _cosines(embed: Callable[[list[str]], Any]) -> Similarity:
     return similarity
 
 
+def mentioned_relations(
+    question: str,
+    topic: Sequence[str],
+    relations: Sequence[str],
+    embed: Callable[[list[str]], Any],
+) -> set[str]:
+    """The relations (phrases) that ``question`` names: for each of its words outside the
+    topic entities' names (no stop words), the relation closest to it, when their cosine is at
+    least :data:`MENTION_THRESHOLD`.
+
+    >>> def embed(texts):  # a toy embedder: which of three stems a text holds
+    ...     return [[float(stem in t) for stem in ("direct", "wr", "star")] for t in texts]
+    >>> sorted(mentioned_relations("who wrote films directed by Ann", ["Ann"],
+    ...     ["directed by", "written by", "starred actors"], embed))
+    ['directed by', 'written by']
+    """
+    text = question.lower()
+    for name in topic:
+        text = text.replace(name.lower(), " ")
+    words = sorted(_words(text))
+    relations = sorted(set(relations))
+    if not words or not relations:
+        return set()
+    rows = np.nan_to_num(np.asarray(embed([*words, *relations]), dtype=np.float64))
+    norms = np.linalg.norm(rows, axis=1)
+    norms[norms == 0] = 1.0
+    rows = rows / norms[:, None]
+    cosines = rows[: len(words)] @ rows[len(words) :].T
+    return {
+        relations[int(row.argmax())] for row in cosines if float(row.max()) >= MENTION_THRESHOLD
+    }
+
+
+def coverage(named: set[str], held: set[str]) -> float:
+    """How well a path's relations ``held`` match those the question ``named``: the F1 of the
+    two sets (a path that leaves a named relation out, or walks one nobody asked for, loses),
+    0 when the question names none.
+
+    >>> coverage({"directed by", "written by"}, {"directed by", "written by"})
+    1.0
+    >>> coverage({"directed by", "written by"}, {"directed by", "starred actors"})
+    0.5
+    """
+    shared = len(named & held)
+    return 2 * shared / (len(named) + len(held)) if shared else 0.0
+
+
 def _word_similarity(text: str, others: Sequence[str]) -> list[float]:
     asked = _words(text)
     return [_share(other, asked) for other in others]
 
 
-def path_scorer(embed: Callable[[list[str]], Any] | None = None) -> PathScorer:
+def path_scorer(
+    embed: Callable[[list[str]], Any] | None = None, coverage_weight: float = 0.0
+) -> PathScorer:
     """A :data:`PathScorer`: each path's closeness to the question, hop by hop where the
     question is a chain of relation phrases.
 
@@ -170,6 +222,9 @@ def path_scorer(embed: Callable[[list[str]], Any] | None = None) -> PathScorer:
       dad"), plus the mean similarity of each hop to the phrase asked at that hop (the best
       reading, less :data:`CHAIN_JOIN_COST` per "of" read inside a relation name); a path of
       another length loses :data:`CHAIN_LENGTH_COST`;
+    - otherwise (with ``embed``), plus ``coverage_weight`` times the :func:`coverage` of the
+      relations the question names (:func:`mentioned_relations`) by the path's relations
+      (``PathSettings.coverage``; off by default, ``docs/research/path_planning.md``);
     - :data:`REVERSE_HOP_COST` less per hop read backwards.
 
     >>> from kgcore.paths.walk import Hop
@@ -191,6 +246,12 @@ def path_scorer(embed: Callable[[list[str]], Any] | None = None) -> PathScorer:
         phrases = len(chain_phrases(question, topic))
         readings: dict[int, list[list[str]]] = {}
         ends = question_ends(question, topic) if not phrases else None
+        if embed is not None and coverage_weight and not phrases:
+            # A relation is named whichever way a hop reads it.
+            phrases_of = [{verbalize_relation(hop.relation) for hop in p.hops} for p in paths]
+            named = mentioned_relations(question, topic, sorted(set().union(*phrases_of)), embed)
+            for i, held in enumerate(phrases_of):
+                scores[i] += coverage_weight * coverage(named, held)
         for i, path in enumerate(paths):
             reverse_cost = CHAIN_REVERSE_HOP_COST if phrases else REVERSE_HOP_COST
             scores[i] -= reverse_cost * sum(not hop.forward for hop in path.hops)
