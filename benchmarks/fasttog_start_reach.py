@@ -29,20 +29,11 @@ from kgcore.evaluation.datasets import Dataset, load_dataset
 from kgcore.evaluation.registry import make_method
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest, ScriptedLLM
+from kgqa.eval import parse_option
 
 DEFAULT_DATA = (
     "webqsp,cwq,metaqa:1hop,metaqa:2hop,metaqa:3hop,pathquestion:PQ-3H,pathquestion:PQL-3H"
 )
-
-
-def option_value(text: str) -> object:
-    """``"3"`` -> 3, ``"True"`` -> True, anything else as given."""
-    if text in ("True", "False"):
-        return text == "True"
-    try:
-        return int(text)
-    except ValueError:
-        return text
 
 
 def reach_arguments(description: str) -> argparse.ArgumentParser:
@@ -56,8 +47,8 @@ def reach_arguments(description: str) -> argparse.ArgumentParser:
 
 
 def set_options(items: Sequence[str]) -> dict[str, object]:
-    """``--set KEY=VALUE`` items as FastToG options (:func:`option_value`)."""
-    return {k: option_value(v) for k, v in (item.split("=", 1) for item in items)}
+    """``--set KEY=VALUE`` items as FastToG options, read as ``kgqa eval --set`` reads them."""
+    return dict(parse_option(item) for item in items)
 
 
 def fasttog_engines(specs: str, options: dict[str, object]) -> Iterator[tuple[Dataset, Any]]:
