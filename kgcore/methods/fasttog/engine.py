@@ -540,16 +540,17 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
     def _text(self, community: Community | ChainCommunity, leaves: tuple[Triple, ...] = ()) -> str:
         """The textualizer's text of a community: its first ``max_option_triples`` triples
         (links first), then the linking triples of its one-node neighbours (``leaves``)."""
-        shown = (community.links + community.triples)[: self.config.max_option_triples]
-        return self.textualizer(community.nodes, shown + leaves)
+        return self.textualizer(community.nodes, self._shown(community) + leaves)
 
     def _texts(self, communities: Sequence[Community]) -> list[str]:
         """:meth:`_text` of each community, in one batch where the textualizer writes
         batches (a Graph2Text model writes the options of a choice together)."""
-        shown = self.config.max_option_triples
-        return texts_of(
-            self.textualizer, [(c.nodes, (c.links + c.triples)[:shown]) for c in communities]
-        )
+        return texts_of(self.textualizer, [(c.nodes, self._shown(c)) for c in communities])
+
+    def _shown(self, community: Community | ChainCommunity) -> tuple[Triple, ...]:
+        """The triples of a community that its text shows: its first ``max_option_triples``
+        (links first)."""
+        return (community.links + community.triples)[: self.config.max_option_triples]
 
     def _chain_community(self, community: Community, chain: int, depth: int) -> ChainCommunity:
         """``community`` as it joins chain ``chain`` at ``depth``, with its text."""

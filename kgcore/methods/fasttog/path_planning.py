@@ -95,7 +95,7 @@ class PathPlanning(SimilarityChoices):
         """
         settings = self.config.paths
         scorer = path_scorer(
-            self._embed_texts if self.ranks_by_similarity else None, self.config.paths.coverage
+            self._embed_texts if self.ranks_by_similarity else None, settings.coverage
         )
         if settings.mode == "read":
             with run.meter.graph():

@@ -145,12 +145,17 @@ def word_scores(question: str, texts: Sequence[str]) -> list[float]:
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 
+def _unit_rows(embed: Callable[[list[str]], Any], texts: list[str]) -> np.ndarray:
+    """The embeddings of ``texts``, each scaled to length 1 (a zero row stays zero)."""
+    rows = np.nan_to_num(np.asarray(embed(texts), dtype=np.float64))
+    norms = np.linalg.norm(rows, axis=1)
+    norms[norms == 0] = 1.0
+    return rows / norms[:, None]
+
+
 def _cosines(embed: Callable[[list[str]], Any]) -> Similarity:
     def similarity(text: str, others: Sequence[str]) -> list[float]:
-        rows = np.nan_to_num(np.asarray(embed([text, *others]), dtype=np.float64))
-        norms = np.linalg.norm(rows, axis=1)
-        norms[norms == 0] = 1.0
-        rows = rows / norms[:, None]
+        rows = _unit_rows(embed, [text, *others])
         return [float(x) for x in rows[1:] @ rows[0]]
 
     return similarity
@@ -179,10 +184,7 @@ def mentioned_relations(
     relations = sorted(set(relations))
     if not words or not relations:
         return set()
-    rows = np.nan_to_num(np.asarray(embed([*words, *relations]), dtype=np.float64))
-    norms = np.linalg.norm(rows, axis=1)
-    norms[norms == 0] = 1.0
-    rows = rows / norms[:, None]
+    rows = _unit_rows(embed, [*words, *relations])
     cosines = rows[: len(words)] @ rows[len(words) :].T
     return {
         relations[int(row.argmax())] for row in cosines if float(row.max()) >= MENTION_THRESHOLD
