@@ -32,6 +32,7 @@ from typing import Any
 
 import torch
 
+from kgcore.evaluation.datasets import EvalExample, read_benchmark_rows
 from kgcore.exceptions import ConfigurationError
 from kgcore.gretriever.gnn.node_scorer import NodeScorer, NodeScorerConfig, save_scorer
 
@@ -72,12 +73,12 @@ class ScorerTrainConfig:
     seed: int = 0
 
 
-def read_questions(path: Path, first: int = 0, last: int | None = None) -> list[dict[str, Any]]:
-    """Rows ``first+1`` to ``last`` of a PathQuestion ``.jsonl`` file (all by default)."""
+def read_questions(path: Path, first: int = 0, last: int | None = None) -> list[EvalExample]:
+    """Rows ``first+1`` to ``last`` of a PathQuestion ``.jsonl`` file (all by default), read as
+    the evaluation reads them (:func:`~kgcore.evaluation.datasets.read_benchmark_rows`)."""
     if not path.is_file():
         raise ConfigurationError(f"training questions not found: {path}")
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return rows[first:last]
+    return read_benchmark_rows(path)[first:last]
 
 
 def prepare_examples(
@@ -110,7 +111,7 @@ def prepare_examples(
         reader = SubgraphReader(store, embedder, **retrieval)
         kept = 0
         for row in rows:
-            read = reader.read(row["question"], row.get("topic_entities"), row["answers"])
+            read = reader.read(row.question, row.topic_entities, row.answers)
             holds = float(read.data.y.sum()) > 0
             if holds or keep_all:
                 data = read.data

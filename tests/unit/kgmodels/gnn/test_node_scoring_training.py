@@ -18,11 +18,11 @@ TRIPLES = [
     ("dan", "place_of_birth", "rome"),
 ]
 ROWS = [
-    {"question": "what is ann 's children 's place of birth ?", "answers": ["oslo"],
+    {"id": "q1", "question": "what is ann 's children 's place of birth ?", "answers": ["oslo"],
      "topic_entities": ["ann"]},
-    {"question": "what is cal 's children 's place of birth ?", "answers": ["rome"],
+    {"id": "q2", "question": "what is cal 's children 's place of birth ?", "answers": ["rome"],
      "topic_entities": ["cal"]},
-    {"question": "what is cal 's children 's place of birth ?", "answers": ["nowhere"],
+    {"id": "q3", "question": "what is cal 's children 's place of birth ?", "answers": ["nowhere"],
      "topic_entities": ["cal"]},
 ]  # fmt: skip
 
@@ -50,6 +50,9 @@ def test_questions_whose_subgraph_holds_no_answer_are_left_out_unless_kept(
 def test_missing_files_and_the_held_out_split(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="training questions not found"):
         read_questions(tmp_path / "train_PQ-3H.jsonl")
+    (tmp_path / "train_PQ-3H.jsonl").write_text('{"id": "q1", "question": "who?"}\n')
+    with pytest.raises(ConfigurationError, match="train_PQ-3H.jsonl:1: 'answers'"):
+        read_questions(tmp_path / "train_PQ-3H.jsonl")  # a row without answers, named
     train, held = held_out_split(list(range(10)), 0.2, seed=0)
     assert len(held) == 2 and sorted(train + held) == list(range(10))
     assert held_out_split(list(range(10)), 0.2, seed=0) == (train, held)
