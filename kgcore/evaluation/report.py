@@ -28,6 +28,7 @@ from kgcore.evaluation.metrics import (
 )
 from kgcore.evaluation.traces import read_dataset_ids, read_traces, write_whole_file
 from kgcore.exceptions import OutputWriteError
+from kgcore.text.answer_forms import contains_answer
 
 COLUMNS = (
     ("run", "method"),
@@ -39,6 +40,7 @@ COLUMNS = (
     ("strict", "strict"),
     ("grounded", "grounded"),
     ("recall", "answer recall"),
+    ("shown_misses", "misses, gold shown"),
     ("llm_calls", "LLM calls"),
     ("prompt_tokens", "prompt tok"),
     ("completion_tokens", "compl. tok"),
@@ -99,6 +101,21 @@ def score_record(record: dict[str, Any]) -> RecordScore:
     return RecordScore(hit, strict, grounded, answer_f1(prediction, answers, answered))
 
 
+def gold_shown(record: dict[str, Any]) -> bool:
+    """Whether a gold answer of the record is in the context its method retrieved (on word
+    boundaries, normalised): a miss with a gold answer shown was lost in the reading.
+
+    >>> gold_shown({"answers": ["Oslo"], "context": "Ann born in Oslo."})
+    True
+    >>> gold_shown({"answers": ["Oslo"], "context": ""})
+    False
+    """
+    context = str(record.get("context") or "")
+    return bool(context.strip()) and any(
+        contains_answer(context, str(a)) for a in record.get("answers") or []
+    )
+
+
 def loops_back(record: dict[str, Any]) -> bool:
     """Whether a gold answer of the record is a topic entity of its question."""
     return is_loop_back(record.get("answers") or [], record.get("topic_entities") or [])
@@ -116,6 +133,7 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "strict": _avg(s.strict for s in scores),
         "grounded": _avg(s.grounded for s in scores),
         "recall": _avg(r.get("recall") for r in records),
+        "shown_misses": _shown_misses(records, scores),
         "llm_calls": _avg(r.get("llm_calls", 0) for r in records),
         "prompt_tokens": _avg(r.get("prompt_tokens") for r in records),
         "completion_tokens": _avg(r.get("completion_tokens") for r in records),
@@ -131,9 +149,22 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _shown_misses(
+    records: Sequence[dict[str, Any]], scores: Sequence[RecordScore]
+) -> tuple[int, int] | None:
+    """(misses with a gold answer in the context, misses); ``None`` when no record has a
+    context (a method that retrieves nothing)."""
+    if not any(str(r.get("context") or "").strip() for r in records):
+        return None
+    misses = [r for r, s in zip(records, scores, strict=True) if not s.hit]
+    return sum(gold_shown(r) for r in misses), len(misses)
+
+
 def _cell(key: str, value: Any) -> str:
     if value is None:
         return "–"
+    if key == "shown_misses":
+        return f"{value[0]}/{value[1]}"
     if key in ("hit@1", "f1", "recall", "strict", "grounded"):
         return f"{value:.2f}"
     if key == "hit@1_ci":
@@ -164,10 +195,10 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
     ...     {"run": "io", "dataset": "b", "hit@1": 0.0, "f1": 0.0, "llm_calls": 1.0},
     ...     {"run": "io", "dataset": "all", "hit@1": 0.5, "f1": 0.25, "llm_calls": 1.0, "n": 2},
     ... ]
-    >>> print(overview_table(rows).replace("prompt tok | wall s", "..."))
-    | method | n | hit@1 all | CI | F1 | strict | grounded | a | b | LLM calls | ... |
-    |---|---|---|---|---|---|---|---|---|---|---|---|
-    | io | 2 | 0.50 | – | 0.25 | – | – | 1.00 | 0.00 | 1.0 | – | – |
+    >>> print(overview_table(rows).replace("misses, gold shown | LLM calls | prompt tok", "..."))
+    | method | n | hit@1 all | CI | F1 | strict | grounded | a | b | ... | wall s |
+    |---|---|---|---|---|---|---|---|---|---|---|---|---|
+    | io | 2 | 0.50 | – | 0.25 | – | – | 1.00 | 0.00 | – | 1.0 | – | – |
     """
     datasets = list(dict.fromkeys(r["dataset"] for r in rows if r["dataset"] != "all"))
     if not any(r["dataset"] == "all" for r in rows):
@@ -185,6 +216,7 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
         "strict",
         "grounded",
         *datasets,
+        "misses, gold shown",
         "LLM calls",
         "prompt tok",
         "wall s",
@@ -197,7 +229,8 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
         for dataset in datasets:
             part = by_key.get((run, dataset))
             cells.append(_cell("hit@1", part.get("hit@1") if part else None))
-        cells += [_cell(k, row.get(k)) for k in ("llm_calls", "prompt_tokens", "total_seconds")]
+        keys = ("shown_misses", "llm_calls", "prompt_tokens", "total_seconds")
+        cells += [_cell(k, row.get(k)) for k in keys]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -461,8 +494,9 @@ def write_report(
         "question once. The echo method answers the first topic entity with no LLM call: what",
         "echoing alone scores.",
         "Answer recall: share of gold answers found in the retrieved context (graph methods",
-        "only). Averages are per question (prompt tokens and wall seconds too); errors count",
-        "as misses.",
+        "only). Misses, gold shown: of the misses, how many had a gold answer in that context",
+        "(lost in the reading, not in the retrieval). Averages are per question (prompt tokens",
+        "and wall seconds too); errors count as misses.",
         "",
     ]
     out = folder / summary_name

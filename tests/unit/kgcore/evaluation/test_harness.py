@@ -14,7 +14,7 @@ from kgcore.evaluation import evaluate, make_method, method_names, read_traces
 from kgcore.evaluation.datasets import Dataset, EvalExample
 from kgcore.evaluation.harness import run_label
 from kgcore.evaluation.registry import METHODS, MethodSpec, keyword_names, method_options
-from kgcore.evaluation.report import summarize, write_report
+from kgcore.evaluation.report import markdown_table, summarize, write_report
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
@@ -297,12 +297,12 @@ def test_report_overview_ranks_runs_with_hit_at_1_per_dataset(tmp_path: Path) ->
     text = write_report(tmp_path, plots=False).read_text()
     overview = text[text.index("## Overview") : text.index("## Details")]
     assert overview.splitlines()[2:5] == [
-        "| method | n | hit@1 all | CI | F1 | strict | grounded | one | two | LLM calls "
-        "| prompt tok | wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-        "| cgpe | 1 | 1.00 | 0.21–1.00 | 1.00 | 1.00 | 0.00 | 1.00 | – | 3.0 | – | – |",
+        "| method | n | hit@1 all | CI | F1 | strict | grounded | one | two | misses, gold shown "
+        "| LLM calls | prompt tok | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| cgpe | 1 | 1.00 | 0.21–1.00 | 1.00 | 1.00 | 0.00 | 1.00 | – | – | 3.0 | – | – |",
     ]
-    io_row = "| io | 4 | 0.25 | 0.05–0.70 | 0.25 | 0.25 | 0.00 | 0.00 | 0.50 | 1.0 | – | – |"
+    io_row = "| io | 4 | 0.25 | 0.05–0.70 | 0.25 | 0.25 | 0.00 | 0.00 | 0.50 | – | 1.0 | – | – |"
     assert io_row in overview
 
 
@@ -322,6 +322,21 @@ def test_strict_grounded_and_topic_answers_in_the_summary() -> None:
     assert summary["grounded"] == 0.25  # only "1991" is also in the retrieved context
     low, high = summary["hit@1_ci"]
     assert 0.14 < low < 0.16 and 0.84 < high < 0.86
+
+
+def test_misses_with_a_gold_answer_in_the_context_are_counted() -> None:
+    base = {"answers": ["Oslo", "Bergen"], "topic_entities": ["Ann"]}
+    records = [
+        base | {"prediction": "Oslo", "hit": True, "context": "Ann born in Oslo."},  # a hit
+        base | {"prediction": "Rome", "hit": False, "context": "Ann lived in Bergen."},  # shown
+        base | {"prediction": "Rome", "hit": False, "context": "Ann lived in Rome."},  # not shown
+        base | {"prediction": "Ann", "hit": True, "context": "Ann near Oslo."},  # an echo: shown
+        base | {"prediction": "Rome", "hit": False, "context": ""},  # nothing retrieved
+    ]
+    assert summarize(records)["shown_misses"] == (2, 4)
+    assert "| 2/4 |" in markdown_table([{"run": "m", "dataset": "d", **summarize(records)}])
+    no_context = [base | {"prediction": "Rome", "hit": False, "context": ""}]
+    assert summarize(no_context)["shown_misses"] is None  # a method that retrieves nothing
 
 
 def test_a_loop_back_answer_is_a_hit_and_an_echo_is_a_miss() -> None:
