@@ -30,7 +30,6 @@ from fasttog_start_reach import (  # the benchmarks folder is the script's
 from kgcore.methods.kernel.path_planning import (
     distinct_paths,
     list_paths,
-    path_scorer,
     rank_paths,
 )
 from kgcore.text.answer_forms import normalize_answer
@@ -47,9 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = []
     for dataset, engine in fasttog_engines(args.data, set_options(args.set)):
         settings = engine.config.paths
-        scorer = path_scorer(
-            engine._embed_texts if engine.ranks_by_similarity else None, settings.coverage
-        )
+        scorer = engine.path_scorer()  # as FastToG ranks
         examples = dataset.examples[args.start : args.stop]
         counts = {"any": 0, "offered": 0, "top1": 0, "top1_first": 0, "top3": 0}
         listed = 0

@@ -16,6 +16,7 @@ PATH_LIMITS: dict[str, tuple[float, float]] = {
     "max_answers": (1, 200),
     "max_facts": (1, 200),
     "coverage": (0.0, 5.0),
+    "coverage_relations": (1, 10_000),
 }
 
 
@@ -65,9 +66,14 @@ class PathSettings(Settings):
         path's facts.
     coverage : float
         The weight, in ranking paths for a question not read as a chain, of how well the
-        path's relations match those the question names (their F1). ``0`` (the default) turns
-        it off: it helps MetaQA's few relations and hurts Freebase's many
-        (``docs/research/path_planning.md``, "Relation coverage").
+        path's relations match those the question names (their F1); ``0`` (the default) turns
+        it off: its better rankings on MetaQA did not turn into more answers with the local
+        model (``docs/research/path_planning.md``, "Relation coverage").
+    coverage_relations : int
+        The coverage term applies only when the listed paths hold at most this many distinct
+        relation names: with a few relations named as a question says them (MetaQA's),
+        a question's words name the right ones; among many (Freebase's), common words name
+        some relation by chance.
 
     Example
     -------
@@ -85,6 +91,7 @@ class PathSettings(Settings):
     max_facts: int = 9
     chain_answer: str = "graph"
     coverage: float = 0.0
+    coverage_relations: int = 12
 
     @property
     def enabled(self) -> bool:

@@ -27,6 +27,7 @@ from kgcore.methods.fasttog.similarity import SimilarityChoices
 from kgcore.methods.kernel import report_step, step_record
 from kgcore.methods.kernel.path_planning import (
     PathPlan,
+    PathScorer,
     join_answers,
     path_answer,
     path_scorer,
@@ -94,9 +95,7 @@ class PathPlanning(SimilarityChoices):
             Whether the path answered (then the answer is the result's).
         """
         settings = self.config.paths
-        scorer = path_scorer(
-            self._embed_texts if self.ranks_by_similarity else None, settings.coverage
-        )
+        scorer = self.path_scorer()
         if settings.mode == "read":
             with run.meter.graph():
                 run.followed, chained = read_paths(
@@ -144,6 +143,13 @@ class PathPlanning(SimilarityChoices):
         run.result.grounded = True
         run.result.depth = 1
         return True
+
+    def path_scorer(self) -> PathScorer:
+        """How this engine ranks relation paths (:func:`~kgcore.methods.kernel.
+        path_planning.path_scorer` with its embedder and its ``paths`` settings)."""
+        settings = self.config.paths
+        embed = self._embed_texts if self.ranks_by_similarity else None
+        return path_scorer(embed, settings.coverage, settings.coverage_relations)
 
     def _answer_by_chain(self, run: FastToGRun) -> bool:
         """``paths.chain_answer="graph"``: a question read as a chain of relation phrases is

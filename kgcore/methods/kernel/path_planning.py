@@ -211,7 +211,9 @@ def _word_similarity(text: str, others: Sequence[str]) -> list[float]:
 
 
 def path_scorer(
-    embed: Callable[[list[str]], Any] | None = None, coverage_weight: float = 0.0
+    embed: Callable[[list[str]], Any] | None = None,
+    coverage_weight: float = 0.0,
+    coverage_relations: int = 12,
 ) -> PathScorer:
     """A :data:`PathScorer`: each path's closeness to the question, hop by hop where the
     question is a chain of relation phrases.
@@ -225,8 +227,10 @@ def path_scorer(
       reading, less :data:`CHAIN_JOIN_COST` per "of" read inside a relation name); a path of
       another length loses :data:`CHAIN_LENGTH_COST`;
     - otherwise (with ``embed``), plus ``coverage_weight`` times the :func:`coverage` of the
-      relations the question names (:func:`mentioned_relations`) by the path's relations
-      (``PathSettings.coverage``; off by default, ``docs/research/path_planning.md``);
+      relations the question names (:func:`mentioned_relations`) by the path's relations,
+      when the paths hold at most ``coverage_relations`` distinct relation names
+      (``PathSettings.coverage`` and ``coverage_relations``, ``docs/research/
+      path_planning.md``);
     - :data:`REVERSE_HOP_COST` less per hop read backwards.
 
     >>> from kgcore.paths.walk import Hop
@@ -251,9 +255,11 @@ def path_scorer(
         if embed is not None and coverage_weight and not phrases:
             # A relation is named whichever way a hop reads it.
             phrases_of = [{verbalize_relation(hop.relation) for hop in p.hops} for p in paths]
-            named = mentioned_relations(question, topic, sorted(set().union(*phrases_of)), embed)
-            for i, held in enumerate(phrases_of):
-                scores[i] += coverage_weight * coverage(named, held)
+            relations = sorted(set().union(*phrases_of))
+            if len(relations) <= coverage_relations:
+                named = mentioned_relations(question, topic, relations, embed)
+                for i, held in enumerate(phrases_of):
+                    scores[i] += coverage_weight * coverage(named, held)
         for i, path in enumerate(paths):
             reverse_cost = CHAIN_REVERSE_HOP_COST if phrases else REVERSE_HOP_COST
             scores[i] -= reverse_cost * sum(not hop.forward for hop in path.hops)

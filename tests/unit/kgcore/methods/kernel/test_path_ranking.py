@@ -28,10 +28,10 @@ def embed(texts: list[str]) -> list[list[float]]:
     return [[float(stem in text.lower()) for stem in STEMS] for text in texts]
 
 
-def scored(question: str, coverage: float = WEIGHT) -> dict[str, float]:
-    """Each listed path's score, by label."""
+def scored(question: str, coverage: float = WEIGHT, relations: int = 12) -> dict[str, float]:
+    """Each listed path's score, by label (``relations``: the coverage term's gate)."""
     store = InMemoryGraphStore.from_triples(FILMS)
-    scorer = path_scorer(embed, coverage)
+    scorer = path_scorer(embed, coverage, relations)
     paths = list_paths(store, question, ["Heat"], PathSettings(), scorer)
     return dict(zip([p.label() for p in paths], scorer(question, ["Heat"], paths), strict=True))
 
@@ -64,7 +64,15 @@ def test_a_question_asked_as_a_chain_is_ranked_hop_by_hop_without_coverage() -> 
     assert scored(chain) == pytest.approx(scored(chain, coverage=0.0))
 
 
+def test_coverage_applies_only_among_few_relations() -> None:
+    # The listed paths hold three relation names: a gate of 3 keeps the term, 2 drops it.
+    assert scored(QUESTION, relations=3) == pytest.approx(scored(QUESTION))
+    assert scored(QUESTION, relations=2) == pytest.approx(scored(QUESTION, coverage=0.0))
+
+
 def test_coverage_is_a_checked_path_setting() -> None:
-    assert PathSettings().coverage == 0.0  # off by default
+    assert (PathSettings().coverage, PathSettings().coverage_relations) == (0.0, 12)  # off
     with pytest.raises(InvalidSettingError, match="coverage"):
         PathSettings(coverage=-1.0)
+    with pytest.raises(InvalidSettingError, match="coverage_relations"):
+        PathSettings(coverage_relations=0)
