@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from kgcore.evaluation.metrics import (
     answer_f1,
+    answer_recall,
     grounded_hit,
     is_loop_back,
     strict_hit,
@@ -28,7 +29,6 @@ from kgcore.evaluation.metrics import (
 )
 from kgcore.evaluation.traces import read_dataset_ids, read_traces, write_whole_file
 from kgcore.exceptions import OutputWriteError
-from kgcore.text.answer_forms import contains_answer
 
 COLUMNS = (
     ("run", "method"),
@@ -110,10 +110,8 @@ def gold_shown(record: dict[str, Any]) -> bool:
     >>> gold_shown({"answers": ["Oslo"], "context": ""})
     False
     """
-    context = str(record.get("context") or "")
-    return bool(context.strip()) and any(
-        contains_answer(context, str(a)) for a in record.get("answers") or []
-    )
+    answers = [str(a) for a in record.get("answers") or []]
+    return bool(answer_recall(str(record.get("context") or ""), answers))
 
 
 def loops_back(record: dict[str, Any]) -> bool:

@@ -212,8 +212,8 @@ def _word_similarity(text: str, others: Sequence[str]) -> list[float]:
 
 def path_scorer(
     embed: Callable[[list[str]], Any] | None = None,
-    coverage_weight: float = 0.0,
-    coverage_relations: int = 12,
+    coverage_weight: float = PathSettings.coverage,
+    coverage_relations: int = PathSettings.coverage_relations,
 ) -> PathScorer:
     """A :data:`PathScorer`: each path's closeness to the question, hop by hop where the
     question is a chain of relation phrases.
