@@ -14,7 +14,7 @@ Example
 -------
 >>> chain_phrases("what is the nation of spouse of Eugene 's dad ?", ["Eugene"])
 ['dad', 'spouse', 'nation']
->>> chain_phrases("where was Obama's wife born", ["Obama"])
+>>> chain_phrases("where was Obama's wife's dad born", ["Obama"])
 []
 >>> chain_readings("the cause of death of Maria 's mom ?", ["Maria"], 2)
 [['mom', 'cause of death']]
@@ -31,6 +31,8 @@ _OPENING = re.compile(
     r"(?:name\s+of\s+(?:the\s+)?)?",
     re.IGNORECASE,
 )
+#: A question opening with "where" or "when" asks for a place or a time that no phrase names.
+_PLACE_OR_TIME = re.compile(r"^\s*(?:where|when)\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"\s*(?:'s|’s|')\s+", re.IGNORECASE)
 _OF = re.compile(r"\s+of\s+(?:the\s+|a\s+|an\s+)?", re.IGNORECASE)
 _TRAILING = re.compile(r"[\s?.!,;:]+$")
@@ -56,6 +58,8 @@ def _chain(question: str, topic: Sequence[str]) -> tuple[list[str], list[str]] |
     else:
         return None
     before, after = text[:at], text[at + len(entity) :]
+    if _PLACE_OR_TIME.match(before):
+        return None  # "where was X's child's spouse born": the last relation is not a phrase
     outward = [_clean(p) for p in _POSSESSIVE.split(after)[1:]] if _POSSESSIVE.match(after) else []
     if not outward and _TRAILING.sub("", after).strip():
         return None  # words after the entity that are not possessives: not a chain

@@ -87,3 +87,10 @@ def test_questions_asked_as_chains_are_read_outwards_from_the_entity() -> None:
         ["son", "cause of death"]
     ]
     assert chain_phrases("who directed the films starred by [Tom Hanks]", ["Tom Hanks"]) == []
+
+
+def test_a_where_or_when_question_is_no_chain_its_last_relation_is_unsaid() -> None:
+    # "born" is the third relation: read as a chain, "child's spouse" would answer Dee.
+    assert chain_phrases("where was [Ann]'s child's spouse born", ["Ann"]) == []
+    assert chain_phrases("when did [Ann] 's child 's spouse die ?", ["Ann"]) == []
+    assert chain_phrases("who is [Ann] 's child 's spouse ?", ["Ann"]) == ["child", "spouse"]
