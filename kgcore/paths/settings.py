@@ -17,6 +17,7 @@ PATH_LIMITS: dict[str, tuple[float, float]] = {
     "max_facts": (1, 200),
     "coverage": (0.0, 5.0),
     "coverage_relations": (1, 10_000),
+    "hop_cost": (0.0, 1.0),
 }
 
 
@@ -74,6 +75,15 @@ class PathSettings(Settings):
         relation names: with a few relations named as a question says them (MetaQA's),
         a question's words name the right ones; among many (Freebase's), common words name
         some relation by chance.
+    hop_cost : float
+        Ranking a question not read as a chain: a path loses this much for each hop past
+        the first, so a short path that says what the question asks is not passed over for a
+        longer one that only resembles it; ``0`` turns it off.
+    read_alone : bool
+        ``"read"`` mode, a question not read as a chain: the model first reads the offered
+        paths alone, without the start community (one call); a node a path reaches is the
+        answer, anything else lets the method go on with the paths' facts in its start
+        community.
 
     Example
     -------
@@ -92,6 +102,8 @@ class PathSettings(Settings):
     chain_answer: str = "graph"
     coverage: float = 0.0
     coverage_relations: int = 12
+    hop_cost: float = 0.0
+    read_alone: bool = False
 
     @property
     def enabled(self) -> bool:

@@ -5,7 +5,8 @@ Local Community Search.
 
 ``"read"`` (the default): the best ``paths.offered`` paths open the start community's facts,
 and the path that reaches the answer the model names gives the answer set; a question read as
-a chain of relation phrases is first shown its aligned path alone (one reasoning call).
+a chain of relation phrases is answered by its aligned path (``paths.chain_answer``), and with
+``paths.read_alone`` any other question is first shown its offered paths alone (one call).
 ``"choose"``: one call in which the model chooses a path by number; a followed path that
 reaches between 1 and ``paths.max_answers`` nodes answers with them all. Why, and what it
 measurably does: ``docs/research/path_planning.md``.
@@ -114,11 +115,11 @@ class PathPlanning(SimilarityChoices):
                     }
                 )
             )
-            if not chained:
-                return False
-            if settings.chain_answer == "graph" and self._answer_by_chain(run):
+            if chained and settings.chain_answer == "graph" and self._answer_by_chain(run):
                 return True
-            return (yield from self._confirm_path(run))
+            if chained or settings.read_alone:
+                return (yield from self._confirm_path(run))
+            return False
 
         def record(asked: LLMRequest, reply: LLMReply, picked: list[int] | None) -> None:
             run.trace.append(step_record(asked, reply, picked=picked))
@@ -149,7 +150,7 @@ class PathPlanning(SimilarityChoices):
         path_planning.path_scorer` with its embedder and its ``paths`` settings)."""
         settings = self.config.paths
         embed = self._embed_texts if self.ranks_by_similarity else None
-        return path_scorer(embed, settings.coverage, settings.coverage_relations)
+        return path_scorer(embed, settings.coverage, settings.coverage_relations, settings.hop_cost)
 
     def _answer_by_chain(self, run: FastToGRun) -> bool:
         """``paths.chain_answer="graph"``: a question read as a chain of relation phrases is
@@ -172,10 +173,10 @@ class PathPlanning(SimilarityChoices):
         return True
 
     def _confirm_path(self, run: FastToGRun) -> Steps[bool]:
-        """A question read as a chain of relation phrases: the model reads the one path
-        aligned with it, alone, and answers; a node the path reaches is the answer (the path's
-        answer set), anything else lets FastToG go on with the path's facts in its start
-        community.
+        """The model reads the followed paths alone (a chain question's one aligned path, or
+        with ``paths.read_alone`` the offered paths) and answers; a node a path reaches is the
+        answer (that path's answer set), anything else lets FastToG go on with the paths'
+        facts in its start community.
 
         Parameters
         ----------

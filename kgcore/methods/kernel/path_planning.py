@@ -214,6 +214,7 @@ def path_scorer(
     embed: Callable[[list[str]], Any] | None = None,
     coverage_weight: float = PathSettings.coverage,
     coverage_relations: int = PathSettings.coverage_relations,
+    hop_cost: float = PathSettings.hop_cost,
 ) -> PathScorer:
     """A :data:`PathScorer`: each path's closeness to the question, hop by hop where the
     question is a chain of relation phrases.
@@ -231,7 +232,8 @@ def path_scorer(
       when the paths hold at most ``coverage_relations`` distinct relation names
       (``PathSettings.coverage`` and ``coverage_relations``, ``docs/research/
       path_planning.md``);
-    - :data:`REVERSE_HOP_COST` less per hop read backwards.
+    - :data:`REVERSE_HOP_COST` less per hop read backwards, and (a question not read as a
+      chain) ``hop_cost`` less per hop past the first (``PathSettings.hop_cost``).
 
     >>> from kgcore.paths.walk import Hop
     >>> paths = [RelationPath("X", hops, {"Y": 1}, {"Y"}, ()) for hops in (
@@ -263,6 +265,8 @@ def path_scorer(
         for i, path in enumerate(paths):
             reverse_cost = CHAIN_REVERSE_HOP_COST if phrases else REVERSE_HOP_COST
             scores[i] -= reverse_cost * sum(not hop.forward for hop in path.hops)
+            if not phrases:
+                scores[i] -= hop_cost * (len(path.hops) - 1)
             if ends is not None:
                 near, focus = ends
                 first, last = path.hops[0].text(), path.hops[-1].text()

@@ -194,3 +194,29 @@ def test_every_answer_of_a_set_has_its_own_facts_in_the_evidence() -> None:
     assert sorted(answers) == [f"Director {i}" for i in range(6)]
     evidence = {tuple(t) for t in result.chains[0][0].triples}
     assert all((f"Film {i}", "directed_by", f"Director {i}") in evidence for i in range(6))
+
+
+# -- paths.read_alone ---------------------------------------------------------------------
+
+ALONE = FastToGConfig(paths=PathSettings(read_alone=True))
+NOT_A_CHAIN = "birthplace of the person married to the child of [Ann]"
+
+
+def test_read_alone_shows_the_paths_without_communities_and_a_reached_node_answers() -> None:
+    llm = reasoning("{Emden}")
+    result = engine(ALONE).run(NOT_A_CHAIN, llm)
+    assert result.answer == "Emden" and result.llm_calls == 1
+    shown = llm.requests[0].messages[-1].content
+    assert "Leads to:" in shown and "Frisia" not in shown  # the start community is not shown
+    assert result.extra["path"]["label"] == "child / spouse, spouse / birthplace"
+
+
+def test_read_alone_an_answer_no_path_reaches_lets_fasttog_go_on() -> None:
+    llm = reasoning("{Frisia}")  # a node of the start community, on no offered path
+    result = engine(ALONE).run(NOT_A_CHAIN, llm)
+    reasons = [r for r in llm.requests if r.purpose == "reason"]
+    assert len(reasons) == 2  # the paths alone, then the start community with them
+    assert "Frisia" in reasons[1].messages[-1].content and result.answer == "Frisia"
+    assert "path" not in result.extra
+    default = engine(FastToGConfig()).run(NOT_A_CHAIN, reasoning("{Frisia}"))
+    assert default.answer == "Frisia" and default.llm_calls == 1  # off: read together

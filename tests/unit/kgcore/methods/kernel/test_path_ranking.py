@@ -76,3 +76,23 @@ def test_coverage_is_a_checked_path_setting() -> None:
         PathSettings(coverage=-1.0)
     with pytest.raises(InvalidSettingError, match="coverage_relations"):
         PathSettings(coverage_relations=0)
+
+
+def ranked(question: str, hop_cost: float) -> dict[str, float]:
+    """Each listed path's score with the per-hop cost ``hop_cost``, no coverage."""
+    store = InMemoryGraphStore.from_triples(FILMS)
+    scorer = path_scorer(embed, 0.0, 12, hop_cost)
+    paths = list_paths(store, question, ["Heat"], PathSettings(), scorer)
+    return dict(zip([p.label() for p in paths], scorer(question, ["Heat"], paths), strict=True))
+
+
+def test_each_hop_past_the_first_costs_hop_cost_unless_the_question_is_a_chain() -> None:
+    question = "who directed [Heat]"
+    free, costed = ranked(question, 0.0), ranked(question, 0.2)
+    for label, score in free.items():
+        hops = label.count(" / ") + 1
+        assert costed[label] == pytest.approx(score - 0.2 * (hops - 1))
+    chain = "the writer of the film of the director of [Heat]"
+    assert ranked(chain, 0.2) == pytest.approx(ranked(chain, 0.0))  # ranked hop by hop
+    with pytest.raises(InvalidSettingError, match="hop_cost"):
+        PathSettings(hop_cost=-0.1)
