@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 #: How a question opens before the first relation phrase ("what is the", "who was").
 _OPENING = re.compile(
-    r"^\s*(?:(?:what|who|which|where|when|whom)\s+(?:is|are|was|were)\s+)?(?:the\s+)?"
+    r"^\s*(?:(?:what|who|which|whom)\s+(?:is|are|was|were)\s+)?(?:the\s+)?"
     r"(?:name\s+of\s+(?:the\s+)?)?",
     re.IGNORECASE,
 )

@@ -265,8 +265,6 @@ def path_scorer(
         for i, path in enumerate(paths):
             reverse_cost = CHAIN_REVERSE_HOP_COST if phrases else REVERSE_HOP_COST
             scores[i] -= reverse_cost * sum(not hop.forward for hop in path.hops)
-            if not phrases:
-                scores[i] -= hop_cost * (len(path.hops) - 1)
             if ends is not None:
                 near, focus = ends
                 first, last = path.hops[0].text(), path.hops[-1].text()
@@ -274,6 +272,7 @@ def path_scorer(
                     ENDS_WEIGHT * (similarity(near, [first])[0] + similarity(focus, [last])[0]) / 2
                 )
             if not phrases:
+                scores[i] -= hop_cost * (len(path.hops) - 1)
                 continue
             k = len(path.hops)
             if k not in readings:

@@ -28,10 +28,12 @@ def embed(texts: list[str]) -> list[list[float]]:
     return [[float(stem in text.lower()) for stem in STEMS] for text in texts]
 
 
-def scored(question: str, coverage: float = WEIGHT, relations: int = 12) -> dict[str, float]:
+def scored(
+    question: str, coverage: float = WEIGHT, relations: int = 12, hop_cost: float = 0.0
+) -> dict[str, float]:
     """Each listed path's score, by label (``relations``: the coverage term's gate)."""
     store = InMemoryGraphStore.from_triples(FILMS)
-    scorer = path_scorer(embed, coverage, relations)
+    scorer = path_scorer(embed, coverage, relations, hop_cost)
     paths = list_paths(store, question, ["Heat"], PathSettings(), scorer)
     return dict(zip([p.label() for p in paths], scorer(question, ["Heat"], paths), strict=True))
 
@@ -78,21 +80,13 @@ def test_coverage_is_a_checked_path_setting() -> None:
         PathSettings(coverage_relations=0)
 
 
-def ranked(question: str, hop_cost: float) -> dict[str, float]:
-    """Each listed path's score with the per-hop cost ``hop_cost``, no coverage."""
-    store = InMemoryGraphStore.from_triples(FILMS)
-    scorer = path_scorer(embed, 0.0, 12, hop_cost)
-    paths = list_paths(store, question, ["Heat"], PathSettings(), scorer)
-    return dict(zip([p.label() for p in paths], scorer(question, ["Heat"], paths), strict=True))
-
-
 def test_each_hop_past_the_first_costs_hop_cost_unless_the_question_is_a_chain() -> None:
     question = "who directed [Heat]"
-    free, costed = ranked(question, 0.0), ranked(question, 0.2)
+    free, costed = scored(question, coverage=0.0), scored(question, coverage=0.0, hop_cost=0.2)
     for label, score in free.items():
         hops = label.count(" / ") + 1
         assert costed[label] == pytest.approx(score - 0.2 * (hops - 1))
     chain = "the writer of the film of the director of [Heat]"
-    assert ranked(chain, 0.2) == pytest.approx(ranked(chain, 0.0))  # ranked hop by hop
+    assert scored(chain, hop_cost=0.2) == pytest.approx(scored(chain))  # ranked hop by hop
     with pytest.raises(InvalidSettingError, match="hop_cost"):
         PathSettings(hop_cost=-0.1)
