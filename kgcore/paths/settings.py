@@ -18,6 +18,7 @@ PATH_LIMITS: dict[str, tuple[float, float]] = {
     "coverage": (0.0, 5.0),
     "coverage_relations": (1, 10_000),
     "hop_cost": (0.0, 1.0),
+    "named_hop_cost": (0.0, 1.0),
 }
 
 
@@ -79,6 +80,14 @@ class PathSettings(Settings):
         Ranking a question not read as a chain: a path loses this much for each hop past
         the first, so a short path that says what the question asks is not passed over for a
         longer one that only resembles it; ``0`` turns it off.
+    named_hop_cost : float
+        Ranking a question not read as a chain, when the listed paths hold at most
+        ``coverage_relations`` relation names (as for ``coverage``): a path loses this much
+        for each hop past the first whose relation the question does not name (no word of it
+        is close to the relation's name), so a long path the question spells out ("the films
+        directed by the director of [X]") keeps its place and one that wanders off loses it.
+        Among more relation names (Freebase's), where common words name some relation by
+        chance, it does nothing; ``0`` turns it off.
     read_alone : bool
         ``"read"`` mode, a question not read as a chain: the model first reads the offered
         paths alone, without the start community (one call); a node a path reaches is the
@@ -103,6 +112,7 @@ class PathSettings(Settings):
     coverage: float = 0.0
     coverage_relations: int = 12
     hop_cost: float = 0.0
+    named_hop_cost: float = 0.2
     read_alone: bool = False
 
     @property

@@ -150,7 +150,13 @@ class PathPlanning(SimilarityChoices):
         path_planning.path_scorer` with its embedder and its ``paths`` settings)."""
         settings = self.config.paths
         embed = self._embed_texts if self.ranks_by_similarity else None
-        return path_scorer(embed, settings.coverage, settings.coverage_relations, settings.hop_cost)
+        return path_scorer(
+            embed,
+            settings.coverage,
+            settings.coverage_relations,
+            settings.hop_cost,
+            settings.named_hop_cost,
+        )
 
     def _answer_by_chain(self, run: FastToGRun) -> bool:
         """``paths.chain_answer="graph"``: a question read as a chain of relation phrases is

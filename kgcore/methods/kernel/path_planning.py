@@ -215,6 +215,7 @@ def path_scorer(
     coverage_weight: float = PathSettings.coverage,
     coverage_relations: int = PathSettings.coverage_relations,
     hop_cost: float = PathSettings.hop_cost,
+    named_hop_cost: float = PathSettings.named_hop_cost,
 ) -> PathScorer:
     """A :data:`PathScorer`: each path's closeness to the question, hop by hop where the
     question is a chain of relation phrases.
@@ -233,7 +234,10 @@ def path_scorer(
       (``PathSettings.coverage`` and ``coverage_relations``, ``docs/research/
       path_planning.md``);
     - :data:`REVERSE_HOP_COST` less per hop read backwards, and (a question not read as a
-      chain) ``hop_cost`` less per hop past the first (``PathSettings.hop_cost``).
+      chain) ``hop_cost`` less per hop past the first (``PathSettings.hop_cost``), and, with
+      ``embed`` and at most ``coverage_relations`` relation names in the paths,
+      ``named_hop_cost`` less per such hop whose relation the question does not name
+      (:func:`mentioned_relations`; ``PathSettings.named_hop_cost``).
 
     >>> from kgcore.paths.walk import Hop
     >>> paths = [RelationPath("X", hops, {"Y": 1}, {"Y"}, ()) for hops in (
@@ -254,14 +258,15 @@ def path_scorer(
         phrases = len(chain_phrases(question, topic))
         readings: dict[int, list[list[str]]] = {}
         ends = question_ends(question, topic) if not phrases else None
-        if embed is not None and coverage_weight and not phrases:
+        asked_relations: set[str] | None = None  # the relations the question names, when judged
+        if embed is not None and not phrases and (coverage_weight or named_hop_cost):
             # A relation is named whichever way a hop reads it.
             phrases_of = [{verbalize_relation(hop.relation) for hop in p.hops} for p in paths]
             relations = sorted(set().union(*phrases_of))
             if len(relations) <= coverage_relations:
-                named = mentioned_relations(question, topic, relations, embed)
+                asked_relations = mentioned_relations(question, topic, relations, embed)
                 for i, held in enumerate(phrases_of):
-                    scores[i] += coverage_weight * coverage(named, held)
+                    scores[i] += coverage_weight * coverage(asked_relations, held)
         for i, path in enumerate(paths):
             reverse_cost = CHAIN_REVERSE_HOP_COST if phrases else REVERSE_HOP_COST
             scores[i] -= reverse_cost * sum(not hop.forward for hop in path.hops)
@@ -273,6 +278,13 @@ def path_scorer(
                 )
             if not phrases:
                 scores[i] -= hop_cost * (len(path.hops) - 1)
+                if asked_relations is not None:
+                    unnamed = [
+                        h
+                        for h in path.hops[1:]
+                        if verbalize_relation(h.relation) not in asked_relations
+                    ]
+                    scores[i] -= named_hop_cost * len(unnamed)
                 continue
             k = len(path.hops)
             if k not in readings:

@@ -29,11 +29,15 @@ def embed(texts: list[str]) -> list[list[float]]:
 
 
 def scored(
-    question: str, coverage: float = WEIGHT, relations: int = 12, hop_cost: float = 0.0
+    question: str,
+    coverage: float = WEIGHT,
+    relations: int = 12,
+    hop_cost: float = 0.0,
+    named_hop_cost: float = 0.0,
 ) -> dict[str, float]:
     """Each listed path's score, by label (``relations``: the coverage term's gate)."""
     store = InMemoryGraphStore.from_triples(FILMS)
-    scorer = path_scorer(embed, coverage, relations, hop_cost)
+    scorer = path_scorer(embed, coverage, relations, hop_cost, named_hop_cost)
     paths = list_paths(store, question, ["Heat"], PathSettings(), scorer)
     return dict(zip([p.label() for p in paths], scorer(question, ["Heat"], paths), strict=True))
 
@@ -90,3 +94,24 @@ def test_each_hop_past_the_first_costs_hop_cost_unless_the_question_is_a_chain()
     assert scored(chain, hop_cost=0.2) == pytest.approx(scored(chain))  # ranked hop by hop
     with pytest.raises(InvalidSettingError, match="hop_cost"):
         PathSettings(hop_cost=-0.1)
+
+
+def test_named_hop_cost_is_paid_only_for_hops_past_the_first_the_question_does_not_name() -> None:
+    plain = scored(QUESTION, coverage=0.0)
+    costed = scored(QUESTION, coverage=0.0, named_hop_cost=0.2)
+    # "directed" and "wrote" name two relations; "starred actors" is not named.
+    assert costed["directed by / directed by of / written by"] == pytest.approx(
+        plain["directed by / directed by of / written by"]
+    )
+    assert costed["directed by / directed by of / starred actors"] == pytest.approx(
+        plain["directed by / directed by of / starred actors"] - 0.2
+    )
+    assert costed["directed by"] == pytest.approx(plain["directed by"])
+    assert costed["starred actors"] == pytest.approx(plain["starred actors"])  # a first hop
+    # Among more relation names than the gate allows, nothing is paid.
+    assert scored(QUESTION, coverage=0.0, relations=2, named_hop_cost=0.2) == pytest.approx(plain)
+    # A chain question is ranked hop by hop.
+    chain = "the writer of the film of the director of [Heat]"
+    assert scored(chain, named_hop_cost=0.2) == pytest.approx(scored(chain))
+    with pytest.raises(InvalidSettingError, match="named_hop_cost"):
+        PathSettings(named_hop_cost=1.5)
