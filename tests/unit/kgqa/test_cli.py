@@ -64,12 +64,15 @@ def test_result_is_printed_with_chains_and_figures(movie_store) -> None:
 
 def test_the_printout_shows_the_start_facts_that_decided_the_answer() -> None:
     # Ranked by similarity, as kgqa ask ranks with the offline embedder: the answer is read
-    # from the start community's facts, which the printout shows (issue 49).
+    # from the start community's facts, which the printout shows (issue 49), after the
+    # followed path that gave it ("Path: from Ivy Patel: reports to").
     engine = FastToG(InMemoryGraphStore.from_triples(ORG_TRIPLES), embedder=FakeEmbedder(dim=64))
     result = engine.run(REPORTS_TO_QUESTION, ScriptedLLM(lambda request: "{Frank Liu}"))
-    text = format_result(result)
-    assert text.startswith(f"Answer: {REPORTS_TO_ANSWER}\nStart: Ivy Patel\n")
-    assert REPORTS_TO_FACT in text.split("\n")[2]
+    lines = format_result(result).split("\n")
+    assert lines[0] == f"Answer: {REPORTS_TO_ANSWER}"
+    start = next(i for i, line in enumerate(lines) if line.startswith("Start: "))
+    assert lines[start] == "Start: Ivy Patel" and REPORTS_TO_FACT in lines[start + 1]
+    assert all(line.startswith("Path: ") for line in lines[1:start])
 
 
 def test_errors_are_reported_without_a_traceback(
