@@ -258,15 +258,16 @@ def path_scorer(
         phrases = len(chain_phrases(question, topic))
         readings: dict[int, list[list[str]]] = {}
         ends = question_ends(question, topic) if not phrases else None
-        asked_relations: set[str] | None = None  # the relations the question names, when judged
         if embed is not None and not phrases and (coverage_weight or named_hop_cost):
             # A relation is named whichever way a hop reads it.
-            phrases_of = [{verbalize_relation(hop.relation) for hop in p.hops} for p in paths]
-            relations = sorted(set().union(*phrases_of))
+            hop_names = [[verbalize_relation(hop.relation) for hop in p.hops] for p in paths]
+            relations = sorted({name for names in hop_names for name in names})
             if len(relations) <= coverage_relations:
-                asked_relations = mentioned_relations(question, topic, relations, embed)
-                for i, held in enumerate(phrases_of):
-                    scores[i] += coverage_weight * coverage(asked_relations, held)
+                asked = mentioned_relations(question, topic, relations, embed)
+                for i, names in enumerate(hop_names):
+                    scores[i] += coverage_weight * coverage(asked, set(names))
+                    unnamed = sum(name not in asked for name in names[1:])
+                    scores[i] -= named_hop_cost * unnamed
         for i, path in enumerate(paths):
             reverse_cost = CHAIN_REVERSE_HOP_COST if phrases else REVERSE_HOP_COST
             scores[i] -= reverse_cost * sum(not hop.forward for hop in path.hops)
@@ -278,13 +279,6 @@ def path_scorer(
                 )
             if not phrases:
                 scores[i] -= hop_cost * (len(path.hops) - 1)
-                if asked_relations is not None:
-                    unnamed = [
-                        h
-                        for h in path.hops[1:]
-                        if verbalize_relation(h.relation) not in asked_relations
-                    ]
-                    scores[i] -= named_hop_cost * len(unnamed)
                 continue
             k = len(path.hops)
             if k not in readings:

@@ -13,8 +13,6 @@ graph and the embedding model.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from kgcore.builder import fasttog_embedder
@@ -38,7 +36,7 @@ def test_the_readme_question_draws_with_no_overlapping_labels() -> None:
     assert QUESTION in (REPO / "docs" / "fasttog.md").read_text(encoding="utf-8")
     store = InMemoryGraphStore.from_file(METAQA_KB, progress=False)
     config = FastToGConfig()
-    config = dataclasses.replace(config, paths=dataclasses.replace(config.paths, named_hop_cost=0))
+    config = config.with_overrides(paths=config.paths.with_overrides(named_hop_cost=0.0))
     embedder = fasttog_embedder(config)
     if embedder is None:
         pytest.skip("the offline embedding model is not installed")
