@@ -434,10 +434,13 @@ def path_answer(
     expand: bool = True,
 ) -> tuple[str, FollowedPath] | None:
     """The answer a reply's ``names`` give through the followed paths: the first name that a
-    path reaches (the best-ranked such path), then the rest of that path's answers, when it
-    reaches at most ``max_answers`` nodes and ``expand`` (the name alone otherwise: with
-    several topic entities a path leaves only one of them, and its other ends need not meet
-    the others); ``None`` when no path reaches any of the names.
+    path reaches (the best-ranked such path) and the reply's other names that this path
+    reaches, in the reply's order, then the rest of that path's answers, when it reaches at
+    most ``max_answers`` nodes and ``expand`` (the first name alone otherwise: with several
+    topic entities a path leaves only one of them, and its other ends need not meet the
+    others); ``None`` when no path reaches any of the names. The named nodes come first, so
+    the cut to :data:`~kgcore.validation.MAX_ANSWER_CHARS` never drops one for a node the
+    model did not name.
 
     A topic entity is reached only by a path that leads back to it and nowhere else
     (:func:`~kgcore.paths.walk.order_answers`), so this is how a loop-back answer is given.
@@ -446,6 +449,8 @@ def path_answer(
     >>> films = FollowedPath("X", (Hop("directed by"),), ["A", "B", "C"], [], False)
     >>> path_answer(["b"], [films], max_answers=10)[0]
     'B; A; C'
+    >>> path_answer(["c", "Z", "b"], [films], max_answers=10)[0]
+    'C; B; A'
     >>> path_answer(["Z"], [films], max_answers=10) is None
     True
     """
@@ -456,11 +461,12 @@ def path_answer(
         for path in followed:
             ends = {normalize_answer(a): a for a in path.answers}
             if key in ends:
-                named = ends[key]
                 if not expand or len(path.answers) > max_answers:
-                    return named, path
-                rest = [a for a in path.answers if a != named]
-                return join_answers([named, *rest]), path
+                    return ends[key], path
+                keys = (normalize_answer(n) for n in names)
+                named = list(dict.fromkeys(ends[k] for k in keys if k in ends))
+                rest = [a for a in path.answers if a not in named]
+                return join_answers([*named, *rest]), path
     return None
 
 
