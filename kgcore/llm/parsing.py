@@ -29,7 +29,13 @@ import re
 import string
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.validation import MAX_REPLY_NAMES, MIN_REPLY_CAP_CHARS, answer_phrase, cap_names
+from kgcore.validation import (
+    MAX_ANSWER_CHARS,
+    MAX_REPLY_NAMES,
+    MIN_REPLY_CAP_CHARS,
+    answer_phrase,
+    cap_names,
+)
 
 #: The most characters of one reply any parser reads (the drivers already cut replies to
 #: :func:`kgcore.llm.protocol.reply_char_cap`; this also bounds direct calls).
@@ -37,6 +43,9 @@ PARSE_CHARS = 8 * MIN_REPLY_CAP_CHARS
 
 NONE_WORDS = re.compile(r"\b(none|no option|no community|nothing|neither)\b", re.IGNORECASE)
 _BRACES = re.compile(r"\{([^{}]*)\}")
+#: A list answer cut off inside its braces (the reply cap ended it): the names before its last
+#: ``;`` are whole, the one after it may not be.
+_CUT_BRACES = re.compile(r"\{([^{}]*);[^{};]*$")
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 _LETTER = re.compile(r"(?<![A-Za-z'’])([A-Z])(?![A-Za-z'’])")
 _NUMBER = re.compile(r"(?<![\d.,])(\d{1,2})(?![\d,]\d|\d)")
@@ -243,8 +252,45 @@ def json_answer(text: str) -> tuple[bool, str | None]:
 
 
 def _phrase(value: str | None) -> str | None:
-    """A parsed value cleaned of quotes, brackets and ``Answer:``, as a phrase, or ``None``."""
-    return None if value is None else answer_phrase(_clean_answer(value))
+    """A parsed value cleaned of quotes, brackets and ``Answer:``, as a phrase, or ``None``.
+
+    A ``;``-separated list longer than :data:`~kgcore.validation.MAX_ANSWER_CHARS` keeps the
+    whole names that fit, in order (a long list answer is still an answer).
+
+    >>> films = "; ".join(f"Film {i:03d}" for i in range(100))
+    >>> kept = _phrase(films)
+    >>> kept.split("; ")[:2], len(kept) <= 300, kept.split("; ")[-1]
+    (['Film 000', 'Film 001'], True, 'Film 029')
+    """
+    if value is None:
+        return None
+    value = _clean_answer(value)
+    if len(value) > MAX_ANSWER_CHARS and ";" in value:
+        value = _names_that_fit(value)
+    return answer_phrase(value)
+
+
+def _names_that_fit(value: str) -> str:
+    """The whole ``;``-separated names of ``value`` that fit in ``MAX_ANSWER_CHARS``."""
+    kept = ""
+    for name in (n.strip() for n in value.split(";")):
+        longer = f"{kept}; {name}" if kept else name
+        if name and len(longer) > MAX_ANSWER_CHARS:
+            break
+        kept = longer if name else kept
+    return kept
+
+
+def has_braced_answer(text: str) -> bool:
+    """Whether a reply gives an answer in braces: filled braces, or a list cut off inside them
+    with at least one whole name (see :func:`parse_answer_text`).
+
+    >>> has_braced_answer("Answer: {A}"), has_braced_answer("Answer: {A; B; C")
+    (True, True)
+    >>> has_braced_answer("Answer: {A"), has_braced_answer("{ }")
+    (False, False)
+    """
+    return any(g.strip() for g in _BRACES.findall(text)) or bool(_CUT_BRACES.search(text))
 
 
 def parse_answer_text(text: str) -> str | None:
@@ -259,6 +305,11 @@ def parse_answer_text(text: str) -> str | None:
     ('None', None)
     >>> parse_answer_text("no braces\\nat all") is None
     True
+
+    A reply that the reply cap ends inside its braces gives the whole names before the cut:
+
+    >>> parse_answer_text("Steps: ... Answer: {Shane; Giant; The Big Sl")
+    'Shane; Giant'
     """
     if not isinstance(text, str):
         return None
@@ -269,6 +320,9 @@ def parse_answer_text(text: str) -> str | None:
     braces = [g for g in _BRACES.findall(text) if g.strip()]
     if braces:
         return _phrase(braces[-1])
+    cut = _CUT_BRACES.search(text)
+    if cut:
+        return _phrase(cut.group(1))
     line = _ANSWER_LINE.search(text)
     if line:
         return _phrase(line.group(1).splitlines()[0])

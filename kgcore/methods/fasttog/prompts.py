@@ -19,13 +19,12 @@ True
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from string import ascii_uppercase
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.llm.parsing import parse_answer_text
+from kgcore.llm.parsing import has_braced_answer, parse_answer_text
 from kgcore.llm.protocol import ChatMessage, LLMRequest
 from kgcore.methods.kernel.answer_reading import shown_or_known
 
@@ -176,7 +175,6 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
 }
 #: Replies are untrusted: at most this many characters are parsed.
 MAX_PARSED_REPLY_CHARS = 4000
-_FILLED_BRACES = re.compile(r"\{[^{}]*\S[^{}]*\}")
 
 
 def prune_request(
@@ -306,7 +304,7 @@ def parse_braced_answer(
     'Shane'
     """
     text = str(text)[:MAX_PARSED_REPLY_CHARS]
-    if not _FILLED_BRACES.search(text):
+    if not has_braced_answer(text):
         return None
     answer = shown_or_known(parse_answer_text(text), nodes)
     if answer is None:

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kgcore.llm.parsing import is_unknown, parse_answer, parse_choices, parse_entities
+from kgcore.validation import MAX_ANSWER_CHARS
 
 
 @pytest.mark.parametrize(
@@ -79,6 +80,25 @@ def test_choices_never_crash_and_stay_in_range(text: str, n: int, k: int, labels
 )
 def test_answers(reply: str, expected: str | None) -> None:
     assert parse_answer(reply) == expected
+
+
+FILMS = [f"The Film Called Number {i:02d}" for i in range(30)]
+
+
+def test_a_list_answer_longer_than_the_cap_keeps_the_whole_names_that_fit() -> None:
+    answer = parse_answer("Steps: ... Answer: {" + "; ".join(FILMS) + "}")
+    assert answer is not None and len(answer) <= MAX_ANSWER_CHARS
+    names = answer.split("; ")
+    assert names == FILMS[: len(names)] and len(names) > 5
+    assert parse_answer("{" + "x" * 400 + "}") is None  # one name too long is no answer
+
+
+def test_a_reply_cut_inside_its_braces_gives_the_whole_names_before_the_cut() -> None:
+    assert parse_answer("Answer: {Shane; Giant; The Big Sl") == "Shane; Giant"
+    closed = parse_answer("Answer: {" + "; ".join(FILMS) + "}")
+    assert parse_answer("Answer: {" + "; ".join(FILMS)[:-3]) == closed  # long, then cut
+    assert parse_answer("Answer: {Shane; Gi} and then {Giant; Sha") == "Shane; Gi"  # closed wins
+    assert parse_answer("{Unknown; N") is None
 
 
 @given(st.text(max_size=300))

@@ -250,6 +250,18 @@ def test_chains_grow_until_answer(movie_store: InMemoryGraphStore) -> None:
     assert result.depth == 2 and not result.fell_back
 
 
+def test_a_reply_cut_inside_its_answer_braces_answers_its_whole_names(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    # The reply cap ended the list mid-name: the whole names are the answer, no deeper step.
+    config = FastToGConfig(width=1, max_depth=4, max_community_size=2, grounded_answers=False)
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1}"], reason=["Steps: ... Answer: {Shane; Gia"])
+    )
+    result = FastToG(movie_store, config).run(QUESTION, llm)
+    assert result.answer == "Shane" and result.depth == 1 and purposes(llm) == ["prune", "reason"]
+
+
 def test_fallback_after_max_depth(movie_store: InMemoryGraphStore) -> None:
     config = FastToGConfig(width=1, max_depth=2, max_community_size=2, fallback="io")
     llm = ScriptedLLM.by_purpose(
