@@ -28,7 +28,9 @@ class AnswerAcceptance(TopicFacts):
 
     if TYPE_CHECKING:
 
-        def _answer_by_path(self, run: FastToGRun, parsed: str) -> str | None: ...
+        def _answer_by_path(
+            self, run: FastToGRun, parsed: str, resolved: str | None = None
+        ) -> str | None: ...
 
     def _accepted(self, run: FastToGRun, parsed: str | None) -> str | None:
         """The answer a reasoning reply gives (``parsed``: the names in its braces), or
@@ -42,7 +44,7 @@ class AnswerAcceptance(TopicFacts):
             nodes=run.result.reasoning_nodes() if grounded else None,
         )
         if parsed is not None and run.followed:
-            answer = self._answer_by_path(run, parsed) or answer
+            answer = self._answer_by_path(run, parsed, answer) or answer
         if answer is None and parsed is not None and grounded and cfg.neighbour_answers:
             answer = self.neighbour_answer(parsed, run.topic)
         run.result.grounded = grounded  # without grounding, the answer is only checked sane

@@ -208,11 +208,18 @@ class PathPlanning(SimilarityChoices):
         run.result.depth = 1
         return True
 
-    def _answer_by_path(self, run: FastToGRun, parsed: str) -> str | None:
+    def _answer_by_path(
+        self, run: FastToGRun, parsed: str, resolved: str | None = None
+    ) -> str | None:
         """``paths.mode="read"``: when the reply names a node that a followed path reaches,
         that path's answers, the named one first (:func:`~kgcore.methods.kernel.
-        path_planning.path_answer`); the path becomes the result's evidence chain."""
+        path_planning.path_answer`); the path becomes the result's evidence chain.
+
+        ``resolved`` is the reply's answer as the shown nodes it names ("2014" as "2014 NFC
+        Championship Game"), tried after the names as the model wrote them."""
         names = [part.strip() for part in parsed.split(";")]
+        if resolved is not None:
+            names += [part.strip() for part in resolved.split(";")]
         found = path_answer(
             names, run.followed, self.config.paths.max_answers, expand=len(run.topic) == 1
         )

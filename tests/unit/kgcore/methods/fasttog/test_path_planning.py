@@ -144,6 +144,22 @@ def test_read_a_named_answer_gives_the_whole_set_its_path_reaches() -> None:
     assert result.extra["answers"] == ["Aurich", "Leer"]  # as the evidence supports
 
 
+def test_read_a_shortened_name_is_the_node_it_names_and_gives_that_path_s_set() -> None:
+    games = [
+        ("Hawks", "championships", "2014 NFC Championship Game"),
+        ("Hawks", "championships", "Super Bowl XLVIII"),
+        ("Hawks", "home", "Seattle"),
+        ("Seattle", "team", "Hawks"),
+    ]
+    store = InMemoryGraphStore.from_triples(games)
+    result = FastToG(store, MODEL).run(
+        "what year did [Hawks] win the championships ?", reasoning("Steps: ... Answer: {2014}")
+    )
+    # "2014" is the shown node "2014 NFC Championship Game", which the path reaches.
+    assert result.answer == "2014 NFC Championship Game; Super Bowl XLVIII"
+    assert result.extra["path"]["label"] == "championships"
+
+
 def test_read_a_loop_back_answer_counts_an_echo_does_not() -> None:
     question = "what is the recording of recording of [Song] 's recording ?"
     assert engine(MODEL).run(question, reasoning("{Song}")).answer == "Song"
