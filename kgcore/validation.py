@@ -321,6 +321,22 @@ def answer_phrase(text: Any) -> str | None:
     return value if visible.isprintable() else None
 
 
+def join_answers(answers: Sequence[str], limit: int = MAX_ANSWER_CHARS) -> str:
+    """Answers as one phrase, ``"; "``-separated, as many as fit in ``limit`` characters (the
+    longest answer kept), at least the first.
+
+    >>> join_answers(["Drama", "Comedy"]), join_answers(["A" * 8, "B" * 8], limit=12)
+    ('Drama; Comedy', 'AAAAAAAA')
+    """
+    joined = ""
+    for answer in answers:
+        longer = f"{joined}; {answer}" if joined else answer
+        if joined and len(longer) > limit:
+            break
+        joined = longer
+    return joined
+
+
 def safe_answer(text: Any) -> str:
     """:func:`answer_phrase`, or ``"Unknown"`` when ``text`` is not a phrase.
 

@@ -35,6 +35,7 @@ from kgcore.validation import (
     MIN_REPLY_CAP_CHARS,
     answer_phrase,
     cap_names,
+    join_answers,
 )
 
 #: The most characters of one reply any parser reads (the drivers already cut replies to
@@ -266,19 +267,8 @@ def _phrase(value: str | None) -> str | None:
         return None
     value = _clean_answer(value)
     if len(value) > MAX_ANSWER_CHARS and ";" in value:
-        value = _names_that_fit(value)
+        value = join_answers([name for n in value.split(";") if (name := n.strip())])
     return answer_phrase(value)
-
-
-def _names_that_fit(value: str) -> str:
-    """The whole ``;``-separated names of ``value`` that fit in ``MAX_ANSWER_CHARS``."""
-    kept = ""
-    for name in (n.strip() for n in value.split(";")):
-        longer = f"{kept}; {name}" if kept else name
-        if name and len(longer) > MAX_ANSWER_CHARS:
-            break
-        kept = longer if name else kept
-    return kept
 
 
 def has_braced_answer(text: str) -> bool:

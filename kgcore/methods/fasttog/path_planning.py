@@ -29,7 +29,6 @@ from kgcore.methods.kernel import report_step, step_record
 from kgcore.methods.kernel.path_planning import (
     PathPlan,
     PathScorer,
-    join_answers,
     path_answer,
     path_scorer,
     plan_steps,
@@ -37,6 +36,7 @@ from kgcore.methods.kernel.path_planning import (
 )
 from kgcore.paths import FollowedPath
 from kgcore.text.triple2text import CommunityTextualizer, texts_of
+from kgcore.validation import join_answers
 
 if TYPE_CHECKING:
     from kgcore.graph.compound import CompoundNodeView

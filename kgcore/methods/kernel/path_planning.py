@@ -45,7 +45,7 @@ from kgcore.paths.walk import FollowedPath, RelationPath, follow_path, relation_
 from kgcore.text.answer_forms import normalize_answer
 from kgcore.text.relations import verbalize_relation
 from kgcore.types import Triple
-from kgcore.validation import MAX_ANSWER_CHARS
+from kgcore.validation import join_answers
 
 #: Reply characters parsed at most (a reply is untrusted).
 MAX_PLAN_REPLY_CHARS = 2000
@@ -454,8 +454,8 @@ def path_answer(
     >>> path_answer(["Z"], [films], max_answers=10) is None
     True
     """
-    for name in names:
-        key = normalize_answer(name)
+    keys = [normalize_answer(name) for name in names]
+    for key in keys:
         if not key:
             continue
         for path in followed:
@@ -463,27 +463,10 @@ def path_answer(
             if key in ends:
                 if not expand or len(path.answers) > max_answers:
                     return ends[key], path
-                keys = (normalize_answer(n) for n in names)
                 named = list(dict.fromkeys(ends[k] for k in keys if k in ends))
                 rest = [a for a in path.answers if a not in named]
                 return join_answers([*named, *rest]), path
     return None
-
-
-def join_answers(answers: Sequence[str], limit: int = MAX_ANSWER_CHARS) -> str:
-    """Answers as one phrase, ``"; "``-separated, as many as fit in ``limit`` characters (the
-    longest answer kept), at least the first.
-
-    >>> join_answers(["Drama", "Comedy"]), join_answers(["A" * 8, "B" * 8], limit=12)
-    ('Drama; Comedy', 'AAAAAAAA')
-    """
-    joined = ""
-    for answer in answers:
-        longer = f"{joined}; {answer}" if joined else answer
-        if joined and len(longer) > limit:
-            break
-        joined = longer
-    return joined
 
 
 def list_paths(
