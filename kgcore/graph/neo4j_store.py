@@ -52,6 +52,7 @@ Example
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 import warnings
@@ -316,6 +317,16 @@ class Neo4jGraphStore:
             if self._driver is stalled:
                 self._driver = self._new_driver()
         threading.Thread(target=_close_quietly, args=(stalled,), daemon=True).start()
+
+    def with_mapping(self, mapping: GraphMapping) -> Neo4jGraphStore:
+        """This store's connection read through another layout (the driver is shared: close
+        one of the two)."""
+        other = copy.copy(self)
+        other.mapping = mapping
+        other._q = read_queries(mapping)
+        other.queries = Counter()
+        other._name_cache = other._too_many_names = other._fulltext = None
+        return other
 
     @property
     def driver(self) -> Any:

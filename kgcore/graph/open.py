@@ -91,25 +91,45 @@ def _neo4j_settings(spec: str) -> dict[str, Any]:
     if database:
         settings["database"] = database
     query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
-    mapping_name = query.pop("mapping", "default").lower()
+    names = query.pop("names", None)
+    mapping_name = query.pop("mapping", "auto" if names is None else "labels").lower()
     mappings = {"default": DEFAULT_MAPPING, "llamaindex": LLAMAINDEX_MAPPING}
-    if mapping_name not in mappings:
+    if mapping_name not in (*mappings, "auto", "labels"):
         raise ConfigurationError(
-            f"unknown mapping {mapping_name!r} in {spec!r}: use default or llamaindex"
+            f"unknown mapping {mapping_name!r} in {spec!r}: use auto, default, llamaindex or labels"
         )
-    mapping: GraphMapping = mappings[mapping_name]
     overrides: dict[str, Any] = {
         _MAPPING_KEYS[k]: query.pop(k) or None for k in list(query) if k in _MAPPING_KEYS
     }
     if query:
         raise ConfigurationError(
-            f"unknown options {sorted(query)} in {spec!r}; known: mapping, "
+            f"unknown options {sorted(query)} in {spec!r}; known: mapping, names, "
             + ", ".join(_MAPPING_KEYS)
         )
+    if mapping_name in ("auto", "labels") and not overrides:
+        settings["discover"] = {"names": _label_names(names, spec)} if names else {}
+        if mapping_name == "labels":
+            settings["discover"]["force_labels"] = True
+        return settings
+    mapping: GraphMapping = mappings.get(mapping_name, DEFAULT_MAPPING)
     if overrides:
         mapping = replace(mapping, **overrides)
     settings["mapping"] = mapping
     return settings
+
+
+def _label_names(text: str, spec: str) -> dict[str, str]:
+    """``names=Person:name,Movie:title`` as ``{"Person": "name", "Movie": "title"}``."""
+    found: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        label, sep, prop = part.partition(":")
+        if not sep or not label or not prop:
+            raise ConfigurationError(
+                f"names= in {spec!r} takes Label:property pairs, comma-separated "
+                f"(names=Person:name,Movie:title), got {part!r}"
+            )
+        found[label.strip()] = prop.strip()
+    return found
 
 
 def member_uris(spec: str) -> list[str]:
@@ -174,7 +194,55 @@ def open_neo4j(spec: str = "neo4j", **kwargs: Any) -> Neo4jGraphStore:
         settings = _member_list_settings(spec, members)
     else:
         settings = _neo4j_settings(spec)
+    settings.pop("discover", None)  # written and loaded graphs use the default layout
     return Neo4jGraphStore(**{**settings, **kwargs})
+
+
+def open_discovered(spec: str = "neo4j", **kwargs: Any) -> GraphStore:
+    """The store for a Neo4j spec, its layout discovered unless the spec names one.
+
+    A graph in a layout this package, LangChain or LlamaIndex writes is read by a
+    :class:`Neo4jGraphStore` with that layout's mapping; any other graph by a
+    :class:`~kgcore.graph.label_store.LabelGraphStore` over the mapping
+    :func:`~kgcore.graph.label_mapping.mapping_for` chooses (``names=`` in the spec overrides
+    the name properties, ``mapping=labels`` skips the known layouts).
+    """
+    if not is_neo4j_spec(spec):
+        raise ConfigurationError(
+            f"{spec!r} is not a Neo4j URI (schemes: {', '.join(NEO4J_SCHEMES)})"
+        )
+    members = member_uris(spec) if spec != "neo4j" else []
+    settings = _member_list_settings(spec, members) if len(members) > 1 else _neo4j_settings(spec)
+    discover = settings.pop("discover", None)
+    store = Neo4jGraphStore(**{**settings, **kwargs})
+    if discover is None or "mapping" in kwargs:
+        return store
+    return read_through_schema(store, **discover)
+
+
+def read_through_schema(
+    store: Neo4jGraphStore, force_labels: bool = False, **overrides: Any
+) -> GraphStore:
+    """``store`` read through the mapping its discovered schema calls for (see
+    :func:`open_discovered`); ``overrides`` as :meth:`LabelMapping.from_schema` takes them."""
+    from kgcore.graph.label_mapping import LabelMapping, mapping_for
+    from kgcore.graph.label_store import LabelGraphStore
+    from kgcore.graph.schema import discover_schema
+
+    try:
+        schema = discover_schema(store)
+        if force_labels or overrides:
+            mapping: GraphMapping | LabelMapping = LabelMapping.from_schema(schema, **overrides)
+        else:
+            mapping = mapping_for(schema)
+    except BaseException:
+        store.close()
+        raise
+    if isinstance(mapping, LabelMapping):
+        return LabelGraphStore(store, mapping, name_cache_limit=store.name_cache_limit)
+    if mapping == store.mapping:
+        return store
+    return store.with_mapping(mapping)
 
 
 def open_store(spec: str, progress: bool = True, **kwargs: Any) -> GraphStore:
@@ -205,7 +273,7 @@ def open_store(spec: str, progress: bool = True, **kwargs: Any) -> GraphStore:
     True
     """
     if is_neo4j_spec(spec):
-        return open_neo4j(spec, **kwargs)
+        return open_discovered(spec, **kwargs)
     return InMemoryGraphStore.from_file(Path(spec), fmt=kwargs.get("fmt"), progress=progress)
 
 

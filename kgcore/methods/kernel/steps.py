@@ -18,7 +18,12 @@ from typing import TypeVar
 
 from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.store import GraphStore
-from kgcore.linking import bracketed_entities, entity_extraction_request, link_entities
+from kgcore.linking import (
+    bracketed_entities,
+    entity_extraction_request,
+    link_entities,
+    names_in_question,
+)
 from kgcore.llm.parsing import parse_entities
 from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
 from kgcore.methods.kernel.answer_reading import read_answer, topic_names
@@ -137,9 +142,10 @@ def link_steps(
 
     The caller's ``topic_entities`` are linked, else the question's bracketed names; with
     ``strict`` one name that cannot be linked raises, without it only all of them failing
-    does (:class:`~kgcore.exceptions.EntityNotFoundError`). Without any name the model
-    extracts them (one call, one retry); names the model gave that are not in the graph
-    link to nothing, so the method answers by its fallback.
+    does (:class:`~kgcore.exceptions.EntityNotFoundError`). Without any, the graph's names
+    written in the question are taken (:func:`~kgcore.linking.names_in_question`); without
+    those either the model extracts them (one call, one retry); names the model gave that are
+    not in the graph link to nothing, so the method answers by its fallback.
 
     Example
     -------
@@ -153,6 +159,9 @@ def link_steps(
     names = list(topic_entities) if topic_entities else bracketed_entities(question)
     if names:
         return Linked(names, link_entities(store, names, strict=strict), False)
+    written = names_in_question(store, question)  # the graph's own names, no model
+    if written:
+        return Linked(written, written, False)
     extracted = yield from ask_parsed(
         entity_extraction_request(question),
         lambda text: parse_entities(text) or None,

@@ -343,15 +343,27 @@ def test_entities_are_extracted_by_the_llm_without_brackets(
 ) -> None:
     llm = ScriptedLLM(['["cleopatra"]', "{1}", "{All About Eve}"])
     result = FastToG(movie_store, UNGROUNDED).run(
-        "which films share the director of Cleopatra", llm
+        "which films share the director of cleopatra",
+        llm,  # not the graph's spelling
     )
     assert purposes(llm) == ["extract_entities", "prune", "reason"]
     assert result.topic_entities == ["Cleopatra"] and result.answer == "All About Eve"
 
 
+def test_names_written_as_the_graph_spells_them_need_no_extraction(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    llm = ScriptedLLM(["{1}", "{All About Eve}"])
+    result = FastToG(movie_store, UNGROUNDED).run(
+        "which films share the director of Cleopatra", llm
+    )
+    assert purposes(llm) == ["prune", "reason"]
+    assert result.topic_entities == ["Cleopatra"] and result.answer == "All About Eve"
+
+
 def test_unlinkable_extracted_entities_fall_back(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM(['["Zzzz Qqqq"]', "{Unknown}"])
-    result = FastToG(movie_store).run("which films share the director of Cleopatra", llm)
+    result = FastToG(movie_store).run("which films share the director of cleopatra", llm)
     assert purposes(llm) == ["extract_entities", "cot"]
     assert result.fell_back and result.answer == "Unknown" and result.topic_entities == []
 

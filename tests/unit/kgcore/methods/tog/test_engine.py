@@ -133,9 +133,17 @@ def test_without_brackets_the_llm_extracts_the_topic_entity(store: InMemoryGraph
     llm = ScriptedLLM.by_purpose(
         {"extract_entities": ['["Guys and Dolls"]'], "tog_reason": ["Yes {Joseph L. Mankiewicz}"]}
     )
-    result = ToG(store).run("who directed Guys and Dolls", llm)
+    result = ToG(store).run("who directed guys and dolls", llm)  # not the graph's spelling
     assert result.answer == "Joseph L. Mankiewicz"
     assert result.llm_calls == 2
+
+
+def test_names_written_as_the_graph_spells_them_are_linked_without_the_llm(
+    store: InMemoryGraphStore,
+) -> None:
+    llm = ScriptedLLM.by_purpose({"tog_reason": ["Yes {Joseph L. Mankiewicz}"]})
+    result = ToG(store).run("who directed Guys and Dolls", llm)
+    assert result.answer == "Joseph L. Mankiewicz" and result.llm_calls == 1
 
 
 def test_bad_settings_are_refused(store: InMemoryGraphStore) -> None:

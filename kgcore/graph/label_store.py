@@ -1,0 +1,307 @@
+"""A :class:`~kgcore.graph.store.GraphStore` over a Bolt graph of several labels, read as facts.
+
+The graph is the user's, of any schema (:mod:`kgcore.graph.schema` finds it; a
+:class:`~kgcore.graph.label_mapping.LabelMapping` says how it reads). Every read goes through
+the :class:`~kgcore.graph.neo4j_store.Neo4jGraphStore` it wraps: read transactions with that
+store's deadline and fail-over. Nothing is written and no index is needed.
+
+- **Nodes** are named by their label's name property. A name that nodes of several entity
+  labels hold stays several nodes: each is written ``name (Label)`` (:func:`node_key`), in
+  neighbours, searches and answers, so the model and the reader see which is meant.
+- **Facts**: relationships of the followed types between entity nodes (the type is the
+  relation), and each fact property of a node as ``node -key-> value``. A value is a
+  *literal* (:func:`literal_text`: ``1999``, ``7.4``, ``true``, ``1999-03-31``): a leaf with
+  no neighbours of its own, for which :meth:`LabelGraphStore.has_node` is false and
+  :meth:`LabelGraphStore.is_literal` true.
+- **Names** are searched in a copy of every entity name when the graph has at most
+  ``name_cache_limit`` of them, else by a scan capped at :data:`SCAN_CAP` names per label
+  (warned once: a full-text index makes it cheaper, ``kgqa index``).
+
+Example
+-------
+>>> store = LabelGraphStore(Neo4jGraphStore(uri), mapping)  # doctest: +SKIP
+>>> store.neighbors("The Matrix")[:2]  # doctest: +SKIP
+[Triple(head='The Matrix', relation='released', tail='1999'), ...]
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from kgcore.graph.label_mapping import LabelMapping
+from kgcore.graph.label_queries import label_queries
+from kgcore.graph.names import normalize_name, rank_names
+from kgcore.graph.store import check_limit
+from kgcore.types import Triple, neighbor_sort_key
+
+__all__ = ["LIST_CAP", "SCAN_CAP", "LabelGraphStore", "literal_text", "node_key", "split_key"]
+
+#: Elements of a list property shown as facts at most.
+LIST_CAP = 16
+#: Names a scan returns per label at most.
+SCAN_CAP = 1000
+#: A string value longer than this is text, not a fact.
+MAX_LITERAL_CHARS = 200
+_QUALIFIED = re.compile(r"(.*) \(([A-Za-z_][A-Za-z0-9_]*)\)\Z", re.DOTALL)
+
+
+def node_key(name: str, label: str, shared: bool) -> str:
+    """A node's name as the methods see it: qualified by its label when ``shared``.
+
+    >>> node_key("Keanu Reeves", "Tag", True), node_key("The Matrix", "Movie", False)
+    ('Keanu Reeves (Tag)', 'The Matrix')
+    """
+    return f"{name} ({label})" if shared else name
+
+
+def split_key(key: str, labels: Sequence[str]) -> tuple[str, str | None]:
+    """``(name, label)`` of a qualified key whose label is one of ``labels``, else
+    ``(key, None)``.
+
+    >>> split_key("Keanu Reeves (Tag)", ["Tag"]), split_key("Heat (1995)", ["Tag"])
+    (('Keanu Reeves', 'Tag'), ('Heat (1995)', None))
+    """
+    match = _QUALIFIED.match(key)
+    if match and match.group(2) in labels:
+        return match.group(1), match.group(2)
+    return key, None
+
+
+def literal_text(value: Any) -> list[str]:
+    """A property value as the literals it states (none for what is not a fact: null, NaN,
+    a long text, a nested list).
+
+    >>> literal_text(1999), literal_text(7.4), literal_text(True), literal_text(["Neo", "Thomas"])
+    (['1999'], ['7.4'], ['true'], ['Neo', 'Thomas'])
+    >>> literal_text(float("nan")), literal_text("x" * 300), literal_text(None)
+    ([], [], [])
+    """
+    if isinstance(value, list | tuple):
+        found: list[str] = []
+        for item in value[:LIST_CAP]:
+            if not isinstance(item, list | tuple):
+                found += literal_text(item)
+        return found
+    if value is None:
+        return []
+    if isinstance(value, bool):
+        return ["true" if value else "false"]
+    if isinstance(value, float):
+        return [repr(value)] if math.isfinite(value) else []
+    if isinstance(value, int):
+        return [str(value)]
+    if isinstance(value, str):
+        text = " ".join(value.split())
+        return [text] if text and len(text) <= MAX_LITERAL_CHARS else []
+    iso = getattr(value, "iso_format", None) or getattr(value, "isoformat", None)
+    return [str(iso())] if callable(iso) else []
+
+
+class LabelGraphStore:
+    """A graph of several labels as a :class:`~kgcore.graph.store.GraphStore` (see the module).
+
+    Parameters
+    ----------
+    connection : Neo4jGraphStore
+        The Bolt connection (its driver, deadlines and fail-over); its own mapping is unused.
+    mapping : LabelMapping
+        Entity labels with their name properties and facts, relationship types followed.
+    name_cache_limit : int
+        The most entity names copied for name search and for telling shared names apart;
+        above it, names are found by capped scans and shared names by one query per batch.
+    """
+
+    def __init__(
+        self, connection: Any, mapping: LabelMapping, name_cache_limit: int = 200_000
+    ) -> None:
+        self.connection = connection
+        self.mapping = mapping
+        self.name_cache_limit = int(name_cache_limit)
+        self._labels = mapping.label_names
+        self._q = label_queries(mapping)
+        self._lock = threading.Lock()
+        self._directory: dict[str, tuple[str, ...]] | None = None  # name -> its labels
+        self._small: bool | None = None
+        self._warned = False
+
+    # -- reading ------------------------------------------------------------------------
+    @property
+    def uri(self) -> str:
+        return str(self.connection.uri)
+
+    def _read(self, label: str, kind: str, **params: Any) -> list[list[Any]]:
+        query = self._q[label][kind]
+        return self.connection.read(
+            lambda tx: [r.values() for r in tx.run(query, params)], what=f"{kind} ({label})"
+        )
+
+    def _is_small(self) -> bool:
+        if self._small is None:
+            self._small = self.num_nodes() <= self.name_cache_limit
+        return self._small
+
+    def _names_directory(self) -> dict[str, tuple[str, ...]]:
+        """Every entity name with the labels holding it (copied once, under a lock)."""
+        with self._lock:
+            if self._directory is None:
+                found: dict[str, list[str]] = {}
+                for label in self._labels:
+                    for (name,) in self._read(label, "all_names"):
+                        if isinstance(name, str) and label not in found.get(name, ()):
+                            found.setdefault(name, []).append(label)
+                self._directory = {name: tuple(labels) for name, labels in found.items()}
+            return self._directory
+
+    def labels_of(self, names: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The entity labels holding each of ``names`` (no entry: none)."""
+        wanted = list(dict.fromkeys(n for n in names if isinstance(n, str)))
+        if not wanted:
+            return {}
+        if self._is_small():
+            directory = self._names_directory()
+            return {n: directory[n] for n in wanted if n in directory}
+        found: dict[str, list[str]] = {}
+        for label in self._labels:
+            for (name,) in self._read(label, "names_in", names=wanted):
+                found.setdefault(name, []).append(label)
+        return {name: tuple(labels) for name, labels in found.items()}
+
+    def resolve_many(self, keys: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """``(label, name)`` of the entity node each key names, in one lookup; keys naming
+        none (literals, or a name that several labels hold written without its label) are
+        left out."""
+        parts = {key: split_key(key, self._labels) for key in dict.fromkeys(keys)}
+        holders = self.labels_of({name for name, _ in parts.values()} | set(parts))
+        found: dict[str, tuple[str, str]] = {}
+        for key, (name, label) in parts.items():
+            if label is not None and label in holders.get(name, ()):
+                found[key] = (label, name)
+            elif len(holders.get(key, ())) == 1:
+                found[key] = (holders[key][0], key)
+        return found
+
+    def resolve(self, key: str) -> tuple[str, str] | None:
+        """:meth:`resolve_many` for one key, or ``None``."""
+        return self.resolve_many([key]).get(key)
+
+    def key_of(self, name: str, label: str, holders: Mapping[str, Sequence[str]]) -> str:
+        return node_key(name, label, len(holders.get(name, ())) > 1)
+
+    # -- protocol -----------------------------------------------------------------------
+    def has_node(self, name: str) -> bool:
+        return self.resolve(name) is not None
+
+    def is_literal(self, name: str) -> bool:
+        """Whether ``name`` is no entity node: a property value (or nothing of the graph)."""
+        return self.resolve(name) is None
+
+    def num_nodes(self) -> int:
+        return sum(int(self._read(label, "count")[0][0]) for label in self._labels)
+
+    def num_triples(self) -> int:
+        """Relationships followed between entity nodes, and fact properties set."""
+        total = 0
+        for label in self._labels:
+            total += int(self._read(label, "relationships")[0][0] or 0)
+            total += int(self._read(label, "facts_count")[0][0] or 0)
+        return total
+
+    def neighbors(self, node: str, limit: int | None = None) -> list[Triple]:
+        return list(self.neighbors_batch([node], limit)[node])
+
+    def neighbors_batch(
+        self, nodes: Iterable[str], limit: int | None = None
+    ) -> Mapping[str, Sequence[Triple]]:
+        """Neighbours of a frontier: one query per entity label in it; literals have none."""
+        frontier = list(dict.fromkeys(nodes))
+        limit = check_limit(limit)
+        by_label: dict[str, dict[str, str]] = {}  # label -> name -> key
+        for key, (label, name) in self.resolve_many(frontier).items():
+            by_label.setdefault(label, {})[name] = key
+        rows: list[tuple[str, str, list[Any], list[Any]]] = []
+        for label, names in by_label.items():
+            for name, facts, pairs in self._read(label, "neighbors", names=list(names)):
+                rows.append((names[name], label, facts, pairs))
+        holders = self.labels_of(
+            other for *_, pairs in rows for other, *_ in pairs if isinstance(other, str)
+        )
+        result: dict[str, list[Triple]] = {key: [] for key in frontier}
+        for key, label, facts, pairs in rows:
+            triples = set()
+            for other, other_label, rel_type, direction in pairs:
+                if not isinstance(other, str):
+                    continue  # a node whose name is not a string is left out
+                other_key = self.key_of(other, other_label, holders)
+                triples.add(
+                    Triple(key, rel_type, other_key)
+                    if direction == 0
+                    else Triple(other_key, rel_type, key)
+                )
+            for prop, value in zip(self.mapping.spec(label).facts, facts, strict=True):
+                triples.update(Triple(key, prop, text) for text in literal_text(value))
+            ordered = sorted(triples, key=partial(neighbor_sort_key, key))
+            result[key] = ordered if limit is None else ordered[:limit]
+        return result
+
+    def triples_among(self, nodes: Iterable[str]) -> list[Triple]:
+        members = set(nodes)
+        found = {
+            t
+            for triples in self.neighbors_batch(sorted(members)).values()
+            for t in triples
+            if t.head in members and t.tail in members
+        }
+        return sorted(found)
+
+    def search_nodes(self, text: str, limit: int = 5) -> list[str]:
+        """Entity names closest to ``text``, best first (qualified where shared)."""
+        if limit <= 0:
+            return []
+        if self._is_small():
+            holders = self._names_directory()
+            candidates = list(holders)
+        else:
+            self._warn_scan()
+            tokens = sorted({t for t in normalize_name(text).split(" ") if t}) or [""]
+            candidates = [
+                row[0]
+                for label in self._labels
+                for row in self._read(label, "scan", text=text, tokens=tokens, cap=SCAN_CAP)
+                if isinstance(row[0], str)
+            ]
+            holders = self.labels_of(candidates)
+        by_normal: dict[str, list[str]] = {}
+        for name in sorted(candidates):
+            for label in holders.get(name, ()):
+                by_normal.setdefault(normalize_name(name), []).append(
+                    self.key_of(name, label, holders)
+                )
+        return rank_names(text, by_normal, list(by_normal), limit)
+
+    def _warn_scan(self) -> None:
+        if not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"{self.uri} has more than {self.name_cache_limit:,} entity names: name search "
+                f"scans them ({SCAN_CAP} per label at most); `kgqa index` creates full-text "
+                "indexes that make it cheaper",
+                stacklevel=3,
+            )
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> LabelGraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"LabelGraphStore({self.uri!r}, labels={list(self._labels)})"
