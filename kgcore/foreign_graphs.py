@@ -8,12 +8,13 @@ class names and read through the methods they have (duck typing).
 
 - a kgcore ``GraphStore`` (returned as is);
 - LangChain's ``NetworkxEntityGraph`` (its triples, in memory);
-- a ``Neo4jGraph`` (langchain-neo4j) or LlamaIndex's ``Neo4jPropertyGraphStore``: a
-  :class:`~kgcore.graph.Neo4jGraphStore` over the same driver and database, so retrieval stays
-  in read transactions. The layout is LangChain's ``add_graph_documents`` one
-  (:data:`LANGCHAIN_NEO4J_LAYOUT`: ``__Entity__`` nodes named by ``id``, the relationship type
-  as the relation) or LlamaIndex's (:data:`~kgcore.graph.LLAMAINDEX_MAPPING`); pass ``mapping``
-  for another;
+- a ``Neo4jGraph`` (langchain-neo4j) or LlamaIndex's ``Neo4jPropertyGraphStore``: a store
+  over the same driver and database, so retrieval stays in read transactions. The layout is
+  discovered (:func:`~kgcore.graph.open.read_through_schema`): LangChain's
+  ``add_graph_documents`` one (:data:`LANGCHAIN_NEO4J_LAYOUT`: ``__Entity__`` nodes named by
+  ``id``, the relationship type as the relation), LlamaIndex's
+  (:data:`~kgcore.graph.LLAMAINDEX_MAPPING`), or any other graph's labels and properties
+  (:class:`~kgcore.graph.label_store.LabelGraphStore`); pass ``mapping`` to skip discovery;
 - any other LlamaIndex ``PropertyGraphStore`` (its entity triplets, in memory).
 
 Anything else raises :class:`~kgcore.exceptions.ConfigurationError` naming what is accepted.
@@ -52,19 +53,21 @@ def _neo4j_over(
     driver: Any, database: str | None, llamaindex_layout: bool, mapping: Any = None
 ) -> GraphStore:
     from kgcore.graph.neo4j_store import LLAMAINDEX_MAPPING, GraphMapping, Neo4jGraphStore
+    from kgcore.graph.open import read_through_schema
 
-    if mapping is None:
-        label, name = LANGCHAIN_NEO4J_LAYOUT
-        langchain = GraphMapping(label, name, relationship_type=None, relation_property=None)
-        mapping = LLAMAINDEX_MAPPING if llamaindex_layout else langchain
+    label, name = LANGCHAIN_NEO4J_LAYOUT
+    langchain = GraphMapping(label, name, relationship_type=None, relation_property=None)
+    layout = LLAMAINDEX_MAPPING if llamaindex_layout else langchain
     # Neo4jGraphStore opens its own driver from a URI; these objects hold a connected driver and
     # no URI or password, so the store is built unconnected and takes their driver over.
     store = Neo4jGraphStore(
-        "neo4j://adapted-driver", database=database, mapping=mapping, verify=False
+        "neo4j://adapted-driver", database=database, mapping=mapping or layout, verify=False
     )
     store._driver.close()
     store._driver = driver
-    return store
+    if mapping is not None:
+        return store
+    return read_through_schema(store)  # the framework's own layout, or the graph's labels
 
 
 def _from_triples(triples: list[tuple[str, str, str]], source: str) -> GraphStore:

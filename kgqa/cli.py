@@ -54,6 +54,7 @@ from kgqa.help import DefaultsHelpFormatter, package_version
 from kgqa.load import add_subcommand as add_load_subcommand
 from kgqa.models import add_subcommand as add_models_subcommand
 from kgqa.progress import step_printer
+from kgqa.schema import add_subcommands as add_schema_subcommands
 
 
 def require_module(module: str, extra: str) -> None:
@@ -321,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.set_defaults(handler=_ask)
     add_eval_subcommand(commands)
     add_load_subcommand(commands)
+    add_schema_subcommands(commands)
     add_g2t_subcommand(commands)
     add_models_subcommand(commands)
     add_gretriever_subcommand(commands)

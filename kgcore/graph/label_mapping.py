@@ -164,14 +164,19 @@ class LabelMapping:
             if label in exclude_labels:
                 continue
             ls = schema.labels[label]
+            if not ls.count and label not in names:
+                skipped.append(f"{label}: no nodes")
+                continue
             name = names.get(label) or _name_property(ls)
             if name is None:
-                skipped.append(f"{label}: no name-like property (pass names={{{label!r}: ...}})")
+                odd = next((k for k in NAME_KEYS if k in ls.properties), None)
+                why = (
+                    f"{odd} holds {ls.properties[odd].kind} values, not names"
+                    if odd
+                    else "no name-like property"
+                )
+                skipped.append(f"{label}: {why} (pass names={{{label!r}: ...}})")
                 continue
-            if name in ls.properties and ls.properties[name].kind != "str":
-                skipped.append(f"{label}: {name} holds {ls.properties[name].kind} values")
-                if label not in names:
-                    continue
             keys = (facts or {}).get(label)
             if keys is None:
                 keys = [k for k, p in sorted(ls.properties.items()) if is_fact_property(p, name)]
@@ -235,12 +240,12 @@ def mapping_for(schema: GraphSchema, **overrides: Any) -> GraphMapping | LabelMa
     a :class:`LabelMapping` (``overrides`` as in :meth:`LabelMapping.from_schema`).
     """
     if not overrides:
-        default = DEFAULT_MAPPING
-        rel = schema.relationships.get(str(default.relationship_type))
-        if default.node_label in schema.labels and rel is not None and rel.count:
-            return default
-        if "__Entity__" in schema.labels:  # LlamaIndex's layout, else LangChain's
-            if "__Node__" in schema.labels:
+        labels = schema.nonempty_labels()
+        rel = schema.relationships.get(str(DEFAULT_MAPPING.relationship_type))
+        if DEFAULT_MAPPING.node_label in labels and rel is not None and rel.count:
+            return DEFAULT_MAPPING
+        if "__Entity__" in labels:  # LlamaIndex's layout, else LangChain's
+            if "__Node__" in labels:
                 return LLAMAINDEX_MAPPING
             return GraphMapping("__Entity__", "id", relationship_type=None, relation_property=None)
     return LabelMapping.from_schema(schema, **overrides)

@@ -18,7 +18,16 @@ from __future__ import annotations
 
 from kgcore.graph.label_mapping import LabelMapping
 
-__all__ = ["label_queries"]
+__all__ = ["fulltext_index_name", "label_queries"]
+
+
+def fulltext_index_name(label: str, name_property: str) -> str:
+    """The full-text index ``kgqa index`` creates on a label's names (Neo4j).
+
+    >>> fulltext_index_name("Movie", "title")
+    'kg_Movie_title_fulltext'
+    """
+    return f"kg_{label}_{name_property}_fulltext"
 
 
 def _other_label(mapping: LabelMapping, var: str) -> str:
@@ -37,7 +46,7 @@ def _filled(key: str) -> str:
 
 def label_queries(mapping: LabelMapping) -> dict[str, dict[str, str]]:
     """Every read query, by entity label and then by name (``"neighbors"``, ``"has_node"``,
-    ``"names_in"``, ``"all_names"``, ``"scan"``, ``"count"``, ``"facts_count"``)."""
+    ``"names_in"``, ``"all_names"``, ``"scan"``, ``"fulltext"``, ``"count"``, ...)."""
     types = "|".join(f"`{t}`" for t in mapping.relationship_types)
     rel = f"r:{types}" if types else "r"
     other_label = _other_label(mapping, "m")
@@ -67,6 +76,12 @@ def label_queries(mapping: LabelMapping) -> dict[str, dict[str, str]]:
                 f"MATCH (n:{label}) WITH n.{name} AS name WHERE name = $text OR "
                 "any(token IN $tokens WHERE toLower(name) CONTAINS token)\n"
                 "RETURN name LIMIT $cap"
+            ),
+            "fulltext": (
+                "CALL db.index.fulltext.queryNodes($index, $query, {limit: $cap}) "
+                "YIELD node, score\n"
+                f"WITH node.{name} AS name, score WHERE name IS NOT NULL\n"
+                "RETURN collect([name, score]) AS rows"
             ),
             "count": f"MATCH (n:{label}) RETURN count(n) AS count",
             "facts_count": (

@@ -14,8 +14,10 @@ store's deadline and fail-over. Nothing is written and no index is needed.
   no neighbours of its own, for which :meth:`LabelGraphStore.has_node` is false and
   :meth:`LabelGraphStore.is_literal` true.
 - **Names** are searched in a copy of every entity name when the graph has at most
-  ``name_cache_limit`` of them, else by a scan capped at :data:`SCAN_CAP` names per label
-  (warned once: a full-text index makes it cheaper, ``kgqa index``).
+  ``name_cache_limit`` of them, else by each label's full-text index
+  (:func:`~kgcore.graph.label_queries.fulltext_index_name`, made by ``kgqa index``, never
+  by reading), else by a scan capped at :data:`SCAN_CAP` names per label (warned once,
+  naming the index to create).
 
 Example
 -------
@@ -34,9 +36,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from kgcore.exceptions import GraphStoreError
 from kgcore.graph.label_mapping import LabelMapping
-from kgcore.graph.label_queries import label_queries
+from kgcore.graph.label_queries import fulltext_index_name, label_queries
 from kgcore.graph.names import normalize_name, rank_names
+from kgcore.graph.neo4j_fulltext import fulltext_names
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
 
@@ -129,6 +133,7 @@ class LabelGraphStore:
         self._directory: dict[str, tuple[str, ...]] | None = None  # name -> its labels
         self._small: bool | None = None
         self._warned = False
+        self._fulltext: dict[str, str] = {}  # label -> the full-text index that answers, or ""
 
     # -- reading ------------------------------------------------------------------------
     @property
@@ -267,14 +272,7 @@ class LabelGraphStore:
             holders = self._names_directory()
             candidates = list(holders)
         else:
-            self._warn_scan()
-            tokens = sorted({t for t in normalize_name(text).split(" ") if t}) or [""]
-            candidates = [
-                row[0]
-                for label in self._labels
-                for row in self._read(label, "scan", text=text, tokens=tokens, cap=SCAN_CAP)
-                if isinstance(row[0], str)
-            ]
+            candidates = [n for label in self._labels for n in self._large_candidates(label, text)]
             holders = self.labels_of(candidates)
         by_normal: dict[str, list[str]] = {}
         for name in sorted(candidates):
@@ -284,14 +282,41 @@ class LabelGraphStore:
                 )
         return rank_names(text, by_normal, list(by_normal), limit)
 
-    def _warn_scan(self) -> None:
+    def _large_candidates(self, label: str, text: str) -> list[str]:
+        """A label's candidate names on a large graph: its full-text index (Neo4j's name,
+        then ArcadeDB's ``Label[property]``), else a scan."""
+        prop = self.mapping.spec(label).name_property
+        known = self._fulltext.get(label)
+        names = [known] if known else [] if known == "" else [
+            fulltext_index_name(label, prop), f"{label}[{prop}]"]  # fmt: skip
+        for index in names:
+
+            def read(kind: str, query: str, cap: int, index: str = index) -> list[Any]:
+                return self._read(label, "fulltext", index=index, query=query, cap=cap)
+
+            try:
+                found = fulltext_names(read, text)
+            except GraphStoreError:
+                if known:
+                    raise  # the index answered before: the server failed now
+                continue
+            self._fulltext[label] = index
+            return found
+        self._fulltext[label] = ""
+        self._warn_scan(label)
+        tokens = sorted({t for t in normalize_name(text).split(" ") if t}) or [""]
+        rows = self._read(label, "scan", text=text, tokens=tokens, cap=SCAN_CAP)
+        return [row[0] for row in rows if isinstance(row[0], str)]
+
+    def _warn_scan(self, label: str) -> None:
         if not self._warned:
             self._warned = True
+            index = fulltext_index_name(label, self.mapping.spec(label).name_property)
             warnings.warn(
-                f"{self.uri} has more than {self.name_cache_limit:,} entity names: name search "
-                f"scans them ({SCAN_CAP} per label at most); `kgqa index` creates full-text "
-                "indexes that make it cheaper",
-                stacklevel=3,
+                f"{self.uri} has more than {self.name_cache_limit:,} entity names and no "
+                f"full-text index {index!r}: name search scans ({SCAN_CAP} names per label at "
+                "most); `kgqa index --kg URI` creates the indexes",
+                stacklevel=4,
             )
 
     def close(self) -> None:

@@ -231,6 +231,8 @@ def read_through_schema(
 
     try:
         schema = discover_schema(store)
+        if not schema.nonempty_labels():
+            return store  # an empty graph: its own layout, until something is written
         if force_labels or overrides:
             mapping: GraphMapping | LabelMapping = LabelMapping.from_schema(schema, **overrides)
         else:

@@ -113,6 +113,10 @@ class GraphSchema:
     count_cap: int
     seconds: float = 0.0
 
+    def nonempty_labels(self) -> set[str]:
+        """The labels some node carries (a server may list a label none carries)."""
+        return {name for name, label in self.labels.items() if label.count}
+
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON (``kgqa schema --json``)."""
         return {
