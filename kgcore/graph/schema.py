@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgcore.exceptions import GraphStoreError, InvalidSettingError
+from kgcore.exceptions import ConfigurationError, GraphStoreError, InvalidSettingError
 from kgcore.graph.neo4j_queries import cypher_identifier
 
 __all__ = [
@@ -168,7 +168,12 @@ def _ends(labels: list[Any]) -> str:
 
 
 def discover_schema(
-    store: Any, *, sample: int = 200, count_cap: int = 100_000, deadline: float = 30.0
+    store: Any,
+    *,
+    sample: int = 200,
+    count_cap: int = 100_000,
+    key_scan: int = 20_000,
+    deadline: float = 30.0,
 ) -> GraphSchema:
     """Read ``store``'s schema (see the module docstring).
 
@@ -180,6 +185,9 @@ def discover_schema(
         Nodes sampled per label and relationships per type.
     count_cap : int
         Counts stop here (a count equal to it means "at least").
+    key_scan : int
+        Nodes per label whose property keys are read (keys the sample missed are then
+        sampled where they are set).
     deadline : float
         Seconds the whole discovery may take.
 
@@ -188,8 +196,8 @@ def discover_schema(
     GraphStoreError
         The server failed, or the discovery ran past ``deadline`` (naming it).
     """
-    if sample < 1 or count_cap < 1 or not deadline > 0:
-        raise InvalidSettingError("sample and count_cap must be >= 1 and deadline > 0 s")
+    if min(sample, count_cap, key_scan) < 1 or not deadline > 0:
+        raise InvalidSettingError("sample, count_cap, key_scan must be >= 1; deadline > 0 s")
     start = time.monotonic()
 
     def run(query: str, **params: Any) -> list[list[Any]]:
@@ -215,6 +223,18 @@ def discover_schema(
             f"MATCH (n:{lab}) WITH n LIMIT $k RETURN properties(n)", k=sample)]  # fmt: skip
         schema = LabelSchema(label, count=int(count), sampled=len(maps))
         _tally(schema.properties, maps)
+        # Keys too rare for the sample (a rating on 2% of the movies): found over more
+        # nodes, each then sampled where it is set.
+        keys = run(f"MATCH (n:{lab}) WITH n LIMIT $cap UNWIND keys(n) AS key "
+                   "RETURN DISTINCT key", cap=key_scan)  # fmt: skip
+        for (key,) in keys:
+            if key in schema.properties or not _plain(key):
+                continue
+            values = run(f"MATCH (n:{lab}) WHERE n.`{key}` IS NOT NULL WITH n LIMIT $k "
+                         f"RETURN n.`{key}`", k=sample)  # fmt: skip
+            rare: dict[str, PropertySchema] = {}
+            _tally(rare, ({key: row[0]} for row in values))
+            schema.properties.update(rare)
         label_schemas[label] = schema
     rel_schemas: dict[str, RelationshipSchema] = {}
     for rel_type in types:
@@ -232,6 +252,14 @@ def discover_schema(
         _tally(rel.properties, (row[2] for row in rows))
         rel_schemas[rel_type] = rel
     return GraphSchema(label_schemas, rel_schemas, count_cap, time.monotonic() - start)
+
+
+def _plain(key: str) -> bool:
+    try:
+        cypher_identifier(key)
+    except ConfigurationError:
+        return False
+    return True
 
 
 def _names(run: Any, procedure: str, sampled: str, cap: int) -> list[str]:
