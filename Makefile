@@ -64,7 +64,7 @@ lint: setup
 
 # Execute the example notebooks with the local Qwen model and save their outputs in place (slow:
 # minutes per notebook on a CPU). The test suite runs them with scripted models instead.
-NOTEBOOKS := fasttog_langchain_agent gretriever_llamaindex compare_methods your_own_graph
+NOTEBOOKS := fasttog_langchain_agent gretriever_llamaindex compare_methods your_own_graph neo4j_movies
 notebooks: setup
 	cd examples/notebooks && for nb in $(NOTEBOOKS); do \
 	  OMP_NUM_THREADS=1 nice -n 10 ../../$(PY) -m papermill $$nb.ipynb $$nb.ipynb -p LLM local \

@@ -12,7 +12,9 @@ store's deadline and fail-over. Nothing is written and no index is needed.
   relation), and each fact property of a node as ``node -key-> value``. A value is a
   *literal* (:func:`literal_text`: ``1999``, ``7.4``, ``true``, ``1999-03-31``): a leaf with
   no neighbours of its own, for which :meth:`LabelGraphStore.has_node` is false and
-  :meth:`LabelGraphStore.is_literal` true.
+  :meth:`LabelGraphStore.is_literal` true. A literal spelt like an entity's name (a year
+  ``2014`` where a tag is named ``2014``) is quoted, ``"2014"`` (:func:`literal_key`), so a
+  method never walks from the value to that entity.
 - **Names** are searched in a copy of every entity name when the graph has at most
   ``name_cache_limit`` of them, else by each label's full-text index
   (:func:`~kgcore.graph.label_queries.fulltext_index_name`, made by ``kgqa index``, never
@@ -44,7 +46,15 @@ from kgcore.graph.neo4j_fulltext import fulltext_names
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
 
-__all__ = ["LIST_CAP", "SCAN_CAP", "LabelGraphStore", "literal_text", "node_key", "split_key"]
+__all__ = [
+    "LIST_CAP",
+    "SCAN_CAP",
+    "LabelGraphStore",
+    "literal_key",
+    "literal_text",
+    "node_key",
+    "split_key",
+]
 
 #: Elements of a list property shown as facts at most.
 LIST_CAP = 16
@@ -62,6 +72,16 @@ def node_key(name: str, label: str, shared: bool) -> str:
     ('Keanu Reeves (Tag)', 'The Matrix')
     """
     return f"{name} ({label})" if shared else name
+
+
+def literal_key(text: str, named: bool) -> str:
+    """A literal as the methods see it: quoted when an entity node has the same name
+    (``named``), so the value is never taken for that node.
+
+    >>> literal_key("2014", True), literal_key("1999", False)
+    ('"2014"', '1999')
+    """
+    return f'"{text}"' if named else text
 
 
 def split_key(key: str, labels: Sequence[str]) -> tuple[str, str | None]:
@@ -234,7 +254,8 @@ class LabelGraphStore:
             for name, facts, pairs in self._read(label, "neighbors", names=list(names)):
                 rows.append((names[name], label, facts, pairs))
         holders = self.labels_of(
-            other for *_, pairs in rows for other, *_ in pairs if isinstance(other, str)
+            [other for *_, pairs in rows for other, *_ in pairs if isinstance(other, str)]
+            + [text for _, _, facts, _ in rows for value in facts for text in literal_text(value)]
         )
         result: dict[str, list[Triple]] = {key: [] for key in frontier}
         for key, label, facts, pairs in rows:
@@ -249,7 +270,10 @@ class LabelGraphStore:
                     else Triple(other_key, rel_type, key)
                 )
             for prop, value in zip(self.mapping.spec(label).facts, facts, strict=True):
-                triples.update(Triple(key, prop, text) for text in literal_text(value))
+                triples.update(
+                    Triple(key, prop, literal_key(text, text in holders))
+                    for text in literal_text(value)
+                )
             ordered = sorted(triples, key=partial(neighbor_sort_key, key))
             result[key] = ordered if limit is None else ordered[:limit]
         return result

@@ -23,10 +23,11 @@ NAMES = [
     "gretriever_llamaindex.ipynb",
     "compare_methods.ipynb",
     "your_own_graph.ipynb",
+    "neo4j_movies.ipynb",
 ]
 
 
-def test_the_four_notebooks_are_there_with_a_parameters_cell() -> None:
+def test_the_notebooks_are_there_with_a_parameters_cell() -> None:
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(NAMES)
     for name in NAMES:
         notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
@@ -92,6 +93,8 @@ def test_notebook_runs_with_the_scripted_model(
             r"picture footer: LLM calls (\d+) \(FastToG steps the callback counted: (\d+)\)", text
         )
         assert footer and footer[1] == footer[2] != "0"  # the picture counts the real calls
+    if name == "neo4j_movies.ipynb":  # the movies graph on the embedded Bolt server
+        assert "Person: named by name; facts: born" in text and "1999 is a literal: True" in text
     if name == "your_own_graph.ipynb":
         assert "closest names:" in text and "candidate communities pruned" in text
     if name == "gretriever_llamaindex.ipynb":
