@@ -53,6 +53,8 @@ RELATIONS = {
     "has_imdb_rating": None,
     "has_imdb_votes": None,
 }
+#: The methods of the report (each row where its traces are there).
+REPORTED = ("fasttog", "tog", "gretriever")
 NAME = {"Movie": "title", "Person": "name", "Genre": "name", "Tag": "name"}
 BATCH = 2000
 
@@ -166,7 +168,7 @@ def report(args: argparse.Namespace) -> None:
         "| method | data | layout | n | hit@1 | F1 | LLM calls |",
         "|---|---|---|---|---|---|---|",
     ]
-    for method in args.methods.split(","):
+    for method in REPORTED:
         for hop in ("2hop", "3hop"):
             for layout, folder in (("triples", TRIPLE_TRACES), ("property", OUT)):
                 trace = folder / f"{method}__metaqa-{hop}.jsonl"
