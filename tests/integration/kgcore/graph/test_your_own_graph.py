@@ -257,3 +257,25 @@ def test_gretriever_from_llamaindex_answers_with_the_local_model(
         # The 1.5B reader names the whole set of movies, but one director where there are
         # two or three (docs/neo4j.md, "Your own graph"): every name it gives is right.
         assert named == gold if "movies did" in question or len(gold) == 1 else named, answer
+
+
+def test_a_graph_in_a_known_layout_reads_as_before(bolt_server: BoltServer) -> None:
+    """The layout ``kgqa load`` writes keeps its own store and mapping: the same neighbours as
+    the triples in memory."""
+    from kgcore.graph import DEFAULT_MAPPING, InMemoryGraphStore, Neo4jGraphStore
+    from kgcore.graph.neo4j_loader import write_triples_to_neo4j
+    from tests.support.neo4j_testserver import delete_label
+
+    triples = [("Heat", "directed_by", "Michael Mann"), ("Heat", "release_year", "1995")]
+    writer = Neo4jGraphStore(
+        bolt_server.uri, bolt_server.username, bolt_server.password, bolt_server.database
+    )
+    write_triples_to_neo4j(writer, triples, progress=False)
+    try:
+        with open_store(_spec(bolt_server)) as store:
+            assert isinstance(store, Neo4jGraphStore) and store.mapping == DEFAULT_MAPPING
+            memory = InMemoryGraphStore.from_triples(triples)
+            assert store.neighbors("Heat") == memory.neighbors("Heat")
+    finally:
+        delete_label(writer, drop_schema=not bolt_server.is_arcadedb)
+        writer.close()
