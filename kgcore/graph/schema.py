@@ -39,8 +39,9 @@ __all__ = [
     "value_kind",
 ]
 
-#: Labels the package itself writes beside a graph (G-Retriever's relation vectors).
-INTERNAL_LABELS = frozenset({"KgRelationText"})
+#: Labels the package itself writes beside a graph (G-Retriever's relation vectors and the
+#: record of the model that embedded them, :mod:`kgcore.gretriever.store_vectors`).
+INTERNAL_LABELS = frozenset({"KgRelationText", "KgEmbeddingModel"})
 
 
 def value_kind(value: Any) -> str:
