@@ -29,6 +29,28 @@ class Triple(NamedTuple):
         return "out" if self.head == node else "in"
 
 
+class QualifiedTriple(Triple):
+    """A triple with a note that qualifies its fact (a relationship's properties: Keanu Reeves
+    ACTED_IN The Matrix, ``roles: Neo``). It equals, hashes and sorts as the plain triple; the
+    note is shown beside the fact in a community's text (:class:`~kgcore.text.Triple2Text`).
+
+    >>> t = qualified(Triple("Keanu Reeves", "ACTED_IN", "The Matrix"), "roles: Neo")
+    >>> t.qualifier, t == Triple("Keanu Reeves", "ACTED_IN", "The Matrix")
+    ('roles: Neo', True)
+    """
+
+    qualifier: str = ""
+
+
+def qualified(triple: Triple, note: str) -> Triple:
+    """``triple`` with ``note`` as its qualifier (the plain triple for an empty note)."""
+    if not note:
+        return triple
+    found = QualifiedTriple(*triple)
+    found.qualifier = note
+    return found
+
+
 def neighbor_sort_key(node: str, triple: Triple) -> tuple[str, str, int]:
     """The canonical order of a node's incident triples.
 

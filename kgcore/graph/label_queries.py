@@ -61,7 +61,8 @@ def label_queries(mapping: LabelMapping) -> dict[str, dict[str, str]]:
             f"OPTIONAL MATCH (n)-[{rel}]-(m)\n"
             f"WITH node, n, r, m, {other_label} AS ml\n"
             f"WITH node, n, collect(DISTINCT CASE WHEN ml IS NULL THEN null ELSE\n"
-            f"  [{other_name}, ml, type(r), CASE WHEN startNode(r) = n THEN 0 ELSE 1 END]"
+            f"  [{other_name}, ml, type(r), CASE WHEN startNode(r) = n THEN 0 ELSE 1 END,"
+            " properties(r)]"
             " END) AS rows\n"
             f"RETURN node, [{facts}] AS facts, rows"
         )

@@ -15,6 +15,8 @@ store's deadline and fail-over. Nothing is written and no index is needed.
   :meth:`LabelGraphStore.is_literal` true. A literal spelt like an entity's name (a year
   ``2014`` where a tag is named ``2014``) is quoted, ``"2014"`` (:func:`literal_key`), so a
   method never walks from the value to that entity.
+- **Relationship properties** (``roles``) qualify their fact: the triple carries them as its
+  note (:class:`~kgcore.types.QualifiedTriple`), shown beside the fact in a community's text.
 - **Names** are searched in a copy of every entity name when the graph has at most
   ``name_cache_limit`` of them, else by each label's full-text index
   (:func:`~kgcore.graph.label_queries.fulltext_index_name`, made by ``kgqa index``, never
@@ -44,7 +46,7 @@ from kgcore.graph.label_queries import fulltext_index_name, label_queries
 from kgcore.graph.names import normalize_name, rank_names
 from kgcore.graph.neo4j_fulltext import fulltext_names
 from kgcore.graph.store import check_limit
-from kgcore.types import Triple, neighbor_sort_key
+from kgcore.types import Triple, neighbor_sort_key, qualified
 
 __all__ = [
     "LIST_CAP",
@@ -53,6 +55,7 @@ __all__ = [
     "literal_key",
     "literal_text",
     "node_key",
+    "qualifier_text",
     "split_key",
 ]
 
@@ -62,6 +65,7 @@ LIST_CAP = 16
 SCAN_CAP = 1000
 #: A string value longer than this is text, not a fact.
 MAX_LITERAL_CHARS = 200
+_ID_LIKE = re.compile(r"(?i)(^_?id$|_id$|[a-z]Id$|^uuid$|embedding|vector)")
 _QUALIFIED = re.compile(r"(.*) \(([A-Za-z_][A-Za-z0-9_]*)\)\Z", re.DOTALL)
 
 
@@ -82,6 +86,23 @@ def literal_key(text: str, named: bool) -> str:
     ('"2014"', '1999')
     """
     return f'"{text}"' if named else text
+
+
+def qualifier_text(props: Any) -> str:
+    """A relationship's properties as the note that qualifies its fact (values as literals;
+    ids, vectors and long texts left out).
+
+    >>> qualifier_text({"roles": ["Neo"], "since": 1999}), qualifier_text({})
+    ('roles: Neo; since: 1999', '')
+    """
+    if not isinstance(props, dict):
+        return ""
+    parts = []
+    for key in sorted(props):
+        texts = literal_text(props[key])
+        if texts and not _ID_LIKE.search(str(key)):
+            parts.append(f"{key}: {', '.join(texts)}")
+    return "; ".join(parts)
 
 
 def split_key(key: str, labels: Sequence[str]) -> tuple[str, str | None]:
@@ -260,15 +281,16 @@ class LabelGraphStore:
         result: dict[str, list[Triple]] = {key: [] for key in frontier}
         for key, label, facts, pairs in rows:
             triples = set()
-            for other, other_label, rel_type, direction in pairs:
+            for other, other_label, rel_type, direction, props in pairs:
                 if not isinstance(other, str):
                     continue  # a node whose name is not a string is left out
                 other_key = self.key_of(other, other_label, holders)
-                triples.add(
+                fact = (
                     Triple(key, rel_type, other_key)
                     if direction == 0
                     else Triple(other_key, rel_type, key)
                 )
+                triples.add(qualified(fact, qualifier_text(props)))
             for prop, value in zip(self.mapping.spec(label).facts, facts, strict=True):
                 triples.update(
                     Triple(key, prop, literal_key(text, text in holders))

@@ -166,5 +166,12 @@ class Triple2Text:
                 text = " ".join(
                     f"{_join(names)} {part}." for names, parts in clauses.items() for part in parts
                 )
+        notes = [
+            f"{t.head} {self.verbalize(t.relation)} {t.tail}, with {note}."
+            for t in shown
+            if (note := getattr(t, "qualifier", ""))
+        ]
+        if notes:  # a relationship's properties (roles), beside the facts they qualify
+            text += " " + " ".join(notes)
         hidden = len(triples) - len(shown)
         return text + (f" (+{hidden} more facts)" if hidden else "")

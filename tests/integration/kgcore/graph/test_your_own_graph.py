@@ -81,6 +81,8 @@ def test_people_movies_and_properties_read_as_facts(movie_store: LabelGraphStore
     assert ("The Matrix", "released", "1999") in facts
     assert ("Lana Wachowski", "DIRECTED", "The Matrix") in facts
     assert ("Keanu Reeves", "ACTED_IN", "The Matrix") in facts
+    acted = next(t for t in store.neighbors("Keanu Reeves") if t.tail == "The Matrix")
+    assert getattr(acted, "qualifier", "") == "roles: Neo"  # the relationship's property
     assert store.is_literal("1999") and not store.has_node("1999")
     assert store.neighbors("1999") == []  # a literal is a leaf
     assert store.search_nodes("keanu reeves", 1) == ["Keanu Reeves"]
@@ -238,6 +240,8 @@ def test_fasttog_from_langchain_answers_with_the_local_model(movie_store: LabelG
         assert answers == gold, question
         shown = {n for d in docs for h, _, t in d.metadata["triples"] for n in (h, t)}
         assert gold <= shown, question  # the documents hold the facts used
+        if "act in" in question:  # the roles qualify the facts in the documents' text
+            assert any("with roles: Neo" in d.page_content for d in docs), question
 
 
 @pytest.mark.slow

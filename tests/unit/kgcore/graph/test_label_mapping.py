@@ -12,7 +12,7 @@ import pytest
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.label_mapping import LabelMapping, LabelSpec, mapping_for
 from kgcore.graph.label_queries import label_queries
-from kgcore.graph.label_store import literal_text, node_key, split_key
+from kgcore.graph.label_store import literal_text, node_key, qualifier_text, split_key
 from kgcore.graph.neo4j_queries import DEFAULT_MAPPING, LLAMAINDEX_MAPPING
 from kgcore.graph.open import _neo4j_settings
 from kgcore.graph.schema import (
@@ -137,3 +137,16 @@ def test_kg_options_choose_discovery_or_a_layout() -> None:
     assert _neo4j_settings("bolt://h:7687?label=Thing")["mapping"].node_label == "Thing"
     with pytest.raises(ConfigurationError, match="Label:property"):
         _neo4j_settings("bolt://h:7687?names=Person")
+
+
+def test_relationship_properties_qualify_their_fact_in_the_text() -> None:
+    from kgcore.text.triple2text import Triple2Text
+    from kgcore.types import Triple, qualified
+
+    note = qualifier_text({"roles": ["Neo"], "id": 7, "embedding": [0.1] * 32})
+    assert note == "roles: Neo"
+    fact = qualified(Triple("Keanu Reeves", "ACTED_IN", "The Matrix"), note)
+    assert fact == Triple("Keanu Reeves", "ACTED_IN", "The Matrix") and {fact} == {tuple(fact)}
+    text = Triple2Text()(["Keanu Reeves"], [fact, Triple("The Matrix", "released", "1999")])
+    assert text.endswith("Keanu Reeves ACTED IN The Matrix, with roles: Neo.")
+    assert qualified(Triple("a", "r", "b"), "") == Triple("a", "r", "b")
