@@ -81,8 +81,8 @@ def _schema(args: argparse.Namespace) -> int:
 def _index(args: argparse.Namespace) -> int:
     from kgcore.exceptions import GraphStoreError
     from kgcore.graph.label_mapping import LabelMapping, mapping_for
-    from kgcore.graph.label_queries import fulltext_index_name
-    from kgcore.graph.neo4j_indexes import create_indexes
+    from kgcore.graph.label_queries import name_index_mapping
+    from kgcore.graph.neo4j_indexes import create_indexes, fulltext_ddl
     from kgcore.graph.neo4j_store import server_refusal
     from kgcore.graph.schema import discover_schema
 
@@ -94,11 +94,8 @@ def _index(args: argparse.Namespace) -> int:
             return 0
         created = []
         for spec in mapping.labels:
-            name = fulltext_index_name(spec.label, spec.name_property)
-            ddl = (
-                f"CREATE FULLTEXT INDEX `{name}` IF NOT EXISTS FOR (n:`{spec.label}`) "
-                f"ON EACH [n.`{spec.name_property}`]"
-            )
+            names = name_index_mapping(spec.label, spec.name_property)
+            name, ddl = names.fulltext_index_name, fulltext_ddl(names)
             try:
                 store.write(lambda tx, q=ddl: tx.run(q).consume(), what=f"index {name}")
             except GraphStoreError as err:

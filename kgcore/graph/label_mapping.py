@@ -32,7 +32,14 @@ from kgcore.graph.neo4j_queries import DEFAULT_MAPPING, LLAMAINDEX_MAPPING, Grap
 from kgcore.graph.neo4j_queries import cypher_identifier as _identifier
 from kgcore.graph.schema import GraphSchema, LabelSchema, PropertySchema
 
-__all__ = ["NAME_KEYS", "LabelMapping", "LabelSpec", "is_fact_property", "mapping_for"]
+__all__ = [
+    "NAME_KEYS",
+    "LabelMapping",
+    "LabelSpec",
+    "is_fact_property",
+    "is_id_key",
+    "mapping_for",
+]
 
 #: Property keys that name a node, in the order they are preferred.
 NAME_KEYS = ("name", "title", "id")
@@ -59,6 +66,15 @@ class LabelSpec:
             _identifier(key, "property name")
 
 
+def is_id_key(key: str) -> bool:
+    """Whether a property key names an id or a vector, never shown as a fact.
+
+    >>> is_id_key("imdbId"), is_id_key("embedding"), is_id_key("roles")
+    (True, True, False)
+    """
+    return _ID_KEY.search(key) is not None
+
+
 def is_fact_property(prop: PropertySchema, name_property: str) -> bool:
     """Whether a sampled node property is shown as a fact by default: a scalar (or a short
     list of them) that is not the name, an id, a vector, a long text or a web address.
@@ -68,7 +84,7 @@ def is_fact_property(prop: PropertySchema, name_property: str) -> bool:
     >>> is_fact_property(PropertySchema("imdbId", "str", 5, 5, 7.0), "title")
     False
     """
-    if prop.key == name_property or _ID_KEY.search(prop.key) or _URL_KEY.search(prop.key):
+    if prop.key == name_property or is_id_key(prop.key) or _URL_KEY.search(prop.key):
         return False
     if prop.kind not in ("str", "int", "float", "bool", "list", "temporal"):
         return False
@@ -84,7 +100,7 @@ def _name_property(schema: LabelSchema) -> str | None:
         p
         for p in props.values()
         if p.nearly_unique and p.mean_length <= MAX_NAME_LENGTH and not p.urls
-        and p.filled >= 0.9 * max(schema.sampled, 1) and not _ID_KEY.search(p.key)
+        and p.filled >= 0.9 * max(schema.sampled, 1) and not is_id_key(p.key)
     ]  # fmt: skip
     return min(unique, key=lambda p: (p.mean_length, p.key)).key if unique else None
 

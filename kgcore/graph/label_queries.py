@@ -17,8 +17,15 @@ MATCH (n:`Person`) WHERE n.`name` = $name RETURN count(n) > 0 AS found
 from __future__ import annotations
 
 from kgcore.graph.label_mapping import LabelMapping
+from kgcore.graph.neo4j_queries import GraphMapping, fulltext_query
 
-__all__ = ["fulltext_index_name", "label_queries"]
+__all__ = ["fulltext_index_name", "label_queries", "name_index_mapping"]
+
+
+def name_index_mapping(label: str, name_property: str) -> GraphMapping:
+    """A label's names as the :class:`GraphMapping` whose full-text index (its name and its
+    DDL, :func:`~kgcore.graph.neo4j_indexes.fulltext_ddl`) ``kgqa index`` creates."""
+    return GraphMapping(node_label=label, name_property=name_property)
 
 
 def fulltext_index_name(label: str, name_property: str) -> str:
@@ -27,7 +34,7 @@ def fulltext_index_name(label: str, name_property: str) -> str:
     >>> fulltext_index_name("Movie", "title")
     'kg_Movie_title_fulltext'
     """
-    return f"kg_{label}_{name_property}_fulltext"
+    return name_index_mapping(label, name_property).fulltext_index_name
 
 
 def _other_label(mapping: LabelMapping, var: str) -> str:
@@ -78,12 +85,7 @@ def label_queries(mapping: LabelMapping) -> dict[str, dict[str, str]]:
                 "any(token IN $tokens WHERE toLower(name) CONTAINS token)\n"
                 "RETURN name LIMIT $cap"
             ),
-            "fulltext": (
-                "CALL db.index.fulltext.queryNodes($index, $query, {limit: $cap}) "
-                "YIELD node, score\n"
-                f"WITH node.{name} AS name, score WHERE name IS NOT NULL\n"
-                "RETURN collect([name, score]) AS rows"
-            ),
+            "fulltext": fulltext_query(name),
             "count": f"MATCH (n:{label}) RETURN count(n) AS count",
             "facts_count": (
                 f"MATCH (n:{label}) RETURN "

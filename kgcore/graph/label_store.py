@@ -41,7 +41,7 @@ from functools import partial
 from typing import Any
 
 from kgcore.exceptions import GraphStoreError
-from kgcore.graph.label_mapping import LabelMapping
+from kgcore.graph.label_mapping import LabelMapping, is_id_key
 from kgcore.graph.label_queries import fulltext_index_name, label_queries
 from kgcore.graph.names import normalize_name, rank_names
 from kgcore.graph.neo4j_fulltext import fulltext_names
@@ -65,7 +65,6 @@ LIST_CAP = 16
 SCAN_CAP = 1000
 #: A string value longer than this is text, not a fact.
 MAX_LITERAL_CHARS = 200
-_ID_LIKE = re.compile(r"(?i)(^_?id$|_id$|[a-z]Id$|^uuid$|embedding|vector)")
 _QUALIFIED = re.compile(r"(.*) \(([A-Za-z_][A-Za-z0-9_]*)\)\Z", re.DOTALL)
 
 
@@ -100,7 +99,7 @@ def qualifier_text(props: Any) -> str:
     parts = []
     for key in sorted(props):
         texts = literal_text(props[key])
-        if texts and not _ID_LIKE.search(str(key)):
+        if texts and not is_id_key(str(key)):
             parts.append(f"{key}: {', '.join(texts)}")
     return "; ".join(parts)
 
@@ -270,13 +269,13 @@ class LabelGraphStore:
         by_label: dict[str, dict[str, str]] = {}  # label -> name -> key
         for key, (label, name) in self.resolve_many(frontier).items():
             by_label.setdefault(label, {})[name] = key
-        rows: list[tuple[str, str, list[Any], list[Any]]] = []
+        rows: list[tuple[str, str, list[list[str]], list[Any]]] = []  # facts as literals
         for label, names in by_label.items():
             for name, facts, pairs in self._read(label, "neighbors", names=list(names)):
-                rows.append((names[name], label, facts, pairs))
+                rows.append((names[name], label, [literal_text(v) for v in facts], pairs))
         holders = self.labels_of(
             [other for *_, pairs in rows for other, *_ in pairs if isinstance(other, str)]
-            + [text for _, _, facts, _ in rows for value in facts for text in literal_text(value)]
+            + [text for _, _, facts, _ in rows for texts in facts for text in texts]
         )
         result: dict[str, list[Triple]] = {key: [] for key in frontier}
         for key, label, facts, pairs in rows:
@@ -291,10 +290,9 @@ class LabelGraphStore:
                     else Triple(other_key, rel_type, key)
                 )
                 triples.add(qualified(fact, qualifier_text(props)))
-            for prop, value in zip(self.mapping.spec(label).facts, facts, strict=True):
+            for prop, texts in zip(self.mapping.spec(label).facts, facts, strict=True):
                 triples.update(
-                    Triple(key, prop, literal_key(text, text in holders))
-                    for text in literal_text(value)
+                    Triple(key, prop, literal_key(text, text in holders)) for text in texts
                 )
             ordered = sorted(triples, key=partial(neighbor_sort_key, key))
             result[key] = ordered if limit is None else ordered[:limit]

@@ -28,6 +28,7 @@ __all__ = [
     "RELATION_VECTOR_LABEL",
     "GraphMapping",
     "cypher_identifier",
+    "fulltext_query",
     "index_name",
     "read_queries",
 ]
@@ -244,6 +245,16 @@ LLAMAINDEX_MAPPING = GraphMapping(
 )
 
 
+def fulltext_query(name: str) -> str:
+    """The full-text name search of a label named by the backquoted property ``name``: the
+    index's best ``$cap`` names for ``$query`` as one record of ``[name, score]`` pairs."""
+    return (
+        "CALL db.index.fulltext.queryNodes($index, $query, {limit: $cap}) YIELD node, score\n"
+        f"WITH node.{name} AS name, score WHERE name IS NOT NULL\n"
+        "RETURN collect([name, score]) AS rows"
+    )
+
+
 def read_queries(mapping: GraphMapping) -> dict[str, str]:
     """Every read query a store of ``mapping`` sends, by name (``"neighbors"``,
     ``"triples_among"``, ``"fulltext"``, ...); the values are parameters (``$names``,
@@ -275,11 +286,7 @@ def read_queries(mapping: GraphMapping) -> dict[str, str]:
     # (:mod:`kgcore.graph.neo4j_fulltext`). They come back as one record holding a list of
     # [name, score] pairs: the driver decodes a record far more slowly than a list item (the
     # timings: ``docs/neo4j.md``, "How the costs grow").
-    fulltext = (
-        "CALL db.index.fulltext.queryNodes($index, $query, {limit: $cap}) YIELD node, score\n"
-        f"WITH node.{name} AS name, score WHERE name IS NOT NULL\n"
-        "RETURN collect([name, score]) AS rows"
-    )
+    fulltext = fulltext_query(name)
     return {
         "has_node": f"MATCH (n:{label}) WHERE n.{name} = $name RETURN count(n) > 0 AS found",
         "num_nodes": f"MATCH (n:{label}) RETURN count(n) AS count",

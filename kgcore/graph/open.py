@@ -185,17 +185,21 @@ def open_neo4j(spec: str = "neo4j", **kwargs: Any) -> Neo4jGraphStore:
     -------
     >>> store = open_neo4j("neo4j://localhost:7687/movies")  # doctest: +SKIP
     """
+    settings = _spec_settings(spec)
+    settings.pop("discover", None)  # written and loaded graphs use the default layout
+    return Neo4jGraphStore(**{**settings, **kwargs})
+
+
+def _spec_settings(spec: str) -> dict[str, Any]:
+    """The store arguments of a Neo4j spec: one URI, or a cluster's list of members."""
     if not is_neo4j_spec(spec):
         raise ConfigurationError(
             f"{spec!r} is not a Neo4j URI (schemes: {', '.join(NEO4J_SCHEMES)})"
         )
     members = member_uris(spec) if spec != "neo4j" else []
     if len(members) > 1:
-        settings = _member_list_settings(spec, members)
-    else:
-        settings = _neo4j_settings(spec)
-    settings.pop("discover", None)  # written and loaded graphs use the default layout
-    return Neo4jGraphStore(**{**settings, **kwargs})
+        return _member_list_settings(spec, members)
+    return _neo4j_settings(spec)
 
 
 def open_discovered(spec: str = "neo4j", **kwargs: Any) -> GraphStore:
@@ -207,12 +211,7 @@ def open_discovered(spec: str = "neo4j", **kwargs: Any) -> GraphStore:
     :func:`~kgcore.graph.label_mapping.mapping_for` chooses (``names=`` in the spec overrides
     the name properties, ``mapping=labels`` skips the known layouts).
     """
-    if not is_neo4j_spec(spec):
-        raise ConfigurationError(
-            f"{spec!r} is not a Neo4j URI (schemes: {', '.join(NEO4J_SCHEMES)})"
-        )
-    members = member_uris(spec) if spec != "neo4j" else []
-    settings = _member_list_settings(spec, members) if len(members) > 1 else _neo4j_settings(spec)
+    settings = _spec_settings(spec)
     discover = settings.pop("discover", None)
     store = Neo4jGraphStore(**{**settings, **kwargs})
     if discover is None or "mapping" in kwargs:
