@@ -28,7 +28,17 @@ from kgcore.gretriever.textualize import (
     textualize_triples,
 )
 from kgcore.text.relations import Verbalizer, verbalize_relation
-from kgcore.types import Triple
+from kgcore.types import Triple, qualified
+
+
+def note_of(triple: Triple) -> str:
+    """The note qualifying ``triple``'s fact (:class:`~kgcore.types.QualifiedTriple`), or ``""``."""
+    return str(getattr(triple, "qualifier", ""))
+
+
+def with_note(relation: str, note: str) -> str:
+    """An edge's text in the paper's table: the relation, then its note in brackets."""
+    return f"{relation} ({note})" if note else relation
 
 
 @dataclass(frozen=True)
@@ -134,7 +144,8 @@ class GRetrieverResult:
             edges = sorted(sorted(edges, key=lambda i: -relevance[i])[:max_edges])
         if fmt == "triples":
             return textualize_triples(
-                (h, verbalize(r), t) for h, r, t in (self.edges[i] for i in edges)
+                qualified(Triple(e.head, verbalize(e.relation), e.tail), note_of(e))
+                for e in (self.edges[i] for i in edges)
             )
         touched = {end for i in edges for end in self.edge_endpoints[i]}
         nodes = zip(self.node_ids, self.node_texts, strict=True)
@@ -143,7 +154,7 @@ class GRetrieverResult:
             (
                 (
                     self.edge_endpoints[i][0],
-                    verbalize(self.edges[i].relation),
+                    with_note(verbalize(self.edges[i].relation), note_of(self.edges[i])),
                     self.edge_endpoints[i][1],
                 )
                 for i in edges

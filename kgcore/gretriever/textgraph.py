@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 
 from kgcore.exceptions import EmptyGraphError, GraphLoadError
-from kgcore.types import Triple
+from kgcore.types import Triple, qualified
 
 #: How an edge is turned into text: its relation only (the paper), or ``"head relation tail"``.
 EdgeTextMode = Literal["relation", "triple"]
@@ -53,6 +53,9 @@ class TextualGraph:
         ``int64`` array of shape ``(2, E)``: source and destination node of each edge.
     edge_relations : tuple of str
         Relation text of each edge.
+    edge_notes : tuple of str
+        A note qualifying each edge's fact (a relationship's properties, ``roles: Neo``; see
+        :class:`~kgcore.types.QualifiedTriple`), or empty when no edge has one.
 
     Example
     -------
@@ -64,6 +67,7 @@ class TextualGraph:
     node_texts: tuple[str, ...]
     edge_index: np.ndarray
     edge_relations: tuple[str, ...]
+    edge_notes: tuple[str, ...] = ()
     _position: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -71,6 +75,11 @@ class TextualGraph:
         object.__setattr__(self, "edge_index", edge_index)
         object.__setattr__(self, "node_texts", tuple(self.node_texts))
         object.__setattr__(self, "edge_relations", tuple(self.edge_relations))
+        object.__setattr__(self, "edge_notes", tuple(self.edge_notes))
+        if self.edge_notes and len(self.edge_notes) != len(self.edge_relations):
+            raise GraphLoadError(
+                f"{len(self.edge_notes)} edge notes were given for {len(self.edge_relations)} edges"
+            )
         if edge_index.shape[1] != len(self.edge_relations):
             raise GraphLoadError(
                 f"edge_index has {edge_index.shape[1]} edges but {len(self.edge_relations)} "
@@ -89,6 +98,7 @@ class TextualGraph:
         """Build a graph from ``(head, relation, tail)`` triples; nodes are numbered as first seen.
 
         ``nodes`` are numbered first (so isolated nodes are kept). Duplicate triples are kept once.
+        A :class:`~kgcore.types.QualifiedTriple`'s note is kept as its edge's note.
         """
         position: dict[str, int] = {}
         for node in nodes:
@@ -96,8 +106,10 @@ class TextualGraph:
         heads: list[int] = []
         tails: list[int] = []
         relations: list[str] = []
+        notes: list[str] = []
         seen: set[tuple[str, str, str]] = set()
-        for head, relation, tail in triples:
+        for triple in triples:
+            head, relation, tail = triple
             key = (str(head), str(relation), str(tail))
             if key in seen:
                 continue
@@ -105,8 +117,15 @@ class TextualGraph:
             heads.append(position.setdefault(key[0], len(position)))
             tails.append(position.setdefault(key[2], len(position)))
             relations.append(key[1])
+            notes.append(str(getattr(triple, "qualifier", "")))
         edge_index = np.array([heads, tails], dtype=np.int64).reshape(2, -1)
-        return cls(tuple(position), edge_index, tuple(relations), position)
+        return cls(
+            tuple(position),
+            edge_index,
+            tuple(relations),
+            edge_notes=tuple(notes) if any(notes) else (),
+            _position=position,
+        )
 
     @classmethod
     def from_nodes_and_edges(
@@ -169,11 +188,16 @@ class TextualGraph:
         )
 
     def triples(self, edge_ids: Iterable[int] | None = None) -> list[Triple]:
-        """The edges (all, or those in ``edge_ids``) as :class:`~kgcore.types.Triple`."""
+        """The edges (all, or those in ``edge_ids``) as :class:`~kgcore.types.Triple` (with
+        their notes, :func:`~kgcore.types.qualified`)."""
         ids = range(self.num_edges) if edge_ids is None else edge_ids
         src, dst = self.edge_index
+        notes = self.edge_notes
         return [
-            Triple(self.node_texts[src[i]], self.edge_relations[i], self.node_texts[dst[i]])
+            qualified(
+                Triple(self.node_texts[src[i]], self.edge_relations[i], self.node_texts[dst[i]]),
+                notes[i] if notes else "",
+            )
             for i in ids
         ]
 

@@ -52,8 +52,22 @@ def textualize_paper(
 
 
 def textualize_triples(triples: Iterable[Sequence[str]]) -> str:
-    """One ``(head, relation, tail)`` line per triple."""
-    return "\n".join(f"({h}, {r}, {t})" for h, r, t in triples)
+    """One ``(head, relation, tail)`` line per triple; a
+    :class:`~kgcore.types.QualifiedTriple`'s note follows its tail.
+
+    >>> from kgcore.types import Triple, qualified
+    >>> print(textualize_triples([qualified(Triple("Keanu Reeves", "acted in", "The Matrix"),
+    ...                                     "roles: Neo")]))
+    (Keanu Reeves, acted in, The Matrix; roles: Neo)
+    """
+    lines = []
+    for triple in triples:
+        head, relation, tail = triple
+        note = getattr(triple, "qualifier", "")
+        lines.append(
+            f"({head}, {relation}, {tail}; {note})" if note else f"({head}, {relation}, {tail})"
+        )
+    return "\n".join(lines)
 
 
 def check_text_format(fmt: str) -> TextFormat:

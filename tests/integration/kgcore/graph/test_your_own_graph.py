@@ -89,6 +89,19 @@ def test_people_movies_and_properties_read_as_facts(movie_store: LabelGraphStore
     assert store.num_nodes() >= 61  # 15 movies, 46 people (and what other tests left)
 
 
+def test_gretriever_text_shows_the_roles_that_qualify_a_fact(
+    movie_store: LabelGraphStore,
+) -> None:
+    from kgcore.embeddings import SentenceTransformerEmbedder
+    from kgcore.gretriever import GRetriever
+
+    retriever = GRetriever(store=movie_store, embedder=SentenceTransformerEmbedder())
+    result = retriever.retrieve("Which movies did Keanu Reeves act in?",
+                                topic_entities=["Keanu Reeves"])  # fmt: skip
+    lines = result.textualize("triples").splitlines()
+    assert "(Keanu Reeves, ACTED IN, The Matrix; roles: Neo)" in lines
+
+
 class _ReadOnlyDriver:
     """A driver that refuses every write: a session opened for writing, a write transaction,
     or a query that writes."""

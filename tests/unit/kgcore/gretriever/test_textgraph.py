@@ -46,3 +46,30 @@ def test_content_hash_follows_the_content() -> None:
 def test_empty_graph_is_reported() -> None:
     with pytest.raises(EmptyGraphError):
         TextualGraph.from_triples([]).require_nonempty()
+
+
+def test_a_qualified_triple_keeps_its_note_through_the_graph_and_its_text() -> None:
+    from kgcore.gretriever import GRetrieverResult
+    from kgcore.types import qualified
+
+    acted = qualified(Triple("Keanu Reeves", "ACTED_IN", "The Matrix"), "roles: Neo")
+    graph = TextualGraph.from_triples([acted, ("Lana Wachowski", "DIRECTED", "The Matrix")])
+    assert graph.edge_notes == ("roles: Neo", "")
+    first, second = graph.triples()
+    assert first.qualifier == "roles: Neo" and not hasattr(second, "qualifier")
+    assert graph.edge_texts() == ("ACTED_IN", "DIRECTED")  # what is embedded is unchanged
+    result = GRetrieverResult(
+        question="q", node_ids=(0, 1, 2), node_texts=graph.node_texts, edge_ids=(0, 1),
+        edges=tuple(graph.triples()), edge_endpoints=((0, 1), (2, 1)),
+        node_prizes=(0.0, 0.0, 0.0), edge_prizes=(1.0, 0.0), objective=1.0, edge_cost=0.5,
+        searched_nodes=3, searched_edges=2,
+    )  # fmt: skip
+    assert result.textualize("triples").splitlines() == [
+        "(Keanu Reeves, ACTED IN, The Matrix; roles: Neo)",
+        "(Lana Wachowski, DIRECTED, The Matrix)",
+    ]
+    assert "0,ACTED IN (roles: Neo),1" in result.textualize("paper")
+    plain = TextualGraph.from_triples([("a", "r", "b")])
+    assert plain.edge_notes == ()
+    with pytest.raises(GraphLoadError, match="1 edge notes were given for 2 edges"):
+        TextualGraph(("a", "b"), np.array([[0, 1], [1, 0]]), ("r", "s"), ("x",))
