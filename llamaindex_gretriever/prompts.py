@@ -9,7 +9,9 @@ names only. On 6 MetaQA dev 1-hop questions with the local Qwen2.5-Coder-1.5B it
 the question's own entity, "Ruggero Raimondi"; with a real film as the example, it once copied
 that film). The example is written for triples (``text_format="triples"``), with relations as the
 verbaliser writes them, and in no one domain (it was a movie example until the cross-graph
-report).
+report). Its example has two answers, so that the reader names them all
+(``benchmarks/graph_qa_prompt.py``: on dev 1-hop 51-80 hit@1 0.93 against 0.87 with a one-answer
+example, as many gold answers named; a 1.5B reader still names one director of two).
 
 Example
 -------
@@ -28,9 +30,10 @@ from llama_index.core.base.base_retriever import BaseRetriever
 
 GRAPH_QA_PROMPT = PromptTemplate(
     "Answer questions from knowledge-graph facts, written (head, relation, tail). Reply with "
-    "the answer names only, separated by commas.\n\n"
-    "Facts:\n(Company X, founded by, Person Y)\n"
-    "Question: [Person Y] founded which companies\nAnswer: Company X\n\n"
+    "every answer name the facts give, separated by commas, and nothing else.\n\n"
+    "Facts:\n(Company X, founded by, Person Y)\n(Company Z, founded by, Person Y)\n"
+    "(Company Z, located in, City W)\n"
+    "Question: [Person Y] founded which companies\nAnswer: Company X, Company Z\n\n"
     "Facts:\n{context_str}\nQuestion: {query_str}\nAnswer: "
 )
 
