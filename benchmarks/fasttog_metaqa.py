@@ -46,12 +46,12 @@ import time
 from pathlib import Path
 
 from kgcore.builder import fasttog_embedder
-from kgcore.evaluation.datasets import load_metaqa
-from kgcore.evaluation.metrics import scored_hit
 from kgcore.graph import InMemoryGraphStore
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.fasttog.config import FALLBACKS, FIRST_CHOICES
 from kgcore.methods.fasttog.prompts import REASON_DEMOS
+from kgeval.datasets import load_metaqa
+from kgeval.metrics import scored_hit
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import is_local, paper_sampling, resolve_chat_model
 

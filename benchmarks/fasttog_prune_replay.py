@@ -36,11 +36,11 @@ import time
 # Run as a script, this folder is on the path: the gold paths are fasttog_reach's.
 from fasttog_reach import gold_positions, path_relations
 
-from kgcore.evaluation.datasets import load_metaqa
-from kgcore.evaluation.registry import fasttog_config
 from kgcore.graph import InMemoryGraphStore
 from kgcore.linking import link_entity
 from kgcore.methods.fasttog import FastToG
+from kgeval.datasets import load_metaqa
+from kgeval.registry import fasttog_config
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import paper_sampling, resolve_chat_model
 

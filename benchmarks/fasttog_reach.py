@@ -29,10 +29,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-from kgcore.evaluation.datasets import EvalExample, load_metaqa
 from kgcore.graph import InMemoryGraphStore
 from kgcore.linking import link_entity
 from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgeval.datasets import EvalExample, load_metaqa
 
 #: The KB relation behind each non-movie word of a MetaQA question type.
 RELATION = {

@@ -42,10 +42,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kgcore.evaluation.metrics import hit_at_1
 from kgcore.methods.fasttog.prompts import REASON_DEMOS, parse_braced_answer, reason_request
 from kgcore.methods.kernel import drop_topic_answer, grounded_answer, topic_names
 from kgcore.text.answer_forms import contains_answer
+from kgeval.metrics import hit_at_1
 from langchain_fasttog.llm import LangChainLLM
 from langchain_fasttog.models import paper_sampling, resolve_chat_model
 

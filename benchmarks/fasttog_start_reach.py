@@ -25,10 +25,10 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from kgcore.evaluation.datasets import Dataset, load_dataset
-from kgcore.evaluation.registry import make_method
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest, ScriptedLLM
+from kgeval.datasets import Dataset, load_dataset
+from kgeval.registry import make_method
 from kgqa.eval import parse_option
 
 DEFAULT_DATA = (

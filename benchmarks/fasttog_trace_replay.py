@@ -34,9 +34,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kgcore.evaluation.datasets import load_datasets  # noqa: E402
-from kgcore.evaluation.harness import evaluate  # noqa: E402
 from kgcore.llm import LLMRequest, ScriptedLLM  # noqa: E402
+from kgeval.datasets import load_datasets  # noqa: E402
+from kgeval.harness import evaluate  # noqa: E402
 
 TRACES = ROOT / "benchmarks" / "results" / "kgqa_dev"
 BASELINE = ROOT / "benchmarks" / "results" / "fasttog_trace_replay.json"

@@ -68,7 +68,6 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcore.evaluation.datasets import default_data_dir
 from kgcore.exceptions import LLMResponseError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
@@ -79,6 +78,7 @@ from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.gretriever.qa import GRetrieverQA
 from kgcore.methods.tog import ToG
 from kgcore.validation import NAME_JOINERS, is_unknown_answer
+from kgeval.datasets import default_data_dir
 
 HANG_SECONDS = 2.0
 #: The deadline of every call (seconds), and the shorter one of the runs whose model hangs.

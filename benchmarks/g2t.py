@@ -34,12 +34,12 @@ import time
 from pathlib import Path
 
 from kgcore.community.lcs import LCSConfig, local_community_search
-from kgcore.evaluation.datasets import default_data_dir, load_metaqa
 from kgcore.graph import InMemoryGraphStore
 from kgcore.text.graph2text import Graph2Text
 from kgcore.text.graph2text.default import choose_graph2text, default_graph2text
 from kgcore.text.graph2text.guard import check_text
 from kgcore.types import Triple
+from kgeval.datasets import default_data_dir, load_metaqa
 from kgmodels.graph2text.data import read_webnlg
 from kgmodels.graph2text.metrics import corpus_scores
 

@@ -15,7 +15,7 @@ import time
 
 import httpx
 
-from kgcore.evaluation.datasets import default_data_dir
+from kgeval.datasets import default_data_dir
 from kgmodels.graph2text.data import read_webnlg
 from kgmodels.graph2text.serve_process import serving
 

@@ -25,8 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kgcore.evaluation.datasets import default_data_dir
 from kgcore.text.graph2text import Graph2Text
+from kgeval.datasets import default_data_dir
 from kgmodels.graph2text.data import read_webnlg
 from kgmodels.graph2text.metrics import corpus_scores
 

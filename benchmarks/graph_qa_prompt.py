@@ -26,9 +26,9 @@ from llama_index.core import PromptTemplate
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kgcore.evaluation.datasets import default_data_dir  # noqa: E402
-from kgcore.evaluation.metrics import wilson_interval  # noqa: E402
 from kgcore.graph import read_triples  # noqa: E402
+from kgeval.datasets import default_data_dir  # noqa: E402
+from kgeval.metrics import wilson_interval  # noqa: E402
 from llamaindex_gretriever import GRetrieverRetriever, build_llamacpp_llm  # noqa: E402
 from llamaindex_gretriever.prompts import GRAPH_QA_PROMPT  # noqa: E402
 

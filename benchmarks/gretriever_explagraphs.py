@@ -251,8 +251,8 @@ def compare_modes(args: argparse.Namespace) -> int:
     """Inference-only vs the ``--prompt`` and ``--lora`` checkpoints on ExplaGraphs' test split."""
     import torch
 
-    from kgcore.evaluation.metrics import wilson_interval
     from kgcore.gretriever.gnn import GraphPromptConfig, GraphPromptModel, load_model
+    from kgeval.metrics import wilson_interval
     from kgmodels.gnn.explagraph_prompts import load_explagraph_prompts
     from kgmodels.gnn.explagraphs import seeded_subset
     from kgmodels.gnn.training import evaluate_accuracy

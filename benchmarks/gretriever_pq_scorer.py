@@ -1,7 +1,7 @@
 """The trained G-Retriever (node scorer) against inference-only G-Retriever on PathQuestion.
 
 Reads ``kgqa eval`` records (scored as the cross-graph report scores them,
-:func:`kgcore.evaluation.report.summarize`) and writes a text report: per graph, hit@1 with n
+:func:`kgeval.report.summarize`) and writes a text report: per graph, hit@1 with n
 and its Wilson 95 % interval for the trained method on intact and shuffled subgraphs and for
 inference-only G-Retriever (its committed records of the first 50 dev questions), the questions
 the trained method gains and loses against it, and last one line per graph::
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kgcore.evaluation.report import load_runs, loops_back, score_record, summarize
+from kgeval.report import load_runs, loops_back, score_record, summarize
 
 SETS = ("PQ-3H", "PQL-3H")
 TRAINED = "gretriever-gnn"

@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcore.evaluation.datasets import default_data_dir
 from kgcore.graph import InMemoryGraphStore, read_triples
 from kgcore.gretriever import (
     EmbeddedTexts,
@@ -42,6 +41,7 @@ from kgcore.gretriever import (
     textualize_paper,
 )
 from kgcore.linking import bracketed_entities
+from kgeval.datasets import default_data_dir
 
 Tokenizer = Callable[[str], int]
 

@@ -21,9 +21,9 @@ import time
 import numpy as np
 
 from kgcore.community import ALGORITHMS, LCSConfig, local_community_search
-from kgcore.evaluation.datasets import load_metaqa
 from kgcore.graph import InMemoryGraphStore
 from kgcore.linking import link_entity
+from kgeval.datasets import load_metaqa
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,8 +18,8 @@ import argparse
 import statistics
 import time
 
-from kgcore.evaluation.datasets import default_data_dir, load_metaqa
 from kgcore.graph import InMemoryGraphStore
+from kgeval.datasets import default_data_dir, load_metaqa
 
 
 def timed_searches(store: InMemoryGraphStore, names: list[str]) -> list[float]:

@@ -35,13 +35,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import arcadedb  # noqa: E402
 
 from kgcore.embeddings import SentenceTransformerEmbedder  # noqa: E402
-from kgcore.evaluation.datasets import default_data_dir  # noqa: E402
 from kgcore.exceptions import EntityNotFoundError  # noqa: E402
 from kgcore.graph.memory import InMemoryGraphStore  # noqa: E402
 from kgcore.graph.neo4j_loader import write_triples_to_neo4j  # noqa: E402
 from kgcore.graph.neo4j_store import DEFAULT_MAPPING, Neo4jGraphStore  # noqa: E402
 from kgcore.gretriever.retriever import GRetriever  # noqa: E402
 from kgcore.linking import link_entity_details  # noqa: E402
+from kgeval.datasets import default_data_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = default_data_dir() / "metaqa"

@@ -39,10 +39,10 @@ import arcadedb  # noqa: E402  (the launcher beside this script)
 
 from kgcore.community.lcs import LCSConfig, local_community_search  # noqa: E402
 from kgcore.community.sampling import sample_neighborhood  # noqa: E402
-from kgcore.evaluation.datasets import default_data_dir  # noqa: E402
 from kgcore.graph.memory import InMemoryGraphStore  # noqa: E402
 from kgcore.graph.neo4j_loader import write_triples_to_neo4j  # noqa: E402
 from kgcore.graph.neo4j_store import Neo4jGraphStore  # noqa: E402
+from kgeval.datasets import default_data_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = default_data_dir() / "metaqa"

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcore.evaluation.datasets import default_data_dir
 from kgcore.graph import InMemoryGraphStore
 from kgcore.gretriever import (
     EmbeddedTexts,
@@ -38,6 +37,7 @@ from kgcore.gretriever import (
     expand_region,
 )
 from kgcore.linking import bracketed_entities
+from kgeval.datasets import default_data_dir
 
 WEBQSP_NODES, WEBQSP_EDGES, WEBQSP_RELATIONS = 1371, 4252, 300
 SETTINGS = PCSTSettings()  # the paper's WebQSP setting: k_nodes=3, k_edges=5, C_e=0.5

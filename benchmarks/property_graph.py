@@ -155,7 +155,7 @@ def _rows(trace: Path, n: int) -> list[dict[str, Any]]:
 
 def report(args: argparse.Namespace) -> None:
     """The table of both layouts, from the committed traces."""
-    from kgcore.evaluation.metrics import answer_f1, hit_at_1, wilson_interval
+    from kgeval.metrics import answer_f1, hit_at_1, wilson_interval
 
     lines = [
         "# MetaQA as a property graph, beside the triple layout (issue 62)",

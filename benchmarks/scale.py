@@ -14,7 +14,9 @@ vectors; the other copies are distractors the server holds) are timed on the Bol
 - one ToG expansion step (the topic's neighbours, grouped by relation);
 - one G-Retriever retrieval (the region read by Cypher with its stored vectors, PCST here);
 
-with the round trips each one sends, the client's and the server's memory, and the load rate.
+with the round trips each one sends, the client's and the server's memory, and the load rate;
+and, once per size, the schema discovery ``--kg bolt://...`` runs on a graph it opens
+(``schema_s``: :func:`~kgcore.graph.schema.discover_schema` and the mappings chosen from it).
 In-memory figures (linking, LCS) are taken in a child process for the sizes up to
 ``--memory-max-copies`` copies.
 
@@ -69,16 +71,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import arcadedb  # noqa: E402  (the launcher beside this script)
 
 from kgcore.community.lcs import LCSConfig, local_community_search  # noqa: E402
-from kgcore.evaluation.datasets import default_data_dir  # noqa: E402
 from kgcore.exceptions import EntityNotFoundError  # noqa: E402
+from kgcore.graph.label_mapping import LabelMapping, mapping_for  # noqa: E402
 from kgcore.graph.loaders import read_triples  # noqa: E402
 from kgcore.graph.memory import InMemoryGraphStore  # noqa: E402
 from kgcore.graph.neo4j_loader import write_triples_to_neo4j  # noqa: E402
 from kgcore.graph.neo4j_store import DEFAULT_MAPPING, Neo4jGraphStore  # noqa: E402
+from kgcore.graph.schema import discover_schema  # noqa: E402
 from kgcore.gretriever.retriever import GRetriever  # noqa: E402
 from kgcore.gretriever.store_vectors import write_embeddings  # noqa: E402
 from kgcore.linking import link_entity_details  # noqa: E402
 from kgcore.types import Triple  # noqa: E402
+from kgeval.datasets import default_data_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = default_data_dir() / "metaqa"
@@ -260,6 +264,19 @@ def create_indexes(server: arcadedb.Server, dimensions: int) -> None:
         arcadedb.sql(server, command)
 
 
+def schema_seconds(store: Neo4jGraphStore) -> float:
+    """Seconds to discover ``store``'s schema and choose its mapping (as ``open_discovered``
+    does), and to write the label mapping a graph of the user's own schema would get."""
+    started = time.perf_counter()
+    schema = discover_schema(store)
+    chosen = mapping_for(schema)
+    LabelMapping.from_schema(schema)
+    seconds = time.perf_counter() - started
+    found = f"{len(schema.labels)} labels, {len(schema.relationships)} relationship types"
+    print(f"schema: {seconds:.2f} s, {found}; read as {type(chosen).__name__}", flush=True)
+    return seconds
+
+
 def row_line(figures: dict[str, float]) -> str:
     """One size's figures as a ``scale k=v ...`` line (keys sorted)."""
     return "scale " + " ".join(f"{k}={v:.1f}" for k, v in sorted(figures.items()))
@@ -356,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                 indexed = True
             gc.collect()
             figures = measure_bolt(store, asked, embedder)
+            figures["schema_s"] = schema_seconds(store)
             figures["triples"] = float(store.num_triples())
             figures["client_mb"] = rss_mb()
             figures["server_mb"] = rss_mb(server.process.pid)

@@ -22,8 +22,8 @@ import argparse
 import time
 from pathlib import Path
 
-from kgcore.evaluation.datasets import default_data_dir
 from kgcore.graph import read_triples
+from kgeval.datasets import default_data_dir
 from llamaindex_gretriever import GRetrieverRetriever, build_llamacpp_llm, graph_query_engine
 
 DEFAULT_QUESTION = "[Ruggero Raimondi] appears in which movies"

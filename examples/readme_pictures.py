@@ -15,10 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from kgcore.evaluation.datasets import default_data_dir
 from kgcore.graph import InMemoryGraphStore
 from kgcore.gretriever import GRetriever, SentenceTransformerEmbedder
 from kgcore.methods.fasttog import FastToG, FastToGConfig
+from kgeval.datasets import default_data_dir
 
 QUESTION = "which person directed the films acted by [Jane Seymour]"
 

@@ -235,7 +235,7 @@ def _ask(args: argparse.Namespace) -> int:
     if spec.needs_llm:
         llm = llm_for(args.llm, args.sampling, run_name_prefix=spec.name)
     else:
-        from kgcore.evaluation.harness import NoLLM
+        from kgeval.harness import NoLLM
 
         llm = NoLLM()
     with ExitStack() as progress:

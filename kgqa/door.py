@@ -10,7 +10,7 @@ datasets of a run (:func:`check_datasets`), folders and files a command writes
 (:func:`check_llm`) and the numbers of the options (:func:`whole_number`,
 :func:`real_number`); :func:`check_ask` and :func:`check_eval` bundle them for ``kgqa ask`` and
 ``kgqa eval``. Usage errors take one line too (:class:`OneLineParser`). ``kgqa eval``'s output
-folder is checked by :func:`kgcore.evaluation.lock.check_output_folder`; its model is made
+folder is checked by :func:`kgeval.lock.check_output_folder`; its model is made
 before any graph loads.
 
 Example
@@ -152,8 +152,8 @@ def check_summary_name(out: Path, name: str) -> None:
 
 def check_datasets(datasets: Iterable[Any]) -> None:
     """Every dataset of a run has questions, each with an id of its own (checked before the
-    model loads; :func:`kgcore.evaluation.datasets.check_example_ids`)."""
-    from kgcore.evaluation.datasets import check_example_ids
+    model loads; :func:`kgeval.datasets.check_example_ids`)."""
+    from kgeval.datasets import check_example_ids
 
     for dataset in datasets:
         if not dataset.examples:
@@ -166,13 +166,13 @@ def check_datasets(datasets: Iterable[Any]) -> None:
 
 def check_new_folder(text: str | None, option: str) -> None:
     """A folder an option names that a command will create or write in: not empty, not a
-    file, and writable or creatable (:func:`kgcore.evaluation.lock.folder_problem`: ``/proc/x``
+    file, and writable or creatable (:func:`kgeval.lock.folder_problem`: ``/proc/x``
     or a read-only disk is refused now, not after the work); ``None`` passes."""
     if text is None:
         return
     if not text.strip():
         raise ConfigurationError(f"{option} is empty: give a folder")
-    from kgcore.evaluation.lock import folder_problem
+    from kgeval.lock import folder_problem
 
     problem = folder_problem(Path(text))
     if problem is not None:

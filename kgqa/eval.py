@@ -17,7 +17,7 @@ Datasets are read from ``--data-dir`` when given, else the folder in the ``KGQA_
 environment variable, else ``../shared/data`` beside a source checkout, else (installed from a
 wheel) the user data folder ``~/.local/share/kg-retrievers/data``; ``kgqa eval --help`` prints
 the folder in use, and a missing file names where to get its benchmark
-(:mod:`kgcore.evaluation.data_sources`). Each dataset is answered on
+(:mod:`kgeval.data_sources`). Each dataset is answered on
 its own graph (MetaQA's, each PathQuestion set's, the WebQSP/CWQ evidence graph), each graph
 loaded once; ``--kg`` puts one graph under every dataset instead. ``--preset paper`` runs the
 FastToG methods as the paper wrote them (:meth:`~kgcore.methods.fasttog.FastToGConfig.paper`;
@@ -100,8 +100,8 @@ def positive_int(text: str) -> int:
 def add_eval_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``eval`` to a ``kgqa`` subparsers object and return its parser."""
     from kgcore.builder import method_names
-    from kgcore.evaluation.data_sources import BENCHMARKS, data_location
-    from kgcore.evaluation.datasets import SPEC_FORMS
+    from kgeval.data_sources import BENCHMARKS, data_location
+    from kgeval.datasets import SPEC_FORMS
     from kgqa.help import DefaultsHelpFormatter
 
     names = ", ".join(method_names())
@@ -193,10 +193,10 @@ def _graph_for(
 def run_eval_command(args: argparse.Namespace) -> int:
     """The ``kgqa eval`` handler: evaluate every (method, dataset) pair, print a table."""
     from kgcore.builder import check_options, get_method
-    from kgcore.evaluation.datasets import load_datasets
-    from kgcore.evaluation.harness import evaluate
-    from kgcore.evaluation.lock import check_output_folder
-    from kgcore.evaluation.report import write_report
+    from kgeval.datasets import load_datasets
+    from kgeval.harness import evaluate
+    from kgeval.lock import check_output_folder
+    from kgeval.report import write_report
     from kgqa.door import check_datasets, check_eval, check_llm
 
     out = check_output_folder(args.out)  # a file is refused before the model loads
@@ -224,7 +224,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     datasets = [d for spec in args.data for d in load_datasets(spec, data_dir=args.data_dir)]
     check_datasets(datasets)  # empty, or ids that repeat: before the model loads
 
-    from kgcore.evaluation.harness import NoLLM
+    from kgeval.harness import NoLLM
     from kgqa.common import llm_for, llm_retry
 
     # Methods that call no LLM (echo) need no model: none is loaded when only they run.

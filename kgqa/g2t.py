@@ -36,7 +36,7 @@ DEFAULT_MODEL = "models/graph2text-webnlg-small"
 
 
 def _webnlg(split: str) -> str:
-    from kgcore.evaluation.datasets import default_data_dir
+    from kgeval.datasets import default_data_dir
 
     return str(default_data_dir() / "webnlg" / f"webnlg_en_v1.6_{split}.jsonl")
 
@@ -72,9 +72,9 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _synth(args: argparse.Namespace) -> int:
-    from kgcore.evaluation.datasets import default_data_dir
     from kgcore.graph.memory import InMemoryGraphStore
     from kgcore.linking import bracketed_entities
+    from kgeval.datasets import default_data_dir
     from kgmodels.graph2text.synth import synthesize
     from langchain_fasttog.llm import LangChainLLM
     from langchain_fasttog.models import resolve_chat_model

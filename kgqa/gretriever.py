@@ -108,7 +108,7 @@ def _train_scorer(args: argparse.Namespace) -> int:
     if args.mode != SCORER_MODE:
         raise ConfigurationError(f"--data {SCORER_DATA} trains the node scorer: add --mode scorer")
     check_new_folder(args.out, "--out")  # before torch loads
-    from kgcore.evaluation.datasets import default_data_dir
+    from kgeval.datasets import default_data_dir
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir() / "pathquestion"
     for name in ("PQ-2H", "PQ-3H", "PQL-2H", "PQL-3H"):  # kgmodels' PATHQUESTION_SETS

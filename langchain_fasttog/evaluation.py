@@ -1,6 +1,6 @@
 """The evaluation harness with a LangChain chat model.
 
-:func:`kgcore.evaluation.evaluate` takes the core's LLM protocol; :func:`evaluate` here adapts a
+:func:`kgeval.evaluate` takes the core's LLM protocol; :func:`evaluate` here adapts a
 LangChain chat model (or any Runnable from messages to a message) with
 :class:`~langchain_fasttog.llm.LangChainLLM` first, each method's steps then running as child
 runs of the model's callbacks.
@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgcore.evaluation.harness import EvalRun
-from kgcore.evaluation.harness import evaluate as core_evaluate
+from kgeval.harness import EvalRun
+from kgeval.harness import evaluate as core_evaluate
 from langchain_fasttog.llm import LangChainLLM
 
 __all__ = ["evaluate"]
 
 
 def evaluate(method: str, data: Any, llm: Any, **kwargs: Any) -> EvalRun:
-    """:func:`kgcore.evaluation.evaluate` with ``llm`` a LangChain chat model (or a kgcore
+    """:func:`kgeval.evaluate` with ``llm`` a LangChain chat model (or a kgcore
     ``ChatLLM``, passed on as it is); ``kwargs`` as there."""
     # LangChain chat models have a generate() of their own: recognise them by their classes.
     langchain = any(c.__module__.startswith("langchain_core.") for c in type(llm).__mro__)

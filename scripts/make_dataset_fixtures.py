@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgcore.evaluation.datasets import default_data_dir
+from kgeval.datasets import default_data_dir
 from kgcore.graph.loaders import read_triples
 
 REPO = Path(__file__).resolve().parents[1]

@@ -23,14 +23,14 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from kgcore.evaluation.metrics import contains_answer, hit_at_1
+from kgeval.metrics import contains_answer, hit_at_1
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
 
 @cache
 def _metaqa_questions() -> dict[str, tuple[str, ...]]:
-    from kgcore.evaluation.datasets import load_dataset
+    from kgeval.datasets import load_dataset
 
     questions: dict[str, tuple[str, ...]] = {}
     for hop in ("1hop", "2hop", "3hop"):

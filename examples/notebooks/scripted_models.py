@@ -58,7 +58,7 @@ class ToolFirstModel(GenericFakeChatModel):
 
 
 def scripted_method_llm() -> ScriptedLLM:
-    """A kgcore model for ``kgcore.evaluation.evaluate``: a fixed, well-formed reply per step."""
+    """A kgcore model for ``kgeval.evaluate``: a fixed, well-formed reply per step."""
     replies = {
         "prune": "{1}",
         "reason": "{Unknown}",

@@ -31,8 +31,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kgcore.evaluation.metrics import wilson_interval
 from kgcore.exceptions import ConfigurationError
+from kgeval.metrics import wilson_interval
 from kgmodels.gnn.explagraphs import LabelledPrompt
 
 #: The conditions, in report order.

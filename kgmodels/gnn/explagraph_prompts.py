@@ -1,6 +1,6 @@
 """ExplaGraphs rows as labelled graph prompts for G-Retriever's GNN (training and evaluation).
 
-The rows come from :func:`kgcore.evaluation.datasets.load_explagraphs`; the prompts are built
+The rows come from :func:`kgeval.datasets.load_explagraphs`; the prompts are built
 by :func:`kgmodels.gnn.explagraphs.prompts_from_examples` (PyTorch is imported when a
 split is loaded, not before).
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kgcore.evaluation.datasets import load_explagraphs
+from kgeval.datasets import load_explagraphs
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder

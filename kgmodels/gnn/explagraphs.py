@@ -1,6 +1,6 @@
 """ExplaGraphs as graph prompts: each row's whole graph, its text, the question and the label.
 
-The rows and the split are the ones :func:`kgcore.evaluation.datasets.load_explagraphs` reads
+The rows and the split are the ones :func:`kgeval.datasets.load_explagraphs` reads
 (G-Retriever's split: 1,659 / 553 / 554);
 :func:`kgmodels.gnn.explagraph_prompts.load_explagraph_prompts` turns them into prompts
 with :func:`prompts_from_examples`. As in the paper, each row's small graph is used whole. Node
@@ -38,7 +38,7 @@ T = TypeVar("T")
 
 class GraphExample(Protocol):
     """A question with its own graph and gold answers (such as
-    :class:`kgcore.evaluation.EvalExample`; this module does not import the evaluation)."""
+    :class:`kgeval.EvalExample`; this module does not import the evaluation)."""
 
     @property
     def id(self) -> str: ...

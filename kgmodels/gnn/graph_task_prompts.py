@@ -1,7 +1,7 @@
 """The graph-only MetaQA task's splits as labelled graph prompts, the graph text left out.
 
 The examples are built by :mod:`kgmodels.gnn.graph_task` from ``<data>/metaqa/kb.txt``
-(the data folder of :func:`kgcore.evaluation.datasets.default_data_dir`); this module embeds
+(the data folder of :func:`kgeval.datasets.default_data_dir`); this module embeds
 them as :func:`kgmodels.gnn.explagraphs.prompts_from_examples` does for ExplaGraphs.
 
 Example
@@ -17,8 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kgcore.evaluation.datasets import default_data_dir
 from kgcore.exceptions import ConfigurationError
+from kgeval.datasets import default_data_dir
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder

@@ -32,9 +32,9 @@ from typing import Any
 
 import torch
 
-from kgcore.evaluation.datasets import EvalExample, read_benchmark_rows
 from kgcore.exceptions import ConfigurationError
 from kgcore.gretriever.gnn.node_scorer import NodeScorer, NodeScorerConfig, save_scorer
+from kgeval.datasets import EvalExample, read_benchmark_rows
 
 #: PathQuestion's training sets, each answered over its own graph.
 PATHQUESTION_SETS = ("PQ-2H", "PQ-3H", "PQL-2H", "PQL-3H")
@@ -75,7 +75,7 @@ class ScorerTrainConfig:
 
 def read_questions(path: Path, first: int = 0, last: int | None = None) -> list[EvalExample]:
     """Rows ``first+1`` to ``last`` of a PathQuestion ``.jsonl`` file (all by default), read as
-    the evaluation reads them (:func:`~kgcore.evaluation.datasets.read_benchmark_rows`)."""
+    the evaluation reads them (:func:`~kgeval.datasets.read_benchmark_rows`)."""
     if not path.is_file():
         raise ConfigurationError(f"training questions not found: {path}")
     return read_benchmark_rows(path)[first:last]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kgcore.evaluation.datasets import default_data_dir
+from kgeval.datasets import default_data_dir
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,5 @@
 """Trace records for tests that write trace files by hand: every field a record needs
-(:data:`kgcore.evaluation.records.REQUIRED_FIELDS`), the test's own fields over them."""
+(:data:`kgeval.records.REQUIRED_FIELDS`), the test's own fields over them."""
 
 from __future__ import annotations
 

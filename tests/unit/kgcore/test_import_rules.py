@@ -6,8 +6,8 @@
    to ``importlib.import_module`` / ``__import__``.
 2. A module of ``kgcore/methods`` imports no other method's module: only the kernel
    (``base``, ``kernel``, ``result``) and the modules of its own package (``fasttog/``, ...).
-3. Nothing in ``kgcore`` imports ``kgcore.evaluation`` except ``kgcore/evaluation`` itself.
-4. The module-level imports among the modules of all five packages have no cycle (imports
+3. Nothing in ``kgcore`` imports ``kgeval`` except ``kgeval`` itself.
+4. The module-level imports among the modules of all six packages have no cycle (imports
    under ``if TYPE_CHECKING:`` and inside functions are not module-level), and no two ``kgqa``
    modules import each other in any form.
 5. The core holds what runs at question time (issue 49): no ``kgcore`` module imports
@@ -104,7 +104,7 @@ def imports_of(source: str, module: str, is_package: bool = False) -> Iterator[I
 
 
 SOURCES = {module_name(p): p for p in sorted(KGCORE.rglob("*.py"))}
-PACKAGES = ("kgcore", "kgmodels", "langchain_fasttog", "llamaindex_gretriever", "kgqa")
+PACKAGES = ("kgcore", "kgeval", "kgmodels", "langchain_fasttog", "llamaindex_gretriever", "kgqa")
 ALL_SOURCES = {
     module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))
 }
@@ -118,6 +118,16 @@ FORBIDDEN = {
         "langchain_core",
         "langchain_community",
         "langchain_neo4j",
+        "llama_index",
+        "kgmodels",
+        "kgeval",
+    ),
+    "kgeval": (
+        "langchain_fasttog",
+        "llamaindex_gretriever",
+        "kgqa",
+        "langchain",
+        "langchain_core",
         "llama_index",
         "kgmodels",
     ),
@@ -183,7 +193,7 @@ def _is_kernel(module: str) -> bool:
 
 
 def test_sources_are_found() -> None:
-    assert "kgcore.methods.base" in SOURCES and "kgcore.evaluation" in SOURCES
+    assert "kgcore.methods.base" in SOURCES and "kgeval" in ALL_SOURCES
     assert "kgqa.cli" in ALL_SOURCES and "langchain_fasttog.llm" in ALL_SOURCES
 
 
@@ -281,15 +291,12 @@ def test_a_method_imports_only_the_kernel_and_its_own_package(module: str) -> No
     assert not bad, f"{module} imports another method's module: {bad}"
 
 
-def test_nothing_outside_evaluation_imports_evaluation() -> None:
-    bad = [
-        f"{module} line {found.line}"
-        for module, path in SOURCES.items()
-        if not module.startswith("kgcore.evaluation")
-        for found in imports(path)
-        if found.target == "kgcore.evaluation" or found.target.startswith("kgcore.evaluation.")
-    ]
-    assert not bad, f"kgcore.evaluation imported from: {bad}"
+def test_the_core_holds_no_evaluation_and_imports_none() -> None:
+    assert not (KGCORE / "evaluation").exists() and "kgeval.harness" in ALL_SOURCES
+    found = imports_of("def f():\n    from kgeval.metrics import hit_at_1\n", "kgcore.anything")
+    assert layer_violations("kgcore.anything", found)
+    assert layer_violations("kgeval.x", imports_of("import kgqa.cli\n", "kgeval.x"))
+    assert layer_violations("kgeval.x", imports_of("import kgcore.types\n", "kgeval.x")) == []
 
 
 def _known_module(target: str) -> str | None:
@@ -337,14 +344,14 @@ def test_imports_are_read_with_their_level_and_resolved() -> None:
         "from typing import TYPE_CHECKING\n"
         "from .kernel import ask_parsed\n"
         "if TYPE_CHECKING:\n"
-        "    from kgcore.evaluation import Dataset\n"
+        "    from kgeval import Dataset\n"
         "def f():\n"
         "    import kgcore.tog_helpers\n"
     )
     found = {(i.target, i.module_level) for i in imports_of(source, "kgcore.methods.tog")}
     assert ("kgcore.methods.kernel", True) in found
     assert ("kgcore.methods.kernel.ask_parsed", True) in found
-    assert ("kgcore.evaluation", False) in found
+    assert ("kgeval", False) in found
     assert ("kgcore.tog_helpers", False) in found
 
 

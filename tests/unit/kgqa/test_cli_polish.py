@@ -14,8 +14,8 @@ import pytest
 import kgqa.cli
 import kgqa.common
 from kgcore import local_models
-from kgcore.evaluation import data_sources
 from kgcore.exceptions import ConfigurationError
+from kgeval import data_sources
 from kgqa.cli import build_parser, main
 from kgqa.common import open_graph
 

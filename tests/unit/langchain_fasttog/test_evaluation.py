@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from kgcore.evaluation.datasets import Dataset, EvalExample
 from kgcore.llm import ScriptedLLM
+from kgeval.datasets import Dataset, EvalExample
 from langchain_fasttog import evaluate
 
 

@@ -123,7 +123,7 @@ def test_read_checkpoint_config_rejects_other_files(tmp_path) -> None:
 
 
 def test_registry_knows_gretriever_gnn_and_needs_a_checkpoint(movie_store) -> None:
-    from kgcore.evaluation.registry import make_method, method_names
+    from kgeval.registry import make_method, method_names
 
     assert "gretriever-gnn" in method_names()
     with pytest.raises(ConfigurationError, match="checkpoint"):

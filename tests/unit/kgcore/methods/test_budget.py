@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from kgcore.builder import build_method
-from kgcore.evaluation.registry import check_options
 from kgcore.exceptions import ConfigurationError, InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
@@ -21,6 +20,7 @@ from kgcore.methods.kernel import BUDGET_KEY, Budget, within_budget
 from kgcore.methods.kernel.budget import estimated_prompt_tokens
 from kgcore.methods.result import MethodResult
 from kgcore.validation import UNKNOWN, answer_phrase
+from kgeval.registry import check_options
 from tests.support.fake_embedder import FakeEmbedder
 
 TRIPLES = [

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from kgcore.community.lcs import LCSConfig
-from kgcore.evaluation.registry import make_method
 from kgcore.exceptions import ConfigurationError, InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.cgpe import CGPE, CGPEConfig
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.tog import ToG, ToGConfig
+from kgeval.registry import make_method
 
 STORE = InMemoryGraphStore.from_triples(
     [("Cleopatra", "directed_by", "Joseph L. Mankiewicz"), ("Cleopatra", "release_year", "1963")]

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from kgcore.evaluation.registry import make_method
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest, ScriptedLLM
 from kgcore.methods.cgpe import CGPEConfig
 from kgcore.methods.fasttog import FastToGConfig
 from kgcore.methods.tog import ToGConfig
+from kgeval.registry import make_method
 from tests.support.fake_embedder import FakeEmbedder
 
 #: MetaQA's relations, as stored and as the verbaliser writes them, and the words of its domain.

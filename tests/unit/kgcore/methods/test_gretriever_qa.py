@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from kgcore.evaluation import evaluate
-from kgcore.evaluation.datasets import EXPLAGRAPHS_QUESTION, Dataset, EvalExample
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidSettingError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.gretriever.qa import GRetrieverQA
 from kgcore.types import Triple
+from kgeval import evaluate
+from kgeval.datasets import EXPLAGRAPHS_QUESTION, Dataset, EvalExample
 from tests.support.fake_embedder import FakeEmbedder
 
 TRIPLES = [

@@ -97,10 +97,10 @@ def test_evaluate_refuses_a_bad_option_before_the_first_question(
     method: str, options: dict[str, Any], tmp_path: Path
 ) -> None:
     """Not after three failed questions (issue 37): no model call, no trace."""
-    from kgcore.evaluation import evaluate
-    from kgcore.evaluation.datasets import Dataset, EvalExample
     from kgcore.graph import InMemoryGraphStore
     from kgcore.llm import ScriptedLLM
+    from kgeval import evaluate
+    from kgeval.datasets import Dataset, EvalExample
 
     data = Dataset("toy", [EvalExample(f"q{i}", "who directed [Heat]", ("M",)) for i in range(4)])
     store = InMemoryGraphStore.from_triples([("Heat", "directed_by", "M")])

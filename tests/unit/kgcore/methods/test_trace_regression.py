@@ -28,9 +28,9 @@ from typing import Any
 
 import pytest
 
-from kgcore.evaluation.registry import make_method
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest, ScriptedLLM
+from kgeval.registry import make_method
 
 REPO = Path(__file__).resolve().parents[4]
 DATA = REPO.parent / "shared" / "data" / "metaqa"

@@ -17,10 +17,6 @@ from typing import Any
 
 import pytest
 
-from kgcore.evaluation import evaluate
-from kgcore.evaluation.datasets import Dataset, EvalExample
-from kgcore.evaluation.metrics import answer_f1, scored_hit
-from kgcore.evaluation.report import score_record
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMRequest, ScriptedLLM
 from kgcore.methods.baselines import PromptBaseline
@@ -31,6 +27,10 @@ from kgcore.methods.kernel import insanity, read_answer, sane_answer
 from kgcore.methods.result import MethodResult
 from kgcore.methods.tog import ToG
 from kgcore.validation import UNKNOWN, is_unknown_answer
+from kgeval import evaluate
+from kgeval.datasets import Dataset, EvalExample
+from kgeval.metrics import answer_f1, scored_hit
+from kgeval.report import score_record
 from tests.support.fake_embedder import FakeEmbedder
 
 SOFT = "Bey\u00adonce Knowles"

@@ -208,10 +208,10 @@ def test_publish_dry_run_stages_the_adapter_with_its_card_and_reloads(
 
 
 def test_fasttog_textualizer_g2t_takes_an_adapter_folder(tiny_adapter: Path, movie_store) -> None:
-    from kgcore.evaluation.registry import make_method
     from kgcore.llm import ScriptedLLM
     from kgcore.text import resolve_textualizer
     from kgcore.text.graph2text.guard import GuardedTextualizer
+    from kgeval.registry import make_method
 
     folder = tiny_adapter / "model"
     textualizer = resolve_textualizer(f"g2t:{folder}")

@@ -19,8 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from kgcore.evaluation import evaluate
-from kgcore.evaluation.datasets import Dataset, EvalExample
 from kgcore.exceptions import InvalidSettingError, LLMResponseError
 from kgcore.llm import LLMReply, LLMRequest, run_steps
 from kgcore.llm.protocol import (
@@ -32,6 +30,8 @@ from kgcore.llm.protocol import (
     worker_stats,
 )
 from kgcore.methods.baselines import PromptBaseline
+from kgeval import evaluate
+from kgeval.datasets import Dataset, EvalExample
 
 #: Released when the module's tests end, so no test run leaves blocked threads behind.
 NEVER = threading.Event()

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from kgcore.evaluation.datasets import load_cwq, load_webqsp
 from kgcore.graph import InMemoryGraphStore
 from kgcore.graph.compound import is_unnamed_node
 from kgcore.llm import LLMRequest, ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.methods.kernel import node_answer
 from kgcore.paths import PathSettings
+from kgeval.datasets import load_cwq, load_webqsp
 from tests.support.fake_embedder import FakeEmbedder
 
 FIXTURES = Path(__file__).resolve().parents[4] / "fixtures" / "data" / "webqsp_cwq"

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from kgcore.evaluation.registry import make_method
 from kgcore.exceptions import ConfigurationError
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig
@@ -14,6 +13,7 @@ from kgcore.paths import PathSettings
 from kgcore.text import Triple2Text, resolve_textualizer
 from kgcore.text.graph2text.guard import GuardedTextualizer, check_text
 from kgcore.types import Triple
+from kgeval.registry import make_method
 
 TRIPLES = [Triple("Aarhus_Airport", "cityServed", '"Aarhus, Denmark"')]
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from kgcore.evaluation import evaluate, make_method, method_names, read_traces
-from kgcore.evaluation.datasets import Dataset, EvalExample
-from kgcore.evaluation.harness import run_label
-from kgcore.evaluation.registry import METHODS, MethodSpec, keyword_names, method_options
-from kgcore.evaluation.report import markdown_table, summarize, write_report
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
 from kgcore.types import Triple
+from kgeval import evaluate, make_method, method_names, read_traces
+from kgeval.datasets import Dataset, EvalExample
+from kgeval.harness import run_label
+from kgeval.registry import METHODS, MethodSpec, keyword_names, method_options
+from kgeval.report import markdown_table, summarize, write_report
 from tests.support.records import trace_record
 
 TRIPLES = [
@@ -156,7 +156,7 @@ def test_bad_input_is_refused_clearly(tmp_path: Path) -> None:
         evaluate("io", toy_dataset(), ScriptedLLM([]), workers=0, progress=False)
     with pytest.raises(ConfigurationError, match="bad option"):
         make_method("io", None, width=3)
-    # An unreadable trace line is skipped and its question re-run: tests/kgcore/evaluation/
+    # An unreadable trace line is skipped and its question re-run: tests/kgeval/
     # test_traces_reliability.py (issue 12).
 
 
@@ -307,7 +307,7 @@ def test_report_overview_ranks_runs_with_hit_at_1_per_dataset(tmp_path: Path) ->
 
 
 def test_strict_grounded_and_topic_answers_in_the_summary() -> None:
-    from kgcore.evaluation.report import summarize
+    from kgeval.report import summarize
 
     base = {"answers": ["1991", "Shane"], "topic_entities": ["Giant"]}
     records = [
@@ -340,7 +340,7 @@ def test_misses_with_a_gold_answer_in_the_context_are_counted() -> None:
 
 
 def test_a_loop_back_answer_is_a_hit_and_an_echo_is_a_miss() -> None:
-    from kgcore.evaluation.report import score_record
+    from kgeval.report import score_record
 
     loop_back = {"answers": ["Indiana"], "topic_entities": ["Indiana"], "context": "Indiana"}
     elsewhere = {"answers": ["Ohio"], "topic_entities": ["Indiana"], "context": "Indiana Ohio"}
@@ -390,7 +390,7 @@ def test_the_harness_scores_a_loop_back_hit_and_an_echo_miss(tmp_path: Path) -> 
 
 
 def test_loop_back_split_rows_leave_the_all_rows_on_every_question() -> None:
-    from kgcore.evaluation.report import NOT_LOOP_BACK, overview_table, summary_rows
+    from kgeval.report import NOT_LOOP_BACK, overview_table, summary_rows
 
     def record(dataset: str, gold: str, prediction: str) -> dict[str, object]:
         return {
@@ -457,7 +457,7 @@ def test_report_reads_only_trace_files(tmp_path: Path) -> None:
 
 
 def test_lazy_package_exports() -> None:
-    import kgcore.evaluation as evaluation
+    import kgeval as evaluation
 
     assert evaluation.hit_at_1("{Paris}", ["paris"])
     with pytest.raises(AttributeError):

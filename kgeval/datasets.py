@@ -4,7 +4,7 @@ Every loader returns a :class:`Dataset`: examples (question, gold answers, optio
 entities, optional per-question triples) and, for datasets with one shared graph, the path of
 its triple file. The data is read from :func:`default_data_dir` (``$KGQA_DATA``, else
 ``../shared/data`` beside a source checkout, else the user data folder; see
-:mod:`kgcore.evaluation.data_sources`) unless ``data_dir`` names another folder; a missing file
+:mod:`kgeval.data_sources`) unless ``data_dir`` names another folder; a missing file
 is an error that says where data is looked for and how to get the benchmark.
 :func:`load_dataset` reads a compact spec string (``N`` keeps the first N questions):
 
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import kgcore.evaluation.data_sources as data_sources
+import kgeval.data_sources as data_sources
 from kgcore.exceptions import ConfigurationError, GraphLoadError
 from kgcore.graph.loaders import decode_line
 from kgcore.graph.names import check_triples
@@ -144,7 +144,7 @@ def check_example_ids(name: str, examples: Sequence[EvalExample]) -> None:
 
 def default_data_dir() -> Path:
     """``$KGQA_DATA``, else ``../shared/data`` beside a source checkout, else the user data
-    folder (:func:`kgcore.evaluation.data_sources.default_data_dir`)."""
+    folder (:func:`kgeval.data_sources.default_data_dir`)."""
     return data_sources.default_data_dir()
 
 

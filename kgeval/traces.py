@@ -7,7 +7,7 @@ Records are split at ``\n`` only (never at U+0085 or U+2028, which may sit in an
 any string round-trips: a record that cannot be written as UTF-8 (a lone surrogate) is written
 with ASCII escapes. A record appended after a half-written last line (a killed run) starts on a
 new line, and an unreadable line is skipped with a warning, so its question is simply run again;
-so is a record that breaks the schema (:mod:`kgcore.evaluation.records`: ``"llm_calls":
+so is a record that breaks the schema (:mod:`kgeval.records`: ``"llm_calls":
 "many"``, no ``id``, ...).
 
 Beside each trace, a run writes the ids of its dataset (:func:`write_dataset_ids`,
@@ -16,9 +16,9 @@ record left from a longer run, or one whose id is in no dataset, is not counted.
 
 Records are written whole or not at all (:func:`append_trace`: a full disk leaves the file as
 it was and says so), and as they will be read back
-(:func:`~kgcore.evaluation.records.writable_record`: a NaN time is written as ``null`` and
+(:func:`~kgeval.records.writable_record`: a NaN time is written as ``null`` and
 named), so no record is written that a resume would skip and run, and bill, again. Only a
-regular file is read, a line at most :data:`~kgcore.evaluation.records.MAX_RECORD_BYTES` long.
+regular file is read, a line at most :data:`~kgeval.records.MAX_RECORD_BYTES` long.
 
 Example
 -------
@@ -43,8 +43,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from kgcore.evaluation.records import MAX_RECORD_BYTES, record_problem, writable_record
 from kgcore.exceptions import ConfigurationError, OutputWriteError
+from kgeval.records import MAX_RECORD_BYTES, record_problem, writable_record
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.=,+-]+")
 #: ``os.O_BINARY`` where it exists (Windows): no newline translation in a trace.
@@ -76,7 +76,7 @@ def append_trace(path: str | Path, record: dict[str, Any]) -> None:
     The line is written with one ``write`` per try; when the system takes only part of it
     (a full disk) or fails, the file is cut back to where it was, so no half-written record is
     left. After a half-written last line (a killed run) the record starts on a new line. The
-    record is written as it will be read (:func:`~kgcore.evaluation.records.writable_record`).
+    record is written as it will be read (:func:`~kgeval.records.writable_record`).
 
     Raises
     ------
@@ -138,8 +138,8 @@ def read_traces(path: str | Path) -> list[dict[str, Any]]:
     """The records of a trace file, the latest per id, in first-seen order.
 
     Lines are split at ``\n`` only. A line that cannot be read (half-written, corrupt, not
-    UTF-8, longer than :data:`~kgcore.evaluation.records.MAX_RECORD_BYTES`) or whose record
-    breaks the schema (:func:`~kgcore.evaluation.records.record_problem`: no ``id``, a missing
+    UTF-8, longer than :data:`~kgeval.records.MAX_RECORD_BYTES`) or whose record
+    breaks the schema (:func:`~kgeval.records.record_problem`: no ``id``, a missing
     required field, ``"llm_calls": "many"``, ...) is skipped with a warning naming the file and
     line, so the question it held is run again (no warning once another record of its id
     is good); a truncated last line is skipped silently.

@@ -5,12 +5,12 @@ Methods do not import this package (answer normalisation lives in
 
 Example
 -------
->>> from kgcore.evaluation import hit_at_1
+>>> from kgeval import hit_at_1
 >>> hit_at_1("{Paris}", ["paris"])
 True
 """
 
-from kgcore.evaluation.datasets import (
+from kgeval.datasets import (
     Dataset,
     EvalExample,
     load_cwq,
@@ -22,11 +22,11 @@ from kgcore.evaluation.datasets import (
     load_pathquestion,
     load_webqsp,
 )
-from kgcore.evaluation.harness import EvalRun, evaluate
-from kgcore.evaluation.metrics import answer_recall, hit_at_1, normalize_answer
-from kgcore.evaluation.registry import METHODS, make_method, method_names
-from kgcore.evaluation.report import summarize, write_report
-from kgcore.evaluation.traces import read_traces
+from kgeval.harness import EvalRun, evaluate
+from kgeval.metrics import answer_recall, hit_at_1, normalize_answer
+from kgeval.registry import METHODS, make_method, method_names
+from kgeval.report import summarize, write_report
+from kgeval.traces import read_traces
 
 __all__ = [
     "METHODS",

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from kgcore.evaluation.datasets import (
+from kgcore.exceptions import ConfigurationError
+from kgeval.datasets import (
     load_dataset,
     load_explagraphs,
     load_jsonl,
     load_metaqa,
 )
-from kgcore.evaluation.metrics import (
+from kgeval.metrics import (
     answer_f1,
     answer_recall,
     hit_at_1,
@@ -22,7 +23,6 @@ from kgcore.evaluation.metrics import (
     scored_hit,
     topic_echo,
 )
-from kgcore.exceptions import ConfigurationError
 from tests.support.paths import SHARED_DATA
 
 SHARED = SHARED_DATA

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from kgcore.evaluation import evaluate, read_traces
-from kgcore.evaluation.datasets import Dataset, EvalExample
-from kgcore.evaluation.lock import output_folder_lock
-from kgcore.evaluation.traces import append_trace
 from kgcore.exceptions import ConfigurationError, RunLockedError
 from kgcore.llm import ScriptedLLM
+from kgeval import evaluate, read_traces
+from kgeval.datasets import Dataset, EvalExample
+from kgeval.lock import output_folder_lock
+from kgeval.traces import append_trace
 from tests.support.paths import REPO
 from tests.support.records import trace_record
 
@@ -91,7 +91,7 @@ def test_a_second_process_on_the_same_folder_is_refused(tmp_path: Path) -> None:
             textwrap.dedent(
                 f"""
                 import sys, time
-                from kgcore.evaluation.lock import output_folder_lock
+                from kgeval.lock import output_folder_lock
                 with output_folder_lock({str(tmp_path)!r}):
                     print("locked", flush=True)
                     time.sleep(30)

@@ -18,7 +18,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, NamedTuple
 
-from kgcore.evaluation.metrics import (
+from kgcore.exceptions import OutputWriteError
+from kgeval.metrics import (
     answer_f1,
     answer_recall,
     grounded_hit,
@@ -27,8 +28,7 @@ from kgcore.evaluation.metrics import (
     topic_echo,
     wilson_interval,
 )
-from kgcore.evaluation.traces import read_dataset_ids, read_traces, write_whole_file
-from kgcore.exceptions import OutputWriteError
+from kgeval.traces import read_dataset_ids, read_traces, write_whole_file
 
 COLUMNS = (
     ("run", "method"),
@@ -75,7 +75,7 @@ class RecordScore(NamedTuple):
 def score_record(record: dict[str, Any]) -> RecordScore:
     """(hit@1, strict, grounded, F1) of one record, under the topic-entity rule: a first answer
     that is a topic entity is a miss (F1 0) unless a gold answer is that entity
-    (:func:`~kgcore.evaluation.metrics.topic_echo`).
+    (:func:`~kgeval.metrics.topic_echo`).
 
     Strict, grounded and F1 are ``None`` for records without ``prediction`` and ``answers``.
 
@@ -236,9 +236,9 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
 def load_runs(folder: str | Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Records of every trace file (``<run>__<dataset>.jsonl``) in ``folder``, by (run, dataset).
 
-    Records are read through the schema (:func:`~kgcore.evaluation.traces.read_traces`: a bad
+    Records are read through the schema (:func:`~kgeval.traces.read_traces`: a bad
     one is skipped with a warning), and where the trace's dataset ids are known
-    (:func:`~kgcore.evaluation.traces.read_dataset_ids`) only the records of those ids count.
+    (:func:`~kgeval.traces.read_dataset_ids`) only the records of those ids count.
     """
     runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for path in sorted(Path(folder).glob("*__*.jsonl")):
@@ -457,7 +457,7 @@ def write_report(
     """Write ``folder/summary_name`` (table and plots) over every trace file in ``folder``.
 
     The summary is written whole or not at all
-    (:func:`~kgcore.evaluation.traces.write_whole_file`); a file that cannot be written is an
+    (:func:`~kgeval.traces.write_whole_file`); a file that cannot be written is an
     :class:`~kgcore.exceptions.OutputWriteError` naming it.
     """
     folder = Path(folder)

@@ -90,7 +90,7 @@ def _object(value: Any) -> bool:
 
 
 #: field -> (test, what it must be, whether ``null`` is allowed) for the fields the harness
-#: writes (:func:`kgcore.evaluation.harness.run_example`).
+#: writes (:func:`kgeval.harness.run_example`).
 RECORD_FIELDS: dict[str, tuple[Callable[[Any], bool], str, bool]] = {
     "dataset": (_text, "a string", False),
     "method": (_text, "a string", False),
@@ -119,7 +119,7 @@ RECORD_FIELDS: dict[str, tuple[Callable[[Any], bool], str, bool]] = {
 }
 
 #: Fields every record the harness writes has, an errored question's included
-#: (:func:`kgcore.evaluation.harness.run_example`); a record without one is no record.
+#: (:func:`kgeval.harness.run_example`); a record without one is no record.
 REQUIRED_FIELDS = ("dataset", "method", "run", "question", "answers", "prediction", "hit")
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcore.evaluation.report import (
+from kgeval.report import (
     MARKER_AREA,
     accuracy_vs_calls_figure,
     plot_accuracy_vs_calls,

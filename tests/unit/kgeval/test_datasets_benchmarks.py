@@ -15,9 +15,12 @@ from pathlib import Path
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-import kgcore.evaluation as evaluation
+import kgeval as evaluation
 import langchain_fasttog.models as models
-from kgcore.evaluation.datasets import (
+from kgcore.exceptions import ConfigurationError
+from kgcore.graph import InMemoryGraphStore
+from kgcore.llm import ScriptedLLM
+from kgeval.datasets import (
     CROSS_GRAPH_SPECS,
     SPEC_FORMS,
     Dataset,
@@ -28,10 +31,7 @@ from kgcore.evaluation.datasets import (
     load_webqsp,
     read_benchmark_rows,
 )
-from kgcore.evaluation.harness import evaluate
-from kgcore.exceptions import ConfigurationError
-from kgcore.graph import InMemoryGraphStore
-from kgcore.llm import ScriptedLLM
+from kgeval.harness import evaluate
 from kgqa.eval import add_eval_subcommand
 from tests.support.paths import REPO
 

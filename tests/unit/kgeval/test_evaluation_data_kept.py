@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from kgcore.evaluation import evaluate, load_jsonl, read_traces, write_report
-from kgcore.evaluation import traces as traces_module
-from kgcore.evaluation.datasets import Dataset, EvalExample
-from kgcore.evaluation.records import NULLED_FIELD, record_problem, writable_record
-from kgcore.evaluation.traces import append_trace
 from kgcore.exceptions import ConfigurationError, OutputWriteError
 from kgcore.llm import LLMReply, LLMRequest, ScriptedLLM
+from kgeval import evaluate, load_jsonl, read_traces, write_report
+from kgeval import traces as traces_module
+from kgeval.datasets import Dataset, EvalExample
+from kgeval.records import NULLED_FIELD, record_problem, writable_record
+from kgeval.traces import append_trace
 from kgqa.cli import main
 from tests.support.records import trace_record
 

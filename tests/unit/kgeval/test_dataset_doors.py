@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kgcore.evaluation.datasets import load_dataset, load_jsonl, load_metaqa, read_benchmark_rows
 from kgcore.exceptions import ConfigurationError
+from kgeval.datasets import load_dataset, load_jsonl, load_metaqa, read_benchmark_rows
 
 BINARY = {
     "png": bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0xFF, 0xFE]),

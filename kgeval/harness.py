@@ -3,7 +3,7 @@
 Example
 -------
 >>> import tempfile
->>> from kgcore.evaluation.datasets import Dataset, EvalExample
+>>> from kgeval.datasets import Dataset, EvalExample
 >>> from kgcore.llm import ScriptedLLM
 >>> data = Dataset("toy", [EvalExample("q1", "capital of France?", ("Paris",))])
 >>> run = evaluate("io", data, ScriptedLLM(["{Paris}"]), out_dir=tempfile.mkdtemp(),
@@ -24,22 +24,22 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgcore.evaluation.datasets import Dataset, EvalExample, check_example_ids, load_dataset
-from kgcore.evaluation.lock import locks_output_folder
-from kgcore.evaluation.metrics import answer_recall, prediction_answered, scored_hit
-from kgcore.evaluation.records import writable_record
-from kgcore.evaluation.registry import get_method, make_method
-from kgcore.evaluation.report import score_record, summarize, write_report
-from kgcore.evaluation.traces import (
+from kgcore.exceptions import ConfigurationError, KGRetrieverError
+from kgcore.graph.memory import InMemoryGraphStore
+from kgcore.graph.store import GraphStore
+from kgcore.llm.protocol import ChatLLM, LLMReply, LLMRequest, RetryPolicy, run_steps
+from kgeval.datasets import Dataset, EvalExample, check_example_ids, load_dataset
+from kgeval.lock import locks_output_folder
+from kgeval.metrics import answer_recall, prediction_answered, scored_hit
+from kgeval.records import writable_record
+from kgeval.registry import get_method, make_method
+from kgeval.report import score_record, summarize, write_report
+from kgeval.traces import (
     append_trace,
     read_traces,
     trace_file_name,
     write_dataset_ids,
 )
-from kgcore.exceptions import ConfigurationError, KGRetrieverError
-from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.store import GraphStore
-from kgcore.llm.protocol import ChatLLM, LLMReply, LLMRequest, RetryPolicy, run_steps
 
 #: Retrieved context kept in a trace record (characters).
 MAX_TRACE_CONTEXT = 4000
@@ -204,9 +204,9 @@ def run_example(
     :data:`~kgcore.llm.protocol.DEFAULT_RETRY`: every call has a deadline).
 
     ``hit`` is hit@1 under the topic-entity rule
-    (:func:`~kgcore.evaluation.metrics.scored_hit`): an answer echoing a topic entity that is
+    (:func:`~kgeval.metrics.scored_hit`): an answer echoing a topic entity that is
     no gold answer is a miss. The record is returned as the trace will hold it
-    (:func:`~kgcore.evaluation.records.writable_record`: a NaN time is ``null`` and named in
+    (:func:`~kgeval.records.writable_record`: a NaN time is ``null`` and named in
     ``nulled``); a result no trace could hold is recorded as an error instead.
     """
     record = dict(base)
@@ -288,9 +288,9 @@ def evaluate(
     data : str or Dataset
         A dataset or a spec naming one, such as ``"metaqa:2hop:10"``,
         ``"pathquestion:PQ-3H:10"``, ``"webqsp:10"`` or ``"cwq"`` (see
-        :func:`~kgcore.evaluation.datasets.load_dataset`); a shorthand for several datasets
+        :func:`~kgeval.datasets.load_dataset`); a shorthand for several datasets
         (``"all"``, ``"pathquestion:all"``) is refused: load them with
-        :func:`~kgcore.evaluation.datasets.load_datasets` and evaluate each.
+        :func:`~kgeval.datasets.load_datasets` and evaluate each.
     llm : ChatLLM
         The model, a kgcore ChatLLM (:func:`as_chat_llm`; ``langchain_fasttog.evaluate``
         takes a LangChain chat model);

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from kgcore.evaluation import evaluate, read_traces, write_report
-from kgcore.evaluation.datasets import Dataset, EvalExample
-from kgcore.evaluation.lock import LOCK_NAME
-from kgcore.evaluation.records import RECORD_FIELDS, record_problem
-from kgcore.evaluation.report import load_runs
-from kgcore.evaluation.traces import dataset_ids_path
 from kgcore.exceptions import ConfigurationError
 from kgcore.llm import ScriptedLLM
+from kgeval import evaluate, read_traces, write_report
+from kgeval.datasets import Dataset, EvalExample
+from kgeval.lock import LOCK_NAME
+from kgeval.records import RECORD_FIELDS, record_problem
+from kgeval.report import load_runs
+from kgeval.traces import dataset_ids_path
 from kgqa.cli import main
 from tests.support.paths import REPO
 
@@ -178,8 +178,8 @@ def test_a_refused_run_leaves_no_folder_behind(tmp_path: Path, refuse: Any) -> N
 
 KILLED_RUN = """
 import os, signal, sys, time
-from kgcore.evaluation import evaluate
-from kgcore.evaluation.datasets import Dataset, EvalExample
+from kgeval import evaluate
+from kgeval.datasets import Dataset, EvalExample
 from kgcore.llm import ScriptedLLM
 
 data = Dataset("toy", [EvalExample(f"q{i}", f"question {i}?", ("x",)) for i in range(5)])
