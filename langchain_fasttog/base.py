@@ -82,11 +82,6 @@ def unpack_input(value: ChainInput) -> tuple[str, list[str] | None]:
     return check_question(value), None
 
 
-def require_graph(graph: Any) -> GraphStore:
-    """``graph`` as a kgcore GraphStore (LangChain and LlamaIndex graphs are adapted)."""
-    return as_graph_store(graph)
-
-
 def entity_links(
     graph: Any, question: str, topic_entities: Sequence[str] | None
 ) -> list[dict[str, Any]]:

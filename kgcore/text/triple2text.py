@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, Protocol, get_args, runtime_checkable
 
+from kgcore.exceptions import ConfigurationError, InvalidSettingError
 from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.types import Triple
 
@@ -118,14 +119,16 @@ class Triple2Text:
         verbalize: Verbalizer = verbalize_relation,
     ) -> None:
         if sentence_per not in get_args(SentenceUnit):
-            raise ValueError(
+            raise InvalidSettingError(
                 f"sentence_per must be one of {get_args(SentenceUnit)}, not {sentence_per!r}"
             )
         self.max_triples = max_triples
         self.merge_shared = merge_shared
         self.sentence_per = sentence_per
         if not callable(verbalize):
-            raise ValueError(f"verbalize must be a callable, not {type(verbalize).__name__}")
+            raise ConfigurationError(
+                f"verbalize must be a callable, not {type(verbalize).__name__}"
+            )
         self.verbalize = verbalize
 
     def sentence(self, triple: Triple) -> str:

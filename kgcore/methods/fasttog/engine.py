@@ -69,7 +69,6 @@ from kgcore.methods.fasttog.prompts import (
 )
 from kgcore.methods.fasttog.result import ChainCommunity, FastToGResult
 from kgcore.methods.fasttog.run_state import FastToGRun
-from kgcore.methods.fasttog.similarity import offline_embedder
 from kgcore.methods.fasttog.start_community import StartCommunity
 from kgcore.methods.kernel import (
     UNKNOWN,
@@ -92,7 +91,7 @@ from kgcore.types import Triple
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
 
-__all__ = ["FastToG", "FastToGConfig", "offline_embedder"]
+__all__ = ["FastToG", "FastToGConfig"]
 
 
 class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMethod[FastToGResult]):

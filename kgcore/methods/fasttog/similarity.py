@@ -10,7 +10,6 @@ what it measurably does: ``docs/research/fasttog_deviations.md`` (``first_choice
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgcore.community.lcs import Community
-from kgcore.exceptions import ConfigurationError
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.run_state import FastToGRun
 from kgcore.methods.kernel import report_step
@@ -27,41 +25,6 @@ if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
 
 logger = logging.getLogger(__name__)
-
-
-def offline_embedder(config: FastToGConfig) -> TextEmbedder | None:
-    """The offline all-MiniLM-L6-v2 that ``kgqa`` gives FastToG, so that the default
-    ``first_choice="auto"`` and ``chain_choice="auto"`` rank communities by similarity; ``None``
-    when ``config`` asks the LLM for both (``"llm"``).
-
-    Nothing is loaded until the first ranking. Without the ``embeddings`` extra (or its model
-    package), ``"auto"`` gets ``None``: the LLM chooses, as in the paper (logged at INFO;
-    every result's ``extra["first_choice"]`` and ``extra["chain_choice"]`` say which), while
-    ``"similarity"`` is an error that names the extra and the opt-out.
-
-    >>> offline_embedder(FastToGConfig(first_choice="llm", chain_choice="llm")) is None
-    True
-    """
-    choices = {"first_choice": config.first_choice, "chain_choice": config.chain_choice}
-    if set(choices.values()) == {"llm"}:
-        return None
-    if importlib.util.find_spec("sentence_transformers") is None:
-        missing = "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
-    else:
-        from kgcore.embeddings import SentenceTransformerEmbedder
-
-        try:
-            return SentenceTransformerEmbedder()
-        except ConfigurationError as err:  # the model package is missing
-            missing = str(err)
-    forced = [name for name, choice in choices.items() if choice == "similarity"]
-    if not forced:
-        logger.info("FastToG: the LLM chooses the communities (%s)", missing)
-        return None
-    raise ConfigurationError(
-        f"{forced[0]}='similarity' ranks FastToG's communities with sentence embeddings: "
-        f"{missing}; or set {forced[0]}=llm to choose them with the LLM"
-    )
 
 
 class SimilarityChoices:

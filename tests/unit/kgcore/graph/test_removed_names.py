@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-import kgcore.deprecation
 import kgcore.graph
 import kgcore.graph.neo4j_loader
 import kgcore.graph.open
@@ -25,7 +24,6 @@ def test_new_names_are_exported() -> None:
         (kgcore.graph, "load_into"),
         (kgcore.graph.neo4j_loader, "load_triples"),
         (kgcore.graph.open, "load_into"),
-        (kgcore.deprecation, "deprecated_alias"),
     ],
 )
 def test_the_former_names_are_gone(module: object, name: str) -> None:
@@ -37,3 +35,9 @@ def test_bracketed_entities_has_one_home() -> None:
 
     assert bracketed_entities("who directed [Heat]") == ["Heat"]
     assert not hasattr(kgcore.gretriever, "bracketed_entities")
+
+
+def test_the_deprecation_helper_is_gone() -> None:
+    import importlib.util
+
+    assert importlib.util.find_spec("kgcore.deprecation") is None

@@ -92,8 +92,13 @@ def test_sentence_units_relation_subject_and_triple() -> None:
 
 
 def test_unknown_sentence_unit_is_refused_with_the_choices() -> None:
-    with pytest.raises(ValueError, match=r"sentence_per must be one of .*'relation'.*'paragraph'"):
+    from kgcore.exceptions import ConfigurationError, InvalidSettingError
+
+    pattern = r"sentence_per must be one of .*'relation'.*'paragraph'"
+    with pytest.raises(InvalidSettingError, match=pattern):
         Triple2Text(sentence_per="paragraph")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="verbalize must be a callable, not str"):
+        Triple2Text(verbalize="upper")  # type: ignore[arg-type]
 
 
 def test_titles_with_commas_and_and_stay_apart() -> None:

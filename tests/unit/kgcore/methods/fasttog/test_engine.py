@@ -8,7 +8,6 @@ import pytest
 
 from kgcore.community import local_community_search
 from kgcore.exceptions import (
-    ConfigurationError,
     EmptyGraphError,
     EntityNotFoundError,
     InvalidQuestionError,
@@ -718,31 +717,6 @@ def test_first_choice_by_similarity_embeds_nothing_when_the_choice_is_forced(
     result = FastToG(movie_store, config, embedder=embedder).run(QUESTION, llm)
     assert embedder.calls == 0 and result.extra["steps"][0]["forced"]
     assert len(result.chains) == 3
-
-
-def test_without_the_embeddings_extra_auto_asks_the_llm_and_similarity_is_an_error(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    import importlib.util
-
-    from kgcore.methods.fasttog.engine import offline_embedder
-
-    assert offline_embedder(FastToGConfig(first_choice="llm", chain_choice="llm")) is None
-    assert offline_embedder(FastToGConfig(first_choice="llm")) is not None  # chain_choice auto
-    assert offline_embedder(FastToGConfig()) is not None  # installed here
-    found = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name == "sentence_transformers" else found(name, *a),
-    )
-    with caplog.at_level("INFO", logger="kgcore.methods.fasttog.similarity"):
-        assert offline_embedder(FastToGConfig()) is None  # "auto": the paper's LLM choice
-    assert "the LLM chooses" in caplog.text and "kg-retrievers[embeddings]" in caplog.text
-    with pytest.raises(ConfigurationError, match=r"kg-retrievers\[embeddings\].*first_choice=llm"):
-        offline_embedder(FastToGConfig(first_choice="similarity"))
-    with pytest.raises(ConfigurationError, match=r"kg-retrievers\[embeddings\].*chain_choice=llm"):
-        offline_embedder(FastToGConfig(chain_choice="similarity"))
 
 
 def test_unknown_first_choice_is_refused() -> None:
