@@ -5,8 +5,8 @@ text. The only identifiers in the text are the label, property and relationship 
 :class:`GraphMapping`, which are validated and backquoted once, when the store is built, so the
 query texts are fixed for the store's lifetime. The texts are built in
 :mod:`kgcore.graph.neo4j_queries` (with :class:`GraphMapping`), the full-text name search in
-:mod:`kgcore.graph.neo4j_fulltext`; this module holds the driver, its sessions and
-transactions with their deadlines, and the :class:`~kgcore.graph.store.GraphStore` reads.
+:mod:`kgcore.graph.neo4j_fulltext`; this module holds the :class:`~kgcore.graph.store.GraphStore`
+reads, the name search and the stored vectors.
 
 Retrieval runs in managed read transactions (``session.execute_read`` on sessions opened in READ
 access mode), so a cluster routes it to readers and a server that enforces access modes refuses
@@ -16,30 +16,8 @@ endpoint's name, relation, outgoing before incoming). Sampling itself is done by
 (:func:`kgcore.community.sampling.sample_neighborhood`), so this store and
 :class:`~kgcore.graph.memory.InMemoryGraphStore` give identical subgraphs for a seed.
 
-Connection settings come from the arguments or from ``NEO4J_URI``, ``NEO4J_USERNAME``,
-``NEO4J_PASSWORD`` and ``NEO4J_DATABASE``. An unreachable server, an unknown host or wrong
-credentials raise :class:`~kgcore.exceptions.GraphStoreError` naming the URI within
-``connect_timeout`` seconds (4 by default, so the error comes within 5 seconds).
-
-Every read has a deadline, ``query_timeout`` (10 s by default): it is the server-side
-transaction timeout, it bounds the driver's managed-transaction retries
-(``max_retry_time``, at most ``query_timeout``), and the store itself waits no longer for the
-answer, so a stalled server (connection open, no reply) or a server killed mid-run ends the
-call with :class:`~kgcore.exceptions.GraphStoreError` within ``query_timeout`` seconds.
-After such a timeout the store opens a fresh driver, so the next call does not queue behind
-the stalled connection.
-
-Given a list of cluster members (``members=``), a read that finds its member unavailable
-(connection refused or lost, or no answer within ``query_timeout``) runs again on the next
-member (:mod:`kgcore.graph.failover`), each member at most once per read.
-
-Every write transaction (:meth:`Neo4jGraphStore.write`: a loader batch, a schema or index
-statement, a batch of vectors) has its own deadline, ``write_timeout`` (60 s by default), kept
-the same way: server-side transaction timeout, retries bounded by it, and the store waits no
-longer, so a paused or killed server ends a write with
-:class:`~kgcore.exceptions.GraphStoreError` within ``write_timeout`` seconds. The write is
-abandoned on a daemon thread: it cannot keep the process alive, and a transaction the server
-had not committed is rolled back when the connection closes.
+The connection (driver, sessions, transactions, deadlines, a cluster's members) is
+:class:`~kgcore.graph.neo4j_connection.Neo4jConnection`, which this store extends.
 
 Example
 -------
@@ -53,26 +31,21 @@ Example
 from __future__ import annotations
 
 import copy
-import os
-import threading
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures import wait as wait_futures
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
-from types import ModuleType, TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
-from kgcore.exceptions import (
-    ConfigurationError,
-    GraphStoreError,
-    InvalidSettingError,
-    MissingDependencyError,
-)
-from kgcore.graph.failover import MemberList
+from kgcore.exceptions import GraphStoreError, InvalidSettingError
 from kgcore.graph.names import normalize_name, rank_names
+from kgcore.graph.neo4j_connection import (
+    MAX_TIMEOUT_S,
+    MEMBER_RETRY_S,
+    Neo4jConnection,
+    import_neo4j,
+    server_refusal,
+)
 from kgcore.graph.neo4j_fulltext import (
     FULLTEXT_CANDIDATES,
     FULLTEXT_QUERY_CHARS,
@@ -106,10 +79,12 @@ __all__ = [
     "FULLTEXT_VARIANT_TERMS",
     "LLAMAINDEX_MAPPING",
     "MAX_TIMEOUT_S",
+    "MEMBER_RETRY_S",
     "NAME_SEARCHES",
     "RELATION_VECTOR_LABEL",
     "VARIANT_ALPHABET",
     "GraphMapping",
+    "Neo4jConnection",
     "Neo4jGraphStore",
     "case_forms",
     "cypher_identifier",
@@ -124,34 +99,9 @@ __all__ = [
 
 #: How :meth:`Neo4jGraphStore.search_nodes` finds candidate names (``name_search``).
 NAME_SEARCHES = ("auto", "copy", "fulltext", "scan")
-#: The driver's retry window of a store with a member list, in s: a member refusing
-#: connections is left for the next one after about this long.
-MEMBER_RETRY_S = 1.0
-#: The longest deadline a read (``query_timeout``) or a write (``write_timeout``) may have, in s.
-MAX_TIMEOUT_S = 3600.0
-_T = TypeVar("_T")
 
 
-def import_neo4j() -> ModuleType:
-    """Import the official ``neo4j`` driver, or explain which extra installs it.
-
-    Raises
-    ------
-    MissingDependencyError
-        When the driver is not installed.
-
-    Example
-    -------
-    >>> neo4j = import_neo4j()  # doctest: +SKIP
-    """
-    try:
-        import neo4j
-    except ImportError as err:
-        raise MissingDependencyError("neo4j", "neo4j") from err
-    return neo4j
-
-
-class Neo4jGraphStore:
+class Neo4jGraphStore(Neo4jConnection):
     """A knowledge graph held in Neo4j, read over Bolt with the official driver.
 
     Parameters
@@ -241,61 +191,29 @@ class Neo4jGraphStore:
         driver_config: Mapping[str, Any] | None = None,
         members: Sequence[str] | None = None,
     ) -> None:
-        self._neo4j = import_neo4j()
-        self._members = MemberList(members, start=uri) if members else None
-        uri = self._members.current if self._members else uri
-        self.bookmark_manager = self._neo4j.GraphDatabase.bookmark_manager(
-            initial_bookmarks=list(bookmarks or ())
-        )
-        uri = uri or os.environ.get("NEO4J_URI")
-        if not uri:
-            raise ConfigurationError(
-                "no Neo4j URI: pass uri= or set NEO4J_URI (for example bolt://localhost:7687)"
-            )
-        self.uri: str = uri
-        self.username: str = username or os.environ.get("NEO4J_USERNAME") or "neo4j"
-        password = password if password is not None else os.environ.get("NEO4J_PASSWORD", "")
-        self.database: str | None = database or os.environ.get("NEO4J_DATABASE") or None
-        self.mapping = mapping
-        if not 0 < connect_timeout <= 600:
-            raise InvalidSettingError(f"connect_timeout must be in (0, 600] s: {connect_timeout}")
-        for setting, value in (("query_timeout", query_timeout), ("write_timeout", write_timeout)):
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise InvalidSettingError(f"{setting} must be a number of seconds: {value!r}")
-            if not 0 < value <= MAX_TIMEOUT_S:  # False for NaN too
-                raise InvalidSettingError(f"{setting} must be in (0, {MAX_TIMEOUT_S:g}] s: {value}")
-        if max_retry_time is None:
-            max_retry_time = MEMBER_RETRY_S if self._members else 5.0
-        if max_retry_time < 0:
-            raise InvalidSettingError(f"max_retry_time must be >= 0 s: {max_retry_time}")
-        self.connect_timeout = float(connect_timeout)
-        self.query_timeout = float(query_timeout)
-        self.write_timeout = float(write_timeout)
-        self.name_cache_limit = int(name_cache_limit)
         if name_search not in NAME_SEARCHES:
             raise InvalidSettingError(
                 f"name_search must be one of {', '.join(NAME_SEARCHES)}, got {name_search!r}"
             )
+        super().__init__(
+            uri,
+            username,
+            password,
+            database,
+            connect_timeout=connect_timeout,
+            max_retry_time=max_retry_time,
+            query_timeout=query_timeout,
+            write_timeout=write_timeout,
+            bookmarks=bookmarks,
+            driver_config=driver_config,
+            members=members,
+        )
+        self.mapping = mapping
+        self.name_cache_limit = int(name_cache_limit)
         self.name_search = name_search
         self._fulltext: bool | None = None  # whether the full-text index answered
-        self.round_trips = 0
-        self.queries: Counter[str] = Counter()
         self._name_cache: tuple[dict[str, list[str]], list[str]] | None = None
         self._too_many_names: bool | None = None
-        config: dict[str, Any] = {
-            "connection_timeout": self.connect_timeout,
-            "connection_acquisition_timeout": self.connect_timeout,
-            "max_transaction_retry_time": min(float(max_retry_time), self.query_timeout),
-            "user_agent": "kg-retrievers",
-        }
-        config.update(driver_config or {})
-        self._auth = (self.username, password)
-        self._config = config
-        self._driver_lock = threading.Lock()
-        # Reads run on these threads so the caller can stop waiting at the deadline: the
-        # driver has no client-side read timeout of its own (only a server hint).
-        self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="kg-neo4j")
-        self._driver = self._new_driver()
         self._q = read_queries(mapping)  # fixed for the store's lifetime
         if verify:
             try:
@@ -303,20 +221,6 @@ class Neo4jGraphStore:
             except GraphStoreError:
                 self.close()
                 raise
-
-    # -- connection -------------------------------------------------------------------
-    def _new_driver(self) -> Any:
-        try:
-            return self._neo4j.GraphDatabase.driver(self.uri, auth=self._auth, **self._config)
-        except (ValueError, self._neo4j.exceptions.ConfigurationError) as err:
-            raise GraphStoreError(f"invalid Neo4j URI or settings {self.uri!r}: {err}") from err
-
-    def _replace_driver(self, stalled: Any) -> None:
-        """Swap in a fresh driver; close the stalled one in the background."""
-        with self._driver_lock:
-            if self._driver is stalled:
-                self._driver = self._new_driver()
-        threading.Thread(target=_close_quietly, args=(stalled,), daemon=True).start()
 
     def with_mapping(self, mapping: GraphMapping) -> Neo4jGraphStore:
         """This store's connection read through another layout (the driver is shared: close
@@ -328,180 +232,6 @@ class Neo4jGraphStore:
         other._name_cache = other._too_many_names = other._fulltext = None
         return other
 
-    @property
-    def driver(self) -> Any:
-        """The underlying ``neo4j.Driver``."""
-        return self._driver
-
-    @property
-    def members(self) -> tuple[str, ...]:
-        """The URIs reads may go to: the member list, or the one URI."""
-        return self._members.members if self._members else (self.uri,)
-
-    def _use_member(self, uri: str) -> None:
-        """Read from the member ``uri`` from now on (a fresh driver; the old one is closed in
-        the background)."""
-        with self._driver_lock:
-            old, self.uri = self._driver, uri
-            self._driver = self._new_driver()
-        threading.Thread(target=_close_quietly, args=(old,), daemon=True).start()
-
-    def _on_member(self, attempt: Callable[[], _T]) -> _T:
-        """``attempt()``, moved to the next member while members are unavailable."""
-        if self._members is None:
-            return attempt()
-        deadline = self.query_timeout * len(self._members)
-        return self._members.run(attempt, self._use_member, deadline)
-
-    @property
-    def routing(self) -> bool:
-        """Whether the URI routes (``neo4j://``: a cluster's reads go to its readers)."""
-        return self.uri.split("://", 1)[0].startswith("neo4j")
-
-    def session(self, write: bool = False, **config: Any) -> Any:
-        """A driver session on the store's database: READ access unless ``write``, with the
-        store's bookmark manager (reads see the store's own writes, on a cluster too)."""
-        neo4j = self._neo4j
-        mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
-        return self._driver.session(
-            database=self.database,
-            default_access_mode=mode,
-            bookmark_manager=self.bookmark_manager,
-            **config,
-        )
-
-    def bookmarks(self) -> list[str]:
-        """The bookmarks of the store's writes so far (give them to a store in another
-        process: ``Neo4jGraphStore(bookmarks=...)``)."""
-        return sorted(self.bookmark_manager.get_bookmarks())
-
-    def write(self, work: Callable[..., _T], *args: Any, what: str = "write") -> _T:
-        """Run ``work(tx, *args)`` in one managed WRITE transaction, within ``write_timeout``.
-
-        The transaction runs on a session of its own (WRITE access, the store's bookmark
-        manager) with ``write_timeout`` as its server-side timeout, and the store waits at most
-        ``write_timeout`` seconds for it, retries on transient errors included. A write that
-        gets no answer in time is abandoned (on a daemon thread, so it cannot keep the process
-        alive) and the store opens a fresh driver.
-
-        Parameters
-        ----------
-        work : callable
-            ``work(tx, *args)``: runs the queries on the transaction ``tx`` and consumes them.
-        *args
-            Passed on to ``work``.
-        what : str
-            What is written, for the error message (``"batch 3"``, ``"constraint ..."``).
-
-        Raises
-        ------
-        GraphStoreError
-            The server failed, refused the statement (see :func:`server_refusal`) or gave no
-            answer within ``write_timeout`` seconds; the message names the URI and ``what``.
-
-        Example
-        -------
-        >>> store.write(lambda tx: tx.run("CREATE (:Note {text: $t})", t="x").consume(),
-        ...             what="note")  # doctest: +SKIP
-        """
-        return self._transaction(work, args, what, write=True)
-
-    def read(self, work: Callable[..., _T], *args: Any, what: str = "read") -> _T:
-        """Run ``work(tx, *args)`` in one managed READ transaction, within ``query_timeout``:
-        for reads that are not one of the store's named queries (those of
-        :mod:`kgcore.gretriever.store_vectors`); the same contract as :meth:`write`.
-
-        Example
-        -------
-        >>> store.read(lambda tx: tx.run("RETURN 1").single()[0])  # doctest: +SKIP
-        1
-        """
-        return self._on_member(lambda: self._transaction(work, args, what, write=False))
-
-    def _transaction(
-        self, work: Callable[..., _T], args: tuple[Any, ...], what: str, *, write: bool
-    ) -> _T:
-        """One managed transaction on a daemon thread; the caller waits until the deadline."""
-        neo4j = self._neo4j
-        driver = self._driver
-        timeout = self.write_timeout if write else self.query_timeout
-        setting = "write_timeout" if write else "query_timeout"
-
-        @neo4j.unit_of_work(timeout=timeout)
-        def unit(tx: Any, *unit_args: Any) -> _T:
-            return work(tx, *unit_args)
-
-        def run() -> _T:
-            with driver.session(
-                database=self.database,
-                default_access_mode=neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS,
-                bookmark_manager=self.bookmark_manager,
-            ) as session:
-                execute = session.execute_write if write else session.execute_read
-                result: _T = execute(unit, *args)
-                return result
-
-        where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
-        future = _in_daemon_thread(run, name=f"kg-neo4j-{'write' if write else 'read'}")
-        if not wait_futures([future], timeout=timeout).done:
-            self._replace_driver(driver)
-            raise GraphStoreError(
-                f"Neo4j {what} on {where} got no answer within {timeout:g} s ({setting}): "
-                "the server is stalled or gone"
-            ) from TimeoutError(f"{setting} {timeout:g} s")
-        exceptions = neo4j.exceptions
-        try:
-            return future.result()
-        except exceptions.AuthError as err:
-            raise GraphStoreError(
-                f"Neo4j at {self.uri} refused the credentials of user {self.username!r}: {err}"
-            ) from err
-        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
-            raise GraphStoreError(f"Neo4j {what} failed on {where}: {err}") from err
-
-    def verify(self) -> None:
-        """Check that the server answers and accepts the credentials.
-
-        Raises
-        ------
-        GraphStoreError
-            Naming the URI, when the server is unreachable or refuses the credentials.
-        """
-        exceptions = self._neo4j.exceptions
-        try:
-            self._driver.verify_connectivity()
-        except exceptions.AuthError as err:
-            raise GraphStoreError(
-                f"Neo4j at {self.uri} refused the credentials of user {self.username!r} "
-                f"(check NEO4J_USERNAME / NEO4J_PASSWORD): {err.message or err}"
-            ) from err
-        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
-            # ValueError: the driver's "Cannot resolve address" for an unknown host
-            raise GraphStoreError(
-                f"cannot reach Neo4j at {self.uri} within {self.connect_timeout:g} s: {err}"
-            ) from err
-
-    def close(self) -> None:
-        """Close the driver and its connections."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self._driver.close()
-
-    def __enter__(self) -> Neo4jGraphStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def reset_round_trips(self) -> None:
-        """Zero :attr:`round_trips` and :attr:`queries`."""
-        self.round_trips = 0
-        self.queries.clear()
-
     # -- queries ------------------------------------------------------------------------
     @property
     def query_texts(self) -> Mapping[str, str]:
@@ -509,55 +239,8 @@ class Neo4jGraphStore:
         return dict(self._q)
 
     def _read(self, kind: str, **params: Any) -> list[Any]:
-        """Run one named read query in a managed READ transaction; the records' values.
-
-        Ends with :class:`GraphStoreError` within ``query_timeout`` seconds whatever the
-        server does (on each member tried, given a member list).
-        """
-        return self._on_member(partial(self._read_member, kind, params))
-
-    def _read_member(self, kind: str, params: dict[str, Any]) -> list[Any]:
-        """:meth:`_read` on the current member."""
-        driver = self._driver
-        future = self._pool.submit(self._read_now, driver, kind, params)
-        try:
-            return future.result(timeout=self.query_timeout)
-        except FutureTimeout:
-            future.cancel()
-            self._replace_driver(driver)
-            where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
-            raise GraphStoreError(
-                f"Neo4j query {kind!r} on {where} got no answer within "
-                f"{self.query_timeout:g} s (query_timeout): the server is stalled or gone"
-            ) from None
-
-    def _read_now(self, driver: Any, kind: str, params: dict[str, Any]) -> list[Any]:
-        query = self._q[kind]
-        neo4j = self._neo4j
-
-        # The server-side transaction timeout: a query running too long is stopped there.
-        @neo4j.unit_of_work(timeout=self.query_timeout)
-        def work(tx: Any) -> list[Any]:
-            self.round_trips += 1
-            self.queries[kind] += 1
-            return [record.values() for record in tx.run(query, params)]
-
-        exceptions = neo4j.exceptions
-        try:
-            with driver.session(
-                database=self.database,
-                default_access_mode=neo4j.READ_ACCESS,
-                bookmark_manager=self.bookmark_manager,
-                fetch_size=-1,
-            ) as session:
-                return list(session.execute_read(work))
-        except exceptions.AuthError as err:
-            raise GraphStoreError(
-                f"Neo4j at {self.uri} refused the credentials of user {self.username!r}: {err}"
-            ) from err
-        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
-            where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
-            raise GraphStoreError(f"Neo4j query {kind!r} failed on {where}: {err}") from err
+        """Run the store's named read query ``kind`` (:meth:`read_named`)."""
+        return self.read_named(kind, self._q[kind], params)
 
     # -- protocol ----------------------------------------------------------------------
     def has_node(self, name: str) -> bool:
@@ -761,49 +444,3 @@ class Neo4jGraphStore:
 
 def _by_score(item: tuple[float, str]) -> tuple[float, str]:
     return (-item[0], item[1])
-
-
-def server_refusal(error: BaseException) -> str | None:
-    """The server's error code when ``error`` (a :class:`GraphStoreError` from
-    :meth:`Neo4jGraphStore.write`) is the server refusing the statement, else ``None`` (the
-    server failed, timed out or could not be reached).
-
-    Example
-    -------
-    >>> server_refusal(GraphStoreError("no answer within 60 s")) is None
-    True
-    """
-    cause = error.__cause__
-    if cause is None:
-        return None
-    neo4j = import_neo4j()
-    if not isinstance(cause, neo4j.exceptions.Neo4jError) or isinstance(
-        cause, neo4j.exceptions.TransientError
-    ):
-        return None
-    code = str(cause.code or "")
-    return None if "TimedOut" in code or "Terminated" in code else code or "refused"
-
-
-def _in_daemon_thread(function: Callable[[], _T], name: str) -> Future[_T]:
-    """Start ``function`` on a daemon thread; its future. Unlike a pool's thread, a daemon
-    thread blocked on a stalled socket does not hold up the interpreter's exit."""
-    future: Future[_T] = Future()
-
-    def run() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(function())
-        except BaseException as err:  # noqa: BLE001 - handed to the waiting caller
-            future.set_exception(err)
-
-    threading.Thread(target=run, name=name, daemon=True).start()
-    return future
-
-
-def _close_quietly(driver: Any) -> None:
-    try:
-        driver.close()
-    except Exception:  # noqa: BLE001 - a stalled driver may fail to close; it is dropped anyway
-        pass
