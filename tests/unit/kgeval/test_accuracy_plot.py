@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgeval.report import (
+from kgeval.report_plots import (
     MARKER_AREA,
     accuracy_vs_calls_figure,
     plot_accuracy_vs_calls,
