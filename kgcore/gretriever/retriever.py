@@ -22,7 +22,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +39,8 @@ from kgcore.exceptions import (
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
-from kgcore.gretriever.pcst import solve_pcst
-from kgcore.gretriever.prizes import edge_prizes, node_prizes, top_k_indices
+from kgcore.gretriever.prize_tree import retrieve_in_graph
+from kgcore.gretriever.prizes import top_k_indices
 from kgcore.gretriever.region import (
     NodeScorer,
     Region,
@@ -50,11 +49,11 @@ from kgcore.gretriever.region import (
     lexical_scores,
 )
 from kgcore.gretriever.result import GRetrieverResult
+from kgcore.gretriever.settings import PCSTSettings, RegionSettings
 from kgcore.gretriever.store_vectors import StoreVectors
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 from kgcore.linking import link_entities, names_in_question, question_as_name
-from kgcore.settings import Settings, checked_settings
 from kgcore.types import Triple
 
 #: Texts embedded per step of :meth:`GRetriever.build_index` (the first one times the estimate).
@@ -64,75 +63,6 @@ BUILD_CHUNK = 512
 def text_cache_dir(cache_dir: str | Path) -> Path:
     """Folder of the per-text embedding cache (``"default"``: ``.kgcache/gretriever/texts``)."""
     return (default_cache_dir() if cache_dir == "default" else Path(cache_dir)) / "texts"
-
-
-@checked_settings(
-    "PCST",
-    limits={"k_nodes": (0, 10_000), "k_edges": (0, 10_000), "edge_cost": (0, 1e9),
-            "num_clusters": (1, 1000)},
-)  # fmt: skip
-@dataclass(frozen=True)
-class PCSTSettings(Settings):
-    """The paper's retrieval settings (defaults: WebQSP's ``k_nodes=3, k_edges=5, C_e=0.5``).
-
-    Attributes
-    ----------
-    k_nodes : int
-        Nodes given prizes ``k..1`` by cosine similarity.
-    k_edges : int
-        Distinct edge-similarity ranks given prizes.
-    edge_cost : float
-        Cost ``C_e`` of an edge (lowered below the best edge prize).
-    num_clusters : int
-        Trees in the PCST forest (the paper: 1).
-    """
-
-    k_nodes: int = 3
-    k_edges: int = 5
-    edge_cost: float = 0.5
-    num_clusters: int = 1
-
-
-@checked_settings(
-    "G-Retriever region",
-    limits={"hops": (0, 8), "max_nodes": (1, 1_000_000), "neighbor_limit": (1, 1_000_000),
-            "num_seeds": (1, 1000), "whole_graph_max_nodes": (0, 10_000_000),
-            "max_region_texts": (2, 10_000_000)},
-)  # fmt: skip
-@dataclass(frozen=True)
-class RegionSettings(Settings):
-    """How the candidate region of a large graph is grown.
-
-    Attributes
-    ----------
-    hops : int
-        Hops from the seeds.
-    max_nodes : int
-        Size cap of the region (the new nodes most similar to the question are kept).
-    neighbor_limit : int or None
-        Neighbours read per node and hop (None: all).
-    num_seeds : int
-        Seeds taken by similarity when no topic entity is given.
-    whole_graph_max_nodes : int
-        Graphs with at most this many nodes are searched whole when no topic entity is given.
-    max_region_texts : int
-        Without an index (lazy retrieval), the most texts one question's region embeds: its
-        distinct node names and edge texts (the question itself aside). A hop that would pass
-        ``max_nodes`` keeps the new nodes with the best :func:`~kgcore.gretriever.region.
-        lexical_scores` (shared words with the question, no embedding), and a region over this
-        cap keeps the nodes nearest the topic entities, then the best by that lexical score
-        (:func:`~kgcore.gretriever.region.cap_region_texts`). The default keeps a region of
-        ``max_nodes`` nodes with MetaQA's 9 relation texts whole; a smaller cap answers a
-        question about a hub (an actor in a hundred films) sooner. With an index (whole graph
-        embedded) a region is scored by its vectors and only ``max_nodes`` applies.
-    """
-
-    hops: int = 2
-    max_nodes: int = 2000
-    neighbor_limit: int | None = None
-    num_seeds: int = 3
-    whole_graph_max_nodes: int = 5000
-    max_region_texts: int = 2048
 
 
 class GRetriever:
@@ -563,58 +493,3 @@ def vector_database(store: GraphStore | None) -> Any:
     ):
         return inner
     return None
-
-
-def retrieve_in_graph(
-    graph: TextualGraph,
-    node_similarity: np.ndarray,
-    edge_similarity: np.ndarray,
-    settings: PCSTSettings | None = None,
-    question: str = "",
-    seeds: Sequence[str] = (),
-) -> GRetrieverResult:
-    """The paper's prizes and PCST on one graph, given its similarities to the question.
-
-    Example
-    -------
-    >>> graph = TextualGraph.from_triples([("a", "r", "b"), ("c", "s", "d")])
-    >>> result = retrieve_in_graph(graph, np.array([0.9, 0.8, 0.1, 0.0]), np.array([0.7, 0.1]),
-    ...                            PCSTSettings(k_nodes=2, k_edges=1))
-    >>> result.node_texts, [tuple(t) for t in result.edges]
-    (('a', 'b'), [('a', 'r', 'b')])
-    """
-    graph.require_nonempty()
-    if len(node_similarity) != graph.num_nodes or len(edge_similarity) != graph.num_edges:
-        raise EmbeddingError(
-            f"got {len(node_similarity)} node and {len(edge_similarity)} edge similarities "
-            f"for a graph of {graph.num_nodes} nodes and {graph.num_edges} edges"
-        )
-    settings = settings or PCSTSettings()
-    n_prizes = node_prizes(node_similarity, settings.k_nodes)
-    e_prizes = edge_prizes(edge_similarity, settings.k_edges)
-    solution = solve_pcst(
-        graph.edge_index,
-        n_prizes,
-        e_prizes,
-        settings.edge_cost,
-        k_edges=settings.k_edges,
-        num_clusters=settings.num_clusters,
-    )
-    edge_ids = solution.edge_ids.tolist()
-    endpoints = graph.edge_index[:, solution.edge_ids].T.tolist()
-    return GRetrieverResult(
-        question=question,
-        node_ids=tuple(solution.node_ids.tolist()),
-        node_texts=tuple(graph.node_texts[i] for i in solution.node_ids),
-        edge_ids=tuple(edge_ids),
-        edges=tuple(graph.triples(edge_ids)),
-        edge_endpoints=tuple((int(s), int(d)) for s, d in endpoints),
-        node_prizes=tuple(float(p) for p in n_prizes[solution.node_ids]),
-        edge_prizes=tuple(float(p) for p in e_prizes[solution.edge_ids]),
-        objective=solution.objective,
-        edge_cost=solution.edge_cost,
-        searched_nodes=graph.num_nodes,
-        searched_edges=graph.num_edges,
-        seeds=tuple(seeds),
-        searched_graph=graph,
-    )
