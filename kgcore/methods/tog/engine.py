@@ -40,7 +40,6 @@ Example
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -49,19 +48,16 @@ import numpy as np
 from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
-from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
+from kgcore.llm.protocol import Steps
 from kgcore.methods.base import StepMethod
 from kgcore.methods.kernel import (
     MAX_RECORDED_PRUNED,
     UNKNOWN,
     Linked,
-    RunMeter,
-    StepTrace,
     answer_steps,
     ask_parsed,
     check_answer,
     link_steps,
-    options_text,
     topic_names,
     triple_text,
 )
@@ -71,76 +67,12 @@ from kgcore.methods.tog.parsing import parse_scores, parse_sufficiency
 from kgcore.methods.tog.prompts import (
     ENTITY_REMINDER,
     REASON_REMINDER,
-    REASON_SYSTEM,
     RELATION_REMINDER,
     SCORE_REMINDER,
-    SYSTEM,
 )
-from kgcore.text.relations import distinct_phrases
+from kgcore.methods.tog.requests import ToGRequests
+from kgcore.methods.tog.search_state import Candidate, Relation, SearchState
 from kgcore.types import Triple
-
-#: A relation around an entity: ``(relation, outgoing)``, ``outgoing`` when the entity is the
-#: head of its triples.
-Relation = tuple[str, bool]
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    """A triple that would extend a path to ``entity``, with its path score."""
-
-    triple: Triple
-    entity: str
-    score: float
-
-
-@dataclass
-class _Search:
-    """What one ToG run carries from phase to phase.
-
-    Attributes
-    ----------
-    question : str
-        The question.
-    meter : RunMeter
-        The run's accounting (LLM usage, graph time).
-    rng : numpy.random.Generator
-        The seeded draw of entity sampling, shared by every depth in order.
-    trace : StepTrace
-        Every LLM step: what was offered, the raw reply, what was read.
-    start : list of str
-        The linked topic entities (the first frontier).
-    topics : list of str
-        Names that are no answer: the mentions and the linked topic entities.
-    visited : set of str
-        Entities already on a path; their triples are not offered again.
-    depth : int
-        Hops explored so far.
-    kept : list of Triple
-        Every triple kept on a path, in the order kept.
-    explored : list of dict
-        What each depth kept and dropped, for pictures.
-    stats : dict of str to int
-        The pruning, scoring and reasoning calls made.
-    """
-
-    question: str
-    meter: RunMeter
-    rng: np.random.Generator
-    trace: StepTrace = field(default_factory=StepTrace)
-    start: list[str] = field(default_factory=list)
-    topics: list[str] = field(default_factory=list)
-    visited: set[str] = field(default_factory=set)
-    depth: int = 0
-    kept: list[Triple] = field(default_factory=list)
-    explored: list[dict[str, object]] = field(default_factory=list)
-    stats: dict[str, int] = field(
-        default_factory=lambda: {"relation_calls": 0, "entity_calls": 0, "reason_calls": 0}
-    )
-
-    @property
-    def usage(self) -> UsageMeter:
-        """The run's LLM usage."""
-        return self.meter.usage
 
 
 class ToG(StepMethod[MethodResult]):
@@ -175,6 +107,7 @@ class ToG(StepMethod[MethodResult]):
         if config is not None and not isinstance(config, ToGConfig):
             raise InvalidSettingError(f"config must be a ToGConfig, got {type(config).__name__}")
         self.config = (config or ToGConfig()).with_overrides(**overrides)
+        self.requests = ToGRequests(self.config)
 
     @property
     def width(self) -> int:
@@ -186,50 +119,6 @@ class ToG(StepMethod[MethodResult]):
         """``D_max``: hops explored before the CoT fallback."""
         return self.config.max_depth
 
-    # -- prompts -----------------------------------------------------------------------
-    def _relation_labels(self, relations: Sequence[Relation]) -> list[str]:
-        """The options of a relation choice: each ``(relation, outgoing)`` verbalised, two
-        relations that read the same told apart (:func:`distinct_phrases`).
-
-        >>> from kgcore.graph import InMemoryGraphStore
-        >>> ToG(InMemoryGraphStore())._relation_labels(
-        ...     [("film.film.country", True), ("location.location.country", False)])
-        ['film country', 'location country (reverse)']
-        """
-        names = list(dict.fromkeys(r for r, _ in relations))
-        texts = dict(zip(names, distinct_phrases(names, self.config.verbalizer), strict=True))
-        return [texts[r] if out else f"{texts[r]} (reverse)" for r, out in relations]
-
-    def _relation_request(self, question: str, entity: str, relations: list[str]) -> LLMRequest:
-        prompt = self.config.relation_prompt.format(
-            question=question, entity=entity, options=options_text(relations), width=self.width
-        )
-        return LLMRequest.from_prompt(
-            prompt, purpose="tog_relations", system=SYSTEM, max_tokens=self.config.max_tokens
-        )
-
-    def _entity_request(
-        self, question: str, entity: str, relation: str, names: list[str]
-    ) -> LLMRequest:
-        prompt = self.config.entity_prompt.format(
-            question=question, entity=entity, relation=relation, options=options_text(names)
-        )
-        return LLMRequest.from_prompt(
-            prompt,
-            purpose="tog_entities",
-            system=SYSTEM,
-            max_tokens=self.config.max_tokens + 4 * len(names),
-        )
-
-    def _reason_request(self, question: str, triples: list[Triple]) -> LLMRequest:
-        lines = "\n".join(triple_text(t, self.config.verbalizer) for t in triples)
-        return LLMRequest.from_prompt(
-            self.config.reason_prompt.format(triples=lines, question=question),
-            purpose="tog_reason",
-            system=REASON_SYSTEM,
-            max_tokens=self.config.max_tokens,
-        )
-
     # -- the method ----------------------------------------------------------------------
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
@@ -240,7 +129,7 @@ class ToG(StepMethod[MethodResult]):
         names are used, and without those the LLM extracts the entities (one call).
         Raises :class:`~kgcore.exceptions.EntityNotFoundError` when none can be linked.
         """
-        search = _Search(question, self.meter(), np.random.default_rng(self.config.seed))
+        search = SearchState(question, self.meter(), np.random.default_rng(self.config.seed))
         frontier = yield from self._link(search, topic_entities)
         answer: str | None = None
         while frontier and search.depth < self.max_depth:
@@ -259,12 +148,12 @@ class ToG(StepMethod[MethodResult]):
         return self._result(search, answer, fell_back)
 
     # -- the phases ----------------------------------------------------------------------
-    def _link(self, search: _Search, topic_entities: Sequence[str] | None) -> Steps[list[str]]:
+    def _link(self, search: SearchState, topic_entities: Sequence[str] | None) -> Steps[list[str]]:
         """Entity linking: the topic entities, the first frontier.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run; its ``start``, ``topics`` and ``visited`` are set here.
         topic_entities : sequence of str, optional
             The caller's topic entities (else the bracketed names, else the LLM's).
@@ -285,38 +174,38 @@ class ToG(StepMethod[MethodResult]):
         search.visited = set(search.start)
         return list(search.start)
 
-    def _expand(self, search: _Search, frontier: list[str]) -> Steps[list[_Candidate]]:
+    def _expand(self, search: SearchState, frontier: list[str]) -> Steps[list[Candidate]]:
         """One hop around the whole frontier: relations pruned, then entities scored.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run.
         frontier : list of str
             The entities the kept paths end on.
 
         Returns
         -------
-        list of _Candidate
+        list of Candidate
             Every scored candidate, in discovery order (frontier entity, relation, entity).
         """
         with search.meter.graph():
             batch = self.store.neighbors_batch(frontier)
-        candidates: list[_Candidate] = []
+        candidates: list[Candidate] = []
         for entity in frontier:
             found = yield from self._expand_entity(search, entity, batch.get(entity, ()))
             candidates.extend(found)
         return candidates
 
     def _expand_entity(
-        self, search: _Search, entity: str, triples: Iterable[Triple]
-    ) -> Steps[list[_Candidate]]:
+        self, search: SearchState, entity: str, triples: Iterable[Triple]
+    ) -> Steps[list[Candidate]]:
         """The candidates one frontier entity offers: its relations searched and pruned, then
         the entities behind each kept relation scored.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run.
         entity : str
             A frontier entity.
@@ -325,7 +214,7 @@ class ToG(StepMethod[MethodResult]):
 
         Returns
         -------
-        list of _Candidate
+        list of Candidate
             The entity's candidates; none when it has no new relation or its relation choice
             cannot be read.
         """
@@ -333,11 +222,11 @@ class ToG(StepMethod[MethodResult]):
         relations = sorted(by_relation)[: min(self.config.max_relations, 26)]
         if not relations:
             return []
-        labels = self._relation_labels(relations)
+        labels = self.requests.relation_labels(relations)
         rel_scores = yield from self._prune_relations(search, entity, labels)
         if rel_scores is None:
             return []  # an unreadable relation choice drops the entity
-        candidates: list[_Candidate] = []
+        candidates: list[Candidate] = []
         for index, rel_score in rel_scores.items():
             scored = yield from self._score_entities(
                 search, entity, labels[index], by_relation[relations[index]], rel_score
@@ -374,13 +263,13 @@ class ToG(StepMethod[MethodResult]):
         return by_relation
 
     def _prune_relations(
-        self, search: _Search, entity: str, labels: list[str]
+        self, search: SearchState, entity: str, labels: list[str]
     ) -> Steps[dict[int, float] | None]:
         """Relation pruning: the LLM keeps up to ``W`` relations, with scores.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run.
         entity : str
             The frontier entity.
@@ -398,7 +287,7 @@ class ToG(StepMethod[MethodResult]):
         search.stats["relation_calls"] += 1
         return (
             yield from ask_parsed(
-                self._relation_request(search.question, entity, labels),
+                self.requests.relations(search.question, entity, labels),
                 partial(parse_scores, n_options=len(labels), max_choices=self.width),
                 RELATION_REMINDER,
                 search.usage,
@@ -408,12 +297,12 @@ class ToG(StepMethod[MethodResult]):
 
     def _score_entities(
         self,
-        search: _Search,
+        search: SearchState,
         entity: str,
         relation: str,
         triples: list[Triple],
         rel_score: float,
-    ) -> Steps[list[_Candidate]]:
+    ) -> Steps[list[Candidate]]:
         """Entity search and scoring: the entities behind a kept relation, scored by the LLM.
 
         A neighbourhood of ``entity_sample_threshold`` or more is cut to
@@ -422,7 +311,7 @@ class ToG(StepMethod[MethodResult]):
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run.
         entity : str
             The frontier entity.
@@ -435,7 +324,7 @@ class ToG(StepMethod[MethodResult]):
 
         Returns
         -------
-        list of _Candidate
+        list of Candidate
             One candidate per scored entity, scored by relation score times entity score.
         """
         if len(triples) >= self.config.entity_sample_threshold:
@@ -447,7 +336,7 @@ class ToG(StepMethod[MethodResult]):
         else:
             search.stats["entity_calls"] += 1
             parsed = yield from ask_parsed(
-                self._entity_request(search.question, entity, relation, others),
+                self.requests.entities(search.question, entity, relation, others),
                 partial(parse_scores, n_options=len(others), max_choices=len(others)),
                 SCORE_REMINDER,
                 search.usage,
@@ -457,25 +346,25 @@ class ToG(StepMethod[MethodResult]):
                 parsed = {i: 1.0 / len(others) for i in range(len(others))}
             ent_scores = parsed
         return [
-            _Candidate(triples[i], others[i], rel_score * ent_score)
+            Candidate(triples[i], others[i], rel_score * ent_score)
             for i, ent_score in ent_scores.items()
         ]
 
-    def _select_paths(self, search: _Search, candidates: list[_Candidate]) -> list[_Candidate]:
+    def _select_paths(self, search: SearchState, candidates: list[Candidate]) -> list[Candidate]:
         """Path selection: the ``W`` best candidates over the whole frontier.
 
         What was kept and dropped is recorded in ``search.explored``.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run.
-        candidates : list of _Candidate
+        candidates : list of Candidate
             This depth's candidates, in discovery order.
 
         Returns
         -------
-        list of _Candidate
+        list of Candidate
             At most ``W`` candidates with a positive score, best first.
         """
         # Stable sort: equal scores keep discovery order, so runs repeat exactly.
@@ -494,14 +383,14 @@ class ToG(StepMethod[MethodResult]):
         return chosen
 
     @staticmethod
-    def _extend_paths(search: _Search, chosen: list[_Candidate]) -> list[str]:
+    def _extend_paths(search: SearchState, chosen: list[Candidate]) -> list[str]:
         """Extend the paths by the chosen triples.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run; the chosen triples join ``kept``, their entities ``visited``.
-        chosen : list of _Candidate
+        chosen : list of Candidate
             The selected candidates.
 
         Returns
@@ -514,12 +403,12 @@ class ToG(StepMethod[MethodResult]):
         search.visited.update(frontier)
         return frontier
 
-    def _reason(self, search: _Search) -> Steps[str | None]:
+    def _reason(self, search: SearchState) -> Steps[str | None]:
         """Reasoning: the LLM reads every kept triple and answers, or says they do not suffice.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run.
 
         Returns
@@ -533,7 +422,7 @@ class ToG(StepMethod[MethodResult]):
         # The answer is a node of the kept triples (the model shortens names), or none.
         nodes = list(dict.fromkeys(name for h, _, t in search.kept for name in (h, t)))
         verdict = yield from ask_parsed(
-            self._reason_request(search.question, search.kept),
+            self.requests.reason(search.question, search.kept),
             lambda text: parse_sufficiency(text, nodes),
             REASON_REMINDER,
             search.usage,
@@ -543,12 +432,12 @@ class ToG(StepMethod[MethodResult]):
             return None
         return check_answer(verdict[1], search.topics, nodes=nodes) or None
 
-    def _fallback(self, search: _Search) -> Steps[str]:
+    def _fallback(self, search: SearchState) -> Steps[str]:
         """The CoT fallback, when exploration dies out or ``max_depth`` passes unanswered.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run.
 
         Returns
@@ -566,12 +455,12 @@ class ToG(StepMethod[MethodResult]):
             )
         )
 
-    def _result(self, search: _Search, answer: str, fell_back: bool) -> MethodResult:
+    def _result(self, search: SearchState, answer: str, fell_back: bool) -> MethodResult:
         """The run's result: the answer, the kept triples as context, the run's accounting.
 
         Parameters
         ----------
-        search : _Search
+        search : SearchState
             The run.
         answer : str
             The final answer.
