@@ -27,11 +27,9 @@ from fasttog_start_reach import (  # the benchmarks folder is the script's
     set_options,
 )
 
-from kgcore.methods.kernel.path_planning import (
-    distinct_paths,
-    list_paths,
-    rank_paths,
-)
+from kgcore.paths.ranking import rank_paths
+from kgcore.paths.reading import distinct_paths, list_paths
+from kgcore.paths.settings import OFFERED
 from kgcore.text.answer_forms import normalize_answer
 
 
@@ -67,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                 return any(normalize_answer(e) in golds for e in ends)
 
             counts["any"] += any(reaches(i) for i in range(len(paths)))
-            counts["offered"] += any(reaches(i) for i in order[: settings.offered])
+            counts["offered"] += any(reaches(i) for i in order[:OFFERED])
             counts["top1"] += reaches(order[0])
             counts["top3"] += any(reaches(i) for i in distinct_order(paths, order)[:3])
             first = paths[order[0]].answers(topic)[:1]

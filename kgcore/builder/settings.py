@@ -6,7 +6,7 @@ Every caller folds options here: :func:`kgcore.builder.build_method`, ``kgqa ask
 
 Example
 -------
->>> method_config("fasttog", {"width": 2, "leaves.with_topic": False}).leaves.with_topic
+>>> method_config("fasttog", {"width": 2, "leaves.kept": 0}).leaves.shown
 False
 >>> method_config("fasttog", {"paths.max_hops": 0}).paths.enabled
 False
@@ -94,7 +94,7 @@ def fasttog_config(
     set one setting of a nested group (``lcs``, ``leaves``, ``paths``). ``node_level``:
     communities of one node. A preset and a config together are refused.
 
-    >>> fasttog_config({"width": 2, "leaves.with_topic": False}).leaves.with_topic
+    >>> fasttog_config({"width": 2, "leaves.kept": 0}).leaves.shown
     False
     >>> fasttog_config({"max_community_size": 3}, node_level=True).lcs.max_community_size
     1

@@ -1,8 +1,9 @@
-"""Relation paths on a knowledge graph: listed around a topic entity, and followed.
-
-:mod:`kgcore.paths.walk` lists and walks them (graph reads only);
-:class:`~kgcore.paths.settings.PathSettings` holds path planning's settings; the planning step
-that asks a model to choose one is :mod:`kgcore.methods.kernel.path_planning`.
+"""Path planning, read from the question down: :mod:`~kgcore.paths.question_chain` reads a
+question as a chain of relation phrases, :mod:`~kgcore.paths.walk` lists and walks the relation
+paths around a topic entity (graph reads only), :mod:`~kgcore.paths.ranking` scores them
+against the question, and :mod:`~kgcore.paths.reading` follows the best ones and reads the
+answer set a model's reply names. :class:`~kgcore.paths.settings.PathSettings` holds its one
+setting; FastToG's part that uses it is :mod:`kgcore.methods.fasttog.path_planning`.
 """
 
 from kgcore.paths.settings import PathSettings

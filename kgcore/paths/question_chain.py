@@ -4,7 +4,7 @@
 dad's spouse, then the spouse's nation: English writes the chain outwards from the entity with
 ``'s`` ("Eugene's dad's spouse") and inwards with ``of`` ("the nation of the spouse of").
 :func:`chain_phrases` reads that order, so a relation path can be scored hop by hop against the
-phrase asked at that hop (:mod:`kgcore.methods.kernel.path_planning`). A question that is not
+phrase asked at that hop (:mod:`kgcore.paths.ranking`). A question that is not
 such a chain (fewer than two phrases) gives ``[]``.
 
 An "of" inside a relation name ("cause of death") reads like a link of the chain, so

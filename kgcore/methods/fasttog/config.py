@@ -68,27 +68,30 @@ class LeafSettings(Settings):
     ----------
     kept : int
         Coarse pruning keeps up to this many one-node candidates, one linking relation at a
-        time, when more than ``coarse_top_k`` candidates are adjacent.
-    with_topic : bool
-        The start community also shows the topic's one-node neighbours (their linking
-        triples): the first choice and every reasoning step see them.
+        time, when more than ``coarse_top_k`` candidates are adjacent; and, when above ``0``,
+        the start community also shows the topic's one-node neighbours (their linking
+        triples: the first choice and every reasoning step see them), and a community joining
+        a chain shows its own one-node neighbours, from the Local Community Search step its
+        chain later grows from (run as it joins). ``0`` is the paper's FastToG: none of the
+        three (each one's figures: ``docs/research/fasttog_deviations.md``).
     start_chains : bool
-        Those one-node candidates may also start a chain. Off: the first choice offers only
+        The one-node candidates may also start a chain. Off: the first choice offers only
         the candidates of two or more nodes (all of them when there is none).
-    with_chains : bool
-        A community joining a chain also shows its own one-node neighbours, from the Local
-        Community Search step its chain later grows from (run as it joins).
 
     Example
     -------
-    >>> LeafSettings().kept, LeafSettings(with_topic=False).start_chains
-    (3, False)
+    >>> LeafSettings().kept, LeafSettings().shown, LeafSettings(kept=0).shown
+    (3, True, False)
     """
 
     kept: int = 3
-    with_topic: bool = True
     start_chains: bool = False
-    with_chains: bool = True
+
+    @property
+    def shown(self) -> bool:
+        """Whether one-node neighbours are shown with the start community and with each
+        community that joins a chain (``kept > 0``)."""
+        return self.kept > 0
 
 
 @checked_settings(
@@ -122,9 +125,9 @@ class FastToGConfig(Settings):
     leaves : LeafSettings
         How one-node communities are kept and shown.
     paths : PathSettings
-        Path planning before the communities: the model chooses a relation path among those
-        the graph holds around the topic entities, the graph walks it, and its end nodes
-        answer (:mod:`~kgcore.methods.fasttog.path_planning`; a deviation from the paper);
+        Path planning before the communities: the relation paths the graph holds around the
+        topic entities closest to the question are followed on the graph and their facts read
+        first (:mod:`~kgcore.methods.fasttog.path_planning`; a deviation from the paper);
         ``PathSettings(max_hops=0)`` turns it off.
     prune_temperature, reason_temperature, prune_max_tokens, reason_max_tokens :
         Sampling of the pruning and reasoning replies.

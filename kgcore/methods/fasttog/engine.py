@@ -156,8 +156,8 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
 
         1. :meth:`_link_topic_entities`: the topic entities, as graph nodes;
            :meth:`_plan_path` (``paths``, this project's): the relation paths closest to the
-           question, followed on the graph, join the start community's facts (``"read"``), or
-           the one the model chooses answers (``"choose"``);
+           question, followed on the graph, join the start community's facts (a chain
+           question's aligned path answers);
         2. :meth:`_start_communities`: Local Community Search around them, the start community;
         3. :meth:`_first_choice`: up to W of its candidates, each starting a chain;
         4. :meth:`_reason_and_grow`: reasoning, an answer or every chain one community deeper
@@ -248,14 +248,14 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
         every active chain grows by one community and the LLM reasons again, up to ``D_max``.
         Returns whether an answer was found (then it is the result's).
 
-        With ``leaves.with_chains`` (communities of more than one node), each chain's next
+        With ``leaves.kept`` above 0 (communities of more than one node), each chain's next
         Local Community Search runs as its last community joins (:meth:`_look_ahead`).
         """
         cfg = self.config
         run.active = [True] * len(run.chains)
         depth = 1
         while True:
-            if cfg.leaves.with_chains and cfg.lcs.max_community_size > 1:
+            if cfg.leaves.shown and cfg.lcs.max_community_size > 1:
                 # Node-level (M = 1): every candidate is one node; none is a leaf.
                 with run.meter.graph():
                     run.ahead = self._look_ahead(run.chains, run.active, run.history, depth)

@@ -4,8 +4,8 @@ as its facts.
 Community detection runs without the visited nodes, so a node linked to one community and
 to nothing else sampled (a film's year, genre or language) is a community of its own, which
 the model rarely chooses. Its linking triple joins the facts of the community beside it: the
-start community's (``leaves.with_topic``, :mod:`~kgcore.methods.fasttog.start_community`) or
-a chain community's as it joins (``leaves.with_chains``, :meth:`LeafFacts._look_ahead`). The
+start community's (``leaves.kept`` above 0, :mod:`~kgcore.methods.fasttog.start_community`) or
+a chain community's as it joins (``leaves.kept`` above 0, :meth:`LeafFacts._look_ahead`). The
 node stays a candidate. Why, and what it measurably does:
 ``docs/research/fasttog_deviations.md`` (``start_leaves``, ``chain_leaves``).
 """
@@ -56,7 +56,7 @@ class LeafFacts:
         history: set[str],
         depth: int,
     ) -> dict[int, LCSStep]:
-        """``leaves.with_chains``: the Local Community Search step from each active chain's last
+        """``leaves.kept`` above 0: the Local Community Search step from each active chain's last
         community, run as the community joins, and its one-node neighbours shown with it.
 
         The step is the one the chain grows from after reasoning at ``depth`` (same seed), so

@@ -1,15 +1,12 @@
 """FastToG's path planning (``paths``; this project's, not the paper's): the relation paths the
 graph holds around the topic entities, ranked by closeness to the question and followed on the
-graph (:mod:`kgcore.methods.kernel.path_planning` ranks and follows them), before the paper's
-Local Community Search.
+graph (:mod:`kgcore.paths.reading`), before the paper's Local Community Search.
 
-``"read"`` (the default): the best ``paths.offered`` paths open the start community's facts,
-and the path that reaches the answer the model names gives the answer set; a question read as
-a chain of relation phrases is answered by its aligned path (``paths.chain_answer``), and with
-``paths.read_alone`` any other question is first shown its offered paths alone (one call).
-``"choose"``: one call in which the model chooses a path by number; a followed path that
-reaches between 1 and ``paths.max_answers`` nodes answers with them all. Why, and what it
-measurably does: ``docs/research/path_planning.md``.
+The best :data:`~kgcore.paths.settings.OFFERED` paths open the start community's facts, and
+the path that reaches the answer the model names gives the answer set; a question read as a
+chain of relation phrases is answered by its aligned path (no call) when it reaches between 1
+and :data:`~kgcore.paths.settings.MAX_ANSWERS` nodes, else the model reads that path alone
+first. Why, and what it measurably does: ``docs/research/path_planning.md``.
 """
 
 from __future__ import annotations
@@ -20,21 +17,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgcore.llm.protocol import LLMReply, LLMRequest, Steps
+from kgcore.llm.protocol import LLMRequest, Steps
 from kgcore.methods.fasttog.prompts import parse_braced_answer
 from kgcore.methods.fasttog.result import ChainCommunity
 from kgcore.methods.fasttog.run_state import FastToGRun
 from kgcore.methods.fasttog.similarity import SimilarityChoices
 from kgcore.methods.kernel import report_step, step_record
-from kgcore.methods.kernel.path_planning import (
-    PathPlan,
-    PathScorer,
-    path_answer,
-    path_scorer,
-    plan_steps,
-    read_paths,
-)
 from kgcore.paths import FollowedPath
+from kgcore.paths.ranking import PathScorer, path_scorer
+from kgcore.paths.reading import path_answer, read_paths
+from kgcore.paths.settings import MAX_ANSWERS
 from kgcore.text.triple2text import CommunityTextualizer, texts_of
 from kgcore.validation import join_answers
 
@@ -77,13 +69,10 @@ class PathPlanning(SimilarityChoices):
         ) -> LLMRequest: ...
 
     def _plan_path(self, run: FastToGRun) -> Steps[bool]:
-        """Path planning, before the start community: in ``"read"`` mode the followed paths
-        join the start community's facts (``run.path``), and a question read as a chain of
-        relation phrases is shown its path first (:meth:`_confirm_path`); in ``"choose"``
-        mode the model chooses a path, and a followed path that reaches between 1 and
-        ``paths.max_answers`` nodes answers with them all, best supported first, and is the
-        run's one chain; one that reaches more joins the start community's facts, and FastToG
-        goes on. A topic entity is an answer only when a path leads back to it.
+        """Path planning, before the start community: the followed paths join the start
+        community's facts (``run.path``), and a question read as a chain of relation phrases
+        is answered by its aligned path, or shown it first (:meth:`_confirm_path`). A topic
+        entity is an answer only when a path leads back to it.
 
         Parameters
         ----------
@@ -95,72 +84,37 @@ class PathPlanning(SimilarityChoices):
         bool
             Whether the path answered (then the answer is the result's).
         """
-        settings = self.config.paths
-        scorer = self.path_scorer()
-        if settings.mode == "read":
-            with run.meter.graph():
-                run.followed, chained = read_paths(
-                    self.store, run.question, run.topic, settings, scorer
-                )
-            if not run.followed:
-                return False
-            run.path = self._paths_community(run.followed)
-            run.trace.append(
-                report_step(
-                    {
-                        "purpose": "paths",
-                        "offered": [f.label() for f in run.followed],
-                        "reached": [len(f.answers) for f in run.followed],
-                        "chain": chained,
-                    }
-                )
+        with run.meter.graph():
+            run.followed, chained = read_paths(
+                self.store, run.question, run.topic, self.config.paths, self.path_scorer()
             )
-            if chained and settings.chain_answer == "graph" and self._answer_by_chain(run):
-                return True
-            if chained or settings.read_alone:
-                return (yield from self._confirm_path(run))
+        if not run.followed:
             return False
-
-        def record(asked: LLMRequest, reply: LLMReply, picked: list[int] | None) -> None:
-            run.trace.append(step_record(asked, reply, picked=picked))
-
-        plan: PathPlan | None = yield from run.meter.graph_steps(
-            plan_steps(
-                self.store, run.question, run.topic, settings, run.meter.usage, scorer, record
+        run.path = self._paths_community(run.followed)
+        run.trace.append(
+            report_step(
+                {
+                    "purpose": "paths",
+                    "offered": [f.label() for f in run.followed],
+                    "reached": [len(f.answers) for f in run.followed],
+                    "chain": chained,
+                }
             )
         )
-        if plan is None:
+        if not chained:
             return False
-        run.trace.append(report_step(plan.record()))
-        followed = plan.followed
-        if followed is None or not followed.answers:
-            return False
-        run.result.extra["path"] = path_record(followed)
-        if len(followed.answers) > settings.max_answers:
-            run.path = self._path_chain(followed)
-            return False
-        self._path_evidence(run, followed)
-        run.result.answer = join_answers(followed.answers)
-        run.result.grounded = True
-        run.result.depth = 1
-        return True
+        if self._answer_by_chain(run):
+            return True
+        return (yield from self._confirm_path(run))
 
     def path_scorer(self) -> PathScorer:
-        """How this engine ranks relation paths (:func:`~kgcore.methods.kernel.
-        path_planning.path_scorer` with its embedder and its ``paths`` settings)."""
-        settings = self.config.paths
-        embed = self._embed_texts if self.ranks_by_similarity else None
-        return path_scorer(
-            embed,
-            settings.coverage,
-            settings.coverage_relations,
-            settings.hop_cost,
-            settings.named_hop_cost,
-        )
+        """How this engine ranks relation paths (:func:`~kgcore.paths.ranking.path_scorer`
+        with its embedder when it ranks by similarity)."""
+        return path_scorer(self._embed_texts if self.ranks_by_similarity else None)
 
     def _answer_by_chain(self, run: FastToGRun) -> bool:
-        """``paths.chain_answer="graph"``: a question read as a chain of relation phrases is
-        answered by the nodes its aligned path reaches (between 1 and ``paths.max_answers``),
+        """A question read as a chain of relation phrases is answered by the nodes its aligned
+        path reaches (between 1 and :data:`~kgcore.paths.settings.MAX_ANSWERS`),
         in the path's order, with no LLM call; the path is the result's evidence chain.
 
         Returns
@@ -169,7 +123,7 @@ class PathPlanning(SimilarityChoices):
             Whether the path answered (with too many or no nodes, the model reads it).
         """
         path = run.followed[0]
-        if not 1 <= len(path.answers) <= self.config.paths.max_answers:
+        if not 1 <= len(path.answers) <= MAX_ANSWERS:
             return False
         run.result.answer = join_answers(path.answers)
         self._path_evidence(run, path)
@@ -179,10 +133,9 @@ class PathPlanning(SimilarityChoices):
         return True
 
     def _confirm_path(self, run: FastToGRun) -> Steps[bool]:
-        """The model reads the followed paths alone (a chain question's one aligned path, or
-        with ``paths.read_alone`` the offered paths) and answers; a node a path reaches is the
-        answer (that path's answer set), anything else lets FastToG go on with the paths'
-        facts in its start community.
+        """The model reads a chain question's one aligned path alone and answers; a node the
+        path reaches is the answer (that path's answer set), anything else lets FastToG go on
+        with the path's facts in its start community.
 
         Parameters
         ----------
@@ -211,18 +164,16 @@ class PathPlanning(SimilarityChoices):
     def _answer_by_path(
         self, run: FastToGRun, parsed: str, resolved: str | None = None
     ) -> str | None:
-        """``paths.mode="read"``: when the reply names a node that a followed path reaches,
-        that path's answers, the named one first (:func:`~kgcore.methods.kernel.
-        path_planning.path_answer`); the path becomes the result's evidence chain.
+        """When the reply names a node that a followed path reaches, that path's answers, the
+        named one first (:func:`~kgcore.paths.reading.path_answer`); the path becomes the
+        result's evidence chain.
 
         ``resolved`` is the reply's answer as the shown nodes it names ("2014" as "2014 NFC
         Championship Game"), tried after the names as the model wrote them."""
         names = [part.strip() for part in parsed.split(";")]
         if resolved is not None:
             names += [part.strip() for part in resolved.split(";")]
-        found = path_answer(
-            names, run.followed, self.config.paths.max_answers, expand=len(run.topic) == 1
-        )
+        found = path_answer(names, run.followed, MAX_ANSWERS, expand=len(run.topic) == 1)
         if found is None:
             return None
         answer, path = found
@@ -232,7 +183,7 @@ class PathPlanning(SimilarityChoices):
     def _path_evidence(self, run: FastToGRun, path: FollowedPath) -> None:
         """The followed path that gave the answer as the result's evidence:
         ``extra["path"]``, ``extra["answers"]`` and chain 0 (the other chains renumbered)."""
-        answers = path.answers[: self.config.paths.max_answers]
+        answers = path.answers[:MAX_ANSWERS]
         run.result.extra["path"] = path_record(path)
         run.result.extra["answers"] = answers
         run.result.chains.insert(0, [self._path_chain(path, answers)])

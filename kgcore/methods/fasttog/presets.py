@@ -126,7 +126,7 @@ PAPER: dict[str, Any] = {
     # Coarse pruning keeps the 8 best communities by modularity (community_max_candidate),
     # with no slot set aside for one-node communities.
     "coarse_top_k": 8,
-    "leaves": LeafSettings(kept=0, with_topic=False, start_chains=True, with_chains=False),
+    "leaves": LeafSettings(kept=0, start_chains=True),
     # Fine pruning by the LLM at every choice, lettered options, every triple of a community.
     "first_choice": "llm",
     "chain_choice": "llm",

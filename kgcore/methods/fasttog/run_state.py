@@ -19,7 +19,7 @@ class FastToGRun:
     text; ``path`` the followed relation paths as facts and ``followed`` the paths themselves
     (path planning); ``history`` the nodes on the start community or a chain; ``active``
     whether each chain may still grow; ``ahead`` the Local Community Search steps run as the
-    chains' last communities joined (``leaves.with_chains``).
+    chains' last communities joined (``leaves.kept`` above 0).
     """
 
     question: str

@@ -3,7 +3,7 @@ the first choice shows as its premise and every reasoning step shows first, and 
 first candidates may start a chain.
 
 The start community holds the topic's triples, the linking triples of its one-node neighbours
-(``leaves.with_topic``, :mod:`~kgcore.methods.fasttog.leaf_facts`), and opens with what joins
+(``leaves.kept`` above 0, :mod:`~kgcore.methods.fasttog.leaf_facts`), and opens with what joins
 several topic entities and the topic facts closest to the question
 (:mod:`~kgcore.methods.fasttog.topic_facts`). Why, and what it measurably does:
 ``docs/research/fasttog_deviations.md`` (``start_leaves``, ``start_leaf_chains``, several
@@ -41,7 +41,7 @@ class StartCommunity(TopicFacts):
         and a small model reads the chains it is shown side by side (``shared_first`` in
         :func:`~kgcore.community.lcs.coarse_prune` keeps them).
 
-        With ``leaves.with_topic`` and without ``leaves.start_chains``, the one-node candidates are
+        With ``leaves.kept`` above 0 and without ``leaves.start_chains``, one-node candidates are
         left out (all are kept when no candidate has two or more nodes): their linking triples
         are already facts of the start community, which the first choice shows as its premise
         and every reasoning step shows first, and a chain grown from one of them would expand
@@ -63,14 +63,14 @@ class StartCommunity(TopicFacts):
             joining = [i for i in every if links_several(candidates[i], topic)]
             if joining:
                 return joining
-        if not self.config.leaves.with_topic or self.config.leaves.start_chains:
+        if not self.config.leaves.shown or self.config.leaves.start_chains:
             return every
         return [i for i in every if len(candidates[i].nodes) > 1] or every
 
     def start_community(
         self, topic: Sequence[str], candidates: Sequence[Community], question: str = ""
     ) -> ChainCommunity:
-        """The start community: the topic's triples and, with ``leaves.with_topic``, the linking
+        """The start community: the topic's triples and, with ``leaves.kept`` above 0, the linking
         triples of the one-node communities among the first step's ``candidates``.
 
         Community detection runs without the visited nodes, so a node that is linked to the
@@ -84,7 +84,7 @@ class StartCommunity(TopicFacts):
         textualizer runs a model per call.
         """
         triples = tuple(self.store.triples_among(topic))
-        if self.config.leaves.with_topic:
+        if self.config.leaves.shown:
             triples += leaf_links(candidates)
         # One batch read serves both the joint facts and the topic facts.
         with_facts = bool(question) and self.gives_topic_facts

@@ -522,7 +522,7 @@ def leaf_run(
         LEAF_TRIPLES,
         "when was [Cleopatra] released",
         ["{1963}"],
-        leaves={"with_topic": with_topic, "start_chains": start_chains},
+        leaves={"kept": 3 if with_topic else 0, "start_chains": start_chains},
         max_depth=1,
         **settings,
     )
@@ -604,7 +604,7 @@ GENRE_QUESTION = "the films directed by [Giulio Petroni] were in which genres"
 def chain_leaf_run(
     with_chains: bool, reason: list[str], max_depth: int = 1
 ) -> tuple[FastToGResult, ScriptedLLM]:
-    leaves = {"with_chains": with_chains}
+    leaves = {"kept": 3 if with_chains else 0}
     return scripted_leaf_run(
         CHAIN_LEAF_TRIPLES, GENRE_QUESTION, reason, leaves=leaves, max_depth=max_depth
     )
@@ -645,18 +645,22 @@ def test_the_chain_grows_from_the_step_run_as_its_community_joined() -> None:
     assert result.lcs_steps == 3 and result.depth == 2
 
 
-def test_chain_leaves_do_nothing_in_the_node_level_variant() -> None:
+def test_chain_leaves_do_nothing_in_the_node_level_variant(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     store = InMemoryGraphStore.from_triples(CHAIN_LEAF_TRIPLES)
-    prompts = []
-    for with_chains in (True, False):
-        leaves = LeafSettings(with_chains=with_chains)
-        config = FastToGConfig.node_level().with_overrides(max_depth=2, leaves=leaves)
-        llm = ScriptedLLM.by_purpose(
-            repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}"], cot=["{x}"])
-        )
-        FastToG(store, config).run(GENRE_QUESTION, llm)
-        prompts.append([r.messages[-1].content for r in llm.requests])
-    assert prompts[0] == prompts[1] and len(prompts[0]) > 2
+    config = FastToGConfig.node_level().with_overrides(max_depth=2)
+    assert config.leaves.shown  # on, yet a one-node community has no neighbours to look at
+
+    def no_look_ahead(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a node-level chain looked ahead")
+
+    monkeypatch.setattr(FastToG, "_look_ahead", no_look_ahead)
+    llm = ScriptedLLM.by_purpose(
+        repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}"], cot=["{x}"])
+    )
+    result = FastToG(store, config).run(GENRE_QUESTION, llm)
+    assert result.depth == 2
 
 
 def test_first_choice_by_similarity_takes_the_closest_w_without_a_call(

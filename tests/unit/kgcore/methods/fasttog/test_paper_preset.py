@@ -60,14 +60,13 @@ PAPER_SETTINGS: list[tuple[str, Any]] = [
     ("lcs.hub_degree", None),
     # reference: --community_max_candidate default 8 (graph_prune, the modularity top-k).
     ("lcs.coarse_top_k", 8),
-    # paper and reference: coarse pruning by modularity alone, no slots for one-node leaves.
+    # paper and reference: coarse pruning by modularity alone, no slots for one-node leaves;
+    # the start community is the topic entity's own community, and a chain community is
+    # shown as it is (no one-node neighbours shown).
     ("leaves.kept", 0),
-    # paper and reference: the start community is the topic entity's own community.
-    ("leaves.with_topic", False),
+    ("leaves.shown", False),
     # paper and reference: any candidate may start a chain.
     ("leaves.start_chains", True),
-    # paper and reference: a chain community is shown as it is.
-    ("leaves.with_chains", False),
     # paper and reference: no path planning (this project's, issue 48), communities only.
     ("paths.max_hops", 0),
     ("paths.enabled", False),

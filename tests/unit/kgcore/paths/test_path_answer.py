@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kgcore.methods.kernel.path_planning import path_answer
+from kgcore.paths.reading import path_answer
 from kgcore.paths.walk import FollowedPath, Hop
 from kgcore.validation import MAX_ANSWER_CHARS
 
