@@ -65,9 +65,9 @@ def _load(args: argparse.Namespace) -> int:
         embedder = None
         dimensions = None
         if args.embed:
-            from kgcore.embeddings import SentenceTransformerEmbedder
+            from kgcore.embeddings import default_embedder
 
-            embedder = SentenceTransformerEmbedder()
+            embedder = default_embedder()
             dimensions = int(embedder.embed(["probe"]).shape[1])
         if store is not None and args.create_indexes:
             # Before any triple: a server that makes its indexes another way (ArcadeDB)

@@ -98,6 +98,10 @@ class MethodSpec:
     it reads (``kgqa eval`` loads no model for a method that calls none); ``options`` lists
     the option names it accepts (the cost cap's aside); ``embeddings`` how it reads sentence
     embeddings (:data:`EmbeddingUse`); ``presets`` whether it takes a named preset.
+    ``make_config(options, preset)`` folds a configured method's settings into its config
+    object (``None``: the method takes its options as they are), beside which it takes
+    ``extra_options`` (``textualizer``); ``settings_classes()`` are the settings classes that
+    check the options of a method without one config.
     """
 
     name: str
@@ -108,6 +112,9 @@ class MethodSpec:
     needs_llm: bool = True
     embeddings: EmbeddingUse = "none"
     presets: bool = False
+    make_config: Callable[[dict[str, Any], str | None], Any] | None = None
+    extra_options: tuple[str, ...] = ()
+    settings_classes: Callable[[], list[Any]] = lambda: []
 
 
 def _fasttog(
@@ -213,6 +220,50 @@ def _cot_sc_options() -> frozenset[str]:
     return keyword_names(PromptBaseline, skip=("kind",))
 
 
+def _fasttog_config(options: dict[str, Any], preset: str | None) -> Any:
+    from kgcore.builder.configs import fasttog_config
+
+    return fasttog_config(options, preset=preset)
+
+
+def _fasttog_node_config(options: dict[str, Any], preset: str | None) -> Any:
+    from kgcore.builder.configs import fasttog_config
+
+    return fasttog_config(options, node_level=True, preset=preset)
+
+
+def _tog_config(options: dict[str, Any], preset: str | None) -> Any:
+    from kgcore.builder.configs import config_of
+    from kgcore.methods.tog import ToGConfig
+
+    return config_of(ToGConfig, options)
+
+
+def _cgpe_config(options: dict[str, Any], preset: str | None) -> Any:
+    from kgcore.builder.configs import config_of
+    from kgcore.methods.cgpe import CGPEConfig
+
+    return config_of(CGPEConfig, options)
+
+
+def _retrieval_classes() -> list[Any]:
+    from kgcore.gretriever import PCSTSettings, RegionSettings
+
+    return [PCSTSettings, RegionSettings]
+
+
+def _gretriever_classes() -> list[Any]:
+    from kgcore.methods.gretriever.qa import GRetrieverQAConfig
+
+    return [*_retrieval_classes(), GRetrieverQAConfig]
+
+
+def _cot_sc_classes() -> list[Any]:
+    from kgcore.methods.baselines import CoTSCConfig
+
+    return [CoTSCConfig]
+
+
 METHODS: dict[str, MethodSpec] = {
     spec.name: spec
     for spec in (
@@ -224,6 +275,8 @@ METHODS: dict[str, MethodSpec] = {
             _fasttog_options,
             embeddings="auto",
             presets=True,
+            make_config=_fasttog_config,
+            extra_options=("textualizer",),
         ),
         MethodSpec(
             "fasttog-node",
@@ -233,9 +286,26 @@ METHODS: dict[str, MethodSpec] = {
             _fasttog_options,
             embeddings="auto",
             presets=True,
+            make_config=_fasttog_node_config,
+            extra_options=("textualizer",),
         ),
-        MethodSpec("tog", _tog, True, "Think-on-Graph, node by node (W=3, D=3)", _tog_options),
-        MethodSpec("cgpe", _cgpe, True, "Clue-Guided Path Exploration", _cgpe_options),
+        MethodSpec(
+            "tog",
+            _tog,
+            True,
+            "Think-on-Graph, node by node (W=3, D=3)",
+            _tog_options,
+            make_config=_tog_config,
+        ),
+        MethodSpec(
+            "cgpe",
+            _cgpe,
+            True,
+            "Clue-Guided Path Exploration",
+            _cgpe_options,
+            make_config=_cgpe_config,
+            extra_options=("type_of",),
+        ),
         MethodSpec(
             "gretriever",
             _gretriever,
@@ -243,6 +313,7 @@ METHODS: dict[str, MethodSpec] = {
             "G-Retriever subgraph retrieval + answer",
             _gretriever_options,
             embeddings="default",
+            settings_classes=_gretriever_classes,
         ),
         MethodSpec(
             "gretriever-gnn",
@@ -252,6 +323,7 @@ METHODS: dict[str, MethodSpec] = {
             _gretriever_gnn_options,
             needs_llm=False,
             embeddings="default",
+            settings_classes=_retrieval_classes,
         ),
         MethodSpec("io", _prompt("io"), False, "IO prompting, no graph"),
         MethodSpec("cot", _prompt("cot"), False, "chain-of-thought prompting, no graph"),
@@ -261,6 +333,7 @@ METHODS: dict[str, MethodSpec] = {
             False,
             "CoT with self-consistency, no graph",
             _cot_sc_options,
+            settings_classes=_cot_sc_classes,
         ),
         MethodSpec(
             "echo",

@@ -8,7 +8,7 @@ Example
 -------
 >>> from kgcore.gretriever.textgraph import TextualGraph
 >>> graph = TextualGraph.from_triples([("Cleopatra", "directed_by", "Joseph L. Mankiewicz")])
->>> index = GraphIndex.build(graph, SentenceTransformerEmbedder(), cache_dir=None)  # doctest: +SKIP
+>>> index = GraphIndex.build(graph, default_embedder(), cache_dir=None)  # doctest: +SKIP
 >>> index.node_similarity(index.embed_query("who directed Cleopatra")).shape   # doctest: +SKIP
 (2,)
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder, embedding_dimension
+from kgcore.embeddings import TextEmbedder, default_embedder, embedding_dimension
 from kgcore.exceptions import EmbeddingError, InvalidQuestionError
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 from kgcore.local_models import user_cache_dir
@@ -222,7 +222,7 @@ class GraphIndex:
         graph : TextualGraph
             The graph to index.
         embedder : TextEmbedder, optional
-            Default: :class:`SentenceTransformerEmbedder` with the offline all-MiniLM-L6-v2.
+            Default: the offline all-MiniLM-L6-v2 (:func:`~kgcore.embeddings.default_embedder`).
         edge_text : {"relation", "triple"}
             Embed each edge's relation (the paper) or its ``"head relation tail"`` text.
         cache_dir : path, "default" or None
@@ -232,7 +232,7 @@ class GraphIndex:
             Show a progress bar while embedding.
         """
         check_edge_text_mode(edge_text)
-        embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
+        embedder = embedder if embedder is not None else default_embedder()
         cache_path = None
         if cache_dir is not None:
             folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)

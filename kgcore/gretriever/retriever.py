@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from kgcore.embeddings import SentenceTransformerEmbedder, TextEmbedder
+from kgcore.embeddings import TextEmbedder, default_embedder
 from kgcore.exceptions import (
     ConfigurationError,
     EmbeddingError,
@@ -187,7 +187,7 @@ class GRetriever:
             if not triples:
                 raise EmptyGraphError("no triples were given: nothing to retrieve from")
             store = InMemoryGraphStore.from_triples(triples)
-        base = embedder if embedder is not None else SentenceTransformerEmbedder()
+        base = embedder if embedder is not None else default_embedder()
         if cache_dir is not None and vector_database(store) is None:
             # In memory, the file cache; a graph database keeps the vectors itself.
             base = CachedEmbedder(base, TextVectorCache(text_cache_dir(cache_dir), base.model_id))

@@ -74,9 +74,9 @@ class SimilarityChoices:
     def embedder(self) -> TextEmbedder:
         """The sentence embedder of ``first_choice="similarity"`` (built at the first use)."""
         if self._embedder is None:
-            from kgcore.embeddings import SentenceTransformerEmbedder
+            from kgcore.embeddings import default_embedder
 
-            self._embedder = SentenceTransformerEmbedder()
+            self._embedder = default_embedder()
         return self._embedder
 
     @property

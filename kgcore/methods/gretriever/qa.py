@@ -146,7 +146,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
             max_graph_tokens=max_graph_tokens,
             chars_per_token=chars_per_token,
         )
-        from kgcore.embeddings import SentenceTransformerEmbedder
+        from kgcore.embeddings import default_embedder
         from kgcore.gretriever import GRetriever, PCSTSettings, RegionSettings
         from kgcore.gretriever.textualize import check_text_format
 
@@ -156,7 +156,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
         self.verbalizer = check_verbalizer("G-Retriever", verbalizer)
         store = compound_view(store)
         self.store = store
-        embedder = embedder if embedder is not None else SentenceTransformerEmbedder()
+        embedder = embedder if embedder is not None else default_embedder()
         triples = _all_triples(store) if store.num_nodes() <= region.whole_graph_max_nodes else None
         if triples:
             self.retriever = GRetriever.from_triples(
