@@ -22,9 +22,10 @@ Example
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.callbacks import Callbacks
+from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
@@ -32,12 +33,12 @@ from kgcore.agent_text import answer_text, name_as_topic, unknown_entity_text
 from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.store import GraphStore
 
-if TYPE_CHECKING:
-    from langchain_fasttog.base import KGMethodChain
-
 __all__ = ["MethodToolInput", "method_tool"]
 
 Reply = tuple[str, dict[str, Any]]
+#: A method's chain (:class:`~langchain_fasttog.base.KGMethodChain`): a Runnable from a
+#: question and its topic entities to the result dict, with the method's name as ``method``.
+MethodChain = Runnable[Any, dict[str, Any]]
 
 
 class MethodToolInput(BaseModel):
@@ -52,15 +53,16 @@ class MethodToolInput(BaseModel):
     )
 
 
-def _description(chain: KGMethodChain) -> str:
+def _description(chain: MethodChain) -> str:
+    method = getattr(chain, "method", chain.get_name())
     return (
-        f"Answers a question from the knowledge graph ({chain.method}). Write the entities the "
+        f"Answers a question from the knowledge graph ({method}). Write the entities the "
         "question is about in [brackets], e.g. 'who directed [Cleopatra]', or pass them as "
         "topic_entities. An unknown name gets the closest names in the graph."
     )
 
 
-def _input(chain: KGMethodChain, question: str, topic_entities: list[str] | None) -> Any:
+def _input(chain: MethodChain, question: str, topic_entities: list[str] | None) -> Any:
     graph = getattr(chain, "graph", None)
     if not topic_entities and isinstance(graph, GraphStore):
         topic_entities = name_as_topic(graph, question) or None
@@ -83,7 +85,7 @@ def _unknown(err: EntityNotFoundError) -> Reply:
 
 
 def method_tool(
-    chain: KGMethodChain, name: str | None = None, description: str | None = None
+    chain: MethodChain, name: str | None = None, description: str | None = None
 ) -> BaseTool:
     """``chain`` as a tool taking ``question`` and optional ``topic_entities`` (see the
     module's text); the content is the answer, the artifact the result dict."""

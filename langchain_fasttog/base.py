@@ -344,6 +344,9 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
 class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
     """Base of the method retrievers: the knowledge a kgcore engine reasoned over, as Documents.
 
+    LangChain's ``BaseRetriever`` contract; its twin for LlamaIndex is
+    :class:`llamaindex_gretriever.KGMethodRetriever`.
+
     ``k`` caps the documents, at construction or per call (``invoke(question, k=1)``);
     ``topic_entities`` may be passed per call. Subclasses build the engine (:meth:`engine`) and
     turn its result into Documents (:meth:`to_documents`).

@@ -56,6 +56,9 @@ class CGPEFields(GraphField):
 class CGPERetriever(CGPEFields, KGMethodRetriever):
     """Retrieve the knowledge paths CGPE explores for a question.
 
+    LangChain's ``BaseRetriever`` contract; its twin for LlamaIndex is
+    :class:`llamaindex_gretriever.CGPERetriever`.
+
     Parameters
     ----------
     graph : GraphStore

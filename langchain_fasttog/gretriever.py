@@ -155,6 +155,9 @@ class GRetrieverRetriever(GRetrieverFields, DocumentOptions, BaseRetriever):
     """Retrieve the facts of G-Retriever's subgraph for a question, one Document per edge,
     the most relevant first; no chat model is asked.
 
+    LangChain's ``BaseRetriever`` contract; its twin for LlamaIndex is
+    :class:`llamaindex_gretriever.GRetrieverRetriever`.
+
     The topic entities seed the subgraph's region: the caller's (``invoke(q,
     topic_entities=[...])``), else the names in ``[brackets]``, else the query itself when it
     is a node's name; a small graph is searched whole without any (the paper's G-Retriever),

@@ -100,6 +100,9 @@ def documents_to_result(question: str, docs: Sequence[Document]) -> FastToGResul
 class FastToGRetriever(FastToGFields, KGMethodRetriever):
     """Retrieve the knowledge-graph communities FastToG reasons over.
 
+    LangChain's ``BaseRetriever`` contract; its twin for LlamaIndex is
+    :class:`llamaindex_gretriever.FastToGRetriever`.
+
     Parameters
     ----------
     graph : GraphStore

@@ -55,6 +55,9 @@ class ToGRetriever(ToGFields, KGMethodRetriever):
     answer first (``metadata["supports_answer"]``); the metadata holds the run's answer,
     depth, topic entities and cost.
 
+    LangChain's ``BaseRetriever`` contract; its twin for LlamaIndex is
+    :class:`llamaindex_gretriever.ToGRetriever`.
+
     Parameters
     ----------
     graph : GraphStore

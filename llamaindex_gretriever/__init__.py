@@ -18,12 +18,14 @@ from llamaindex_gretriever.llm import (
     chatml_messages_to_prompt,
 )
 from llamaindex_gretriever.method_llm import LlamaIndexChatLLM
-from llamaindex_gretriever.method_retriever import (
+from llamaindex_gretriever.method_retrievers import (
+    CGPERetriever,
+    FastToGRetriever,
     KGMethodQueryEngine,
     KGMethodRetriever,
+    ToGRetriever,
     evidence_nodes,
 )
-from llamaindex_gretriever.method_retrievers import CGPERetriever, FastToGRetriever, ToGRetriever
 from llamaindex_gretriever.prompts import graph_query_engine
 from llamaindex_gretriever.property_graph import GRetrieverPGRetriever, read_property_graph
 from llamaindex_gretriever.retriever import GRetrieverRetriever, result_to_node

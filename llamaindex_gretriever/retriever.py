@@ -124,6 +124,9 @@ def _depth(kwargs: dict[str, Any], path_depth: int | None) -> dict[str, Any]:
 class GRetrieverRetriever(BaseRetriever):
     """LlamaIndex retriever returning the G-Retriever subgraph of a question.
 
+    LlamaIndex's ``BaseRetriever`` contract; its twin for LangChain is
+    :class:`langchain_fasttog.GRetrieverRetriever`.
+
     Parameters
     ----------
     retriever : GRetriever

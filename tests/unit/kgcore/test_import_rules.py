@@ -369,3 +369,32 @@ def test_no_two_cli_modules_import_each_other_in_any_form() -> None:
     cli = {m: {t for t in targets if t.startswith("kgqa")} for m, targets in graph.items()
            if m.startswith("kgqa")}  # fmt: skip
     assert find_cycle(cli) is None
+
+
+ADAPTERS = ("langchain_fasttog", "llamaindex_gretriever")
+
+
+def test_no_two_adapter_modules_import_each_other_in_any_form() -> None:
+    graph = _graph(module_level_only=False)
+    pairs = sorted(
+        (a, b)
+        for a, targets in graph.items()
+        if a.split(".")[0] in ADAPTERS
+        for b in targets
+        if a < b and a in graph.get(b, set())
+    )
+    assert not pairs, f"adapter modules that import each other: {pairs}"
+
+
+def test_twin_classes_of_the_two_adapters_name_each_other() -> None:
+    import langchain_fasttog
+    import llamaindex_gretriever
+
+    twins = set(langchain_fasttog.__all__) & set(llamaindex_gretriever.__all__)
+    retrievers = sorted(n for n in twins if n.endswith("Retriever"))
+    assert retrievers
+    for name in retrievers:
+        for package, other in ((langchain_fasttog, "llamaindex_gretriever"),
+                               (llamaindex_gretriever, "langchain_fasttog")):  # fmt: skip
+            doc = getattr(package, name).__doc__ or ""
+            assert f"{other}.{name}" in doc, f"{package.__name__}.{name} names no twin"
