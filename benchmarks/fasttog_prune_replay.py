@@ -73,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
             topic = link_entity(store, example.topic_entities[0])
             answers = {a for a in example.answers if store.has_node(a)}
             positions = gold_positions(store, topic, path_relations(example.meta["type"]), answers)
-            candidates = engine.lcs_step([topic], {topic}, depth=0, chain=0).candidates
+            candidates = engine.search.step([topic], {topic}, depth=0, chain=0).candidates
             if len(candidates) <= config.width:
                 continue  # forced with every option: nothing to replay
             asked += 1
-            offered = engine.first_options(candidates)
+            offered = engine.start.first_options(candidates)
             if len(offered) <= config.width:
                 chosen, reply = offered, "(forced)"
             elif engine.first_choice == "similarity":
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                 if llm is None:
                     chat = resolve_chat_model(args.llm)
                     llm = LangChainLLM(chat, sampling=paper_sampling(args.llm))
-                start = engine.start_community([topic], candidates)
+                start = engine.start.build([topic], candidates)
                 request = engine.choice_request(
                     example.question,
                     start.text,

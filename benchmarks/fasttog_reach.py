@@ -93,15 +93,15 @@ def reach(
     goal = max(positions.values(), default=0)
     history = {topic}
     current = [topic]
-    step = engine.lcs_step(current, history, depth=0, chain=0)
+    step = engine.search.step(current, history, depth=0, chain=0)
     in_subgraph = step.subgraph is not None and any(a in step.subgraph.hops for a in answers)
     # The first choice offers only the candidates that may start a chain.
-    candidates = [step.candidates[i] for i in engine.first_options(step.candidates)]
+    candidates = [step.candidates[i] for i in engine.start.first_options(step.candidates)]
     in_topk = any(positions.get(n, 0) >= 1 for c in candidates for n in c.nodes)
     progress = 0
     for depth in range(engine.config.max_depth):
         if depth:
-            step = engine.lcs_step(current, history, depth=depth, chain=0)
+            step = engine.search.step(current, history, depth=depth, chain=0)
             candidates = list(step.candidates)
         best = max(
             candidates,

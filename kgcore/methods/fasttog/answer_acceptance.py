@@ -13,26 +13,35 @@ neighbour_answer`). Why, and what it measurably does: ``docs/research/fasttog_de
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from kgcore.graph.compound import CompoundNodeView
+from kgcore.methods.fasttog.config import FastToGConfig
+from kgcore.methods.fasttog.path_planning import PathPlanner
 from kgcore.methods.fasttog.run_state import FastToGRun
 from kgcore.methods.fasttog.topic_facts import TopicFacts
 from kgcore.methods.kernel import check_answer
 from kgcore.text.answer_forms import normalize_answer
 
 
-class AnswerAcceptance(TopicFacts):
-    """The FastToG engine's answer acceptance (a mixin of
-    :class:`~kgcore.methods.fasttog.engine.FastToG`: it reads the engine's path planning,
-    :meth:`~kgcore.methods.fasttog.path_planning.PathPlanning._answer_by_path`)."""
+class AnswerAcceptance:
+    """The FastToG engine's answer acceptance (a part of
+    :class:`~kgcore.methods.fasttog.engine.FastToG`): ``config``'s ``grounded_answers`` and
+    ``neighbour_answers``, a path's answer set through ``paths``, a topic entity's
+    neighbours on ``store`` through ``topic_facts``."""
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        store: CompoundNodeView,
+        config: FastToGConfig,
+        topic_facts: TopicFacts,
+        paths: PathPlanner,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.topic_facts = topic_facts
+        self.paths = paths
 
-        def _answer_by_path(
-            self, run: FastToGRun, parsed: str, resolved: str | None = None
-        ) -> str | None: ...
-
-    def _accepted(self, run: FastToGRun, parsed: str | None) -> str | None:
+    def accept(self, run: FastToGRun, parsed: str | None) -> str | None:
         """The answer a reasoning reply gives (``parsed``: the names in its braces), or
         ``None``: reasoning goes on. Sets whether the result is grounded."""
         cfg = self.config
@@ -44,7 +53,7 @@ class AnswerAcceptance(TopicFacts):
             nodes=run.result.reasoning_nodes() if grounded else None,
         )
         if parsed is not None and run.followed:
-            answer = self._answer_by_path(run, parsed, answer) or answer
+            answer = self.paths.answer_by_path(run, parsed, answer) or answer
         if answer is None and parsed is not None and grounded and cfg.neighbour_answers:
             answer = self.neighbour_answer(parsed, run.topic)
         run.result.grounded = grounded  # without grounding, the answer is only checked sane
@@ -64,14 +73,14 @@ class AnswerAcceptance(TopicFacts):
         >>> from kgcore.methods.fasttog import FastToG
         >>> store = InMemoryGraphStore.from_triples([
         ...     ("Italy", "currency", "Euro"), ("France", "currency", "Euro")])
-        >>> FastToG(store).neighbour_answer("euro; Lira", ["Italy"])
+        >>> FastToG(store).acceptance.neighbour_answer("euro; Lira", ["Italy"])
         'Euro'
-        >>> FastToG(store).neighbour_answer("France", ["Italy"]) is None
+        >>> FastToG(store).acceptance.neighbour_answer("France", ["Italy"]) is None
         True
         """
         excluded = {normalize_answer(entity) for entity in topic}
         near: dict[str, str] = {}
-        for by_node in self.topic_links(topic):
+        for by_node in self.topic_facts.links(topic):
             for node in by_node:
                 key = normalize_answer(node)
                 if key and key not in excluded and not self.store.is_unnamed(node):

@@ -15,14 +15,18 @@ at most ``2*W*D + D + 2`` for width W and depth D (a retry of an unusable reply 
 method is written once as a step generator (:mod:`kgcore.llm.protocol`), so it runs with any
 sync or async model; :meth:`FastToG.steps` runs these steps as named phases.
 
-This project's additions live in modules of their own, parts of :class:`FastToG`: path planning
-(:mod:`~kgcore.methods.fasttog.path_planning`), the start community
+The engine holds the paper's phases; each piece of work is a part, a small class of its own
+module given what it needs when the engine is built: the Local Community Search step
+(:mod:`~kgcore.methods.fasttog.community_search`), community texts
+(:mod:`~kgcore.methods.fasttog.texts`), fine pruning (:mod:`~kgcore.methods.fasttog.choice`),
+the reasoning request (:mod:`~kgcore.methods.fasttog.reasoning`), and this project's additions:
+path planning (:mod:`~kgcore.methods.fasttog.path_planning`), the start community
 (:mod:`~kgcore.methods.fasttog.start_community`), topic and joint facts
 (:mod:`~kgcore.methods.fasttog.topic_facts`), leaf facts
 (:mod:`~kgcore.methods.fasttog.leaf_facts`), similarity choices
 (:mod:`~kgcore.methods.fasttog.similarity`) and answer acceptance
 (:mod:`~kgcore.methods.fasttog.answer_acceptance`); ``docs/research/fasttog_deviations.md``
-says why each is there.
+says why each addition is there.
 
 Example
 -------
@@ -48,45 +52,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kgcore.community.lcs import Community, LCSStep, local_community_search
+from kgcore.community.lcs import Community, LCSStep
 from kgcore.exceptions import EmptyGraphError
 from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
-from kgcore.llm.parsing import parse_choices
-from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
+from kgcore.llm.protocol import Steps
 from kgcore.methods.base import StepMethod
 from kgcore.methods.fasttog.answer_acceptance import AnswerAcceptance
+from kgcore.methods.fasttog.choice import CommunityChoice
+from kgcore.methods.fasttog.community_search import CommunitySearch
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.leaf_facts import LeafFacts
-from kgcore.methods.fasttog.path_planning import PathPlanning
-from kgcore.methods.fasttog.prompts import (
-    MAX_PARSED_REPLY_CHARS,
-    PRUNE_REMINDERS,
-    demo_names,
-    parse_braced_answer,
-    prune_request,
-    reason_request,
-)
-from kgcore.methods.fasttog.result import ChainCommunity, FastToGResult
+from kgcore.methods.fasttog.path_planning import PathPlanner
+from kgcore.methods.fasttog.reasoning import Reasoning
+from kgcore.methods.fasttog.result import FastToGResult
 from kgcore.methods.fasttog.run_state import FastToGRun
+from kgcore.methods.fasttog.similarity import SimilarityChoices
 from kgcore.methods.fasttog.start_community import StartCommunity
+from kgcore.methods.fasttog.texts import CommunityTexts
+from kgcore.methods.fasttog.topic_facts import TopicFacts
 from kgcore.methods.kernel import (
     UNKNOWN,
     Linked,
     RunMeter,
-    ask_parsed,
     cot_request,
     cot_sc_steps,
     io_request,
     link_steps,
     read_answer,
-    report_step,
     step_record,
     topic_names,
 )
 from kgcore.text.registry import resolve_textualizer
-from kgcore.text.triple2text import CommunityTextualizer, Triple2Text, texts_of
-from kgcore.types import Triple
+from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
@@ -94,12 +92,13 @@ if TYPE_CHECKING:
 __all__ = ["FastToG", "FastToGConfig"]
 
 
-class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMethod[FastToGResult]):
+class FastToG(StepMethod[FastToGResult]):
     """Fast Think-on-Graph over a :class:`~kgcore.graph.store.GraphStore`.
 
-    The class holds the paper's phases; its parts (the classes it derives from, each in a
-    module of its own) add this project's start community, topic and joint facts, leaf facts,
-    path planning, similarity choices and answer acceptance.
+    The class holds the paper's phases (:meth:`steps`); its parts are attributes, each built
+    here from what it needs: ``search`` (Local Community Search), ``texts`` (community texts),
+    ``similarity``, ``choice`` (fine pruning), ``reasoning``, ``topic_facts``, ``start`` (the
+    start community), ``leaves``, ``paths`` (path planning) and ``acceptance``.
 
     Parameters
     ----------
@@ -134,20 +133,40 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
         embedder: TextEmbedder | None = None,
     ) -> None:
         self.store = compound_view(store)
-        self._embedder = embedder
         self.config = config or FastToGConfig()
         node_level = self.config.lcs.max_community_size == 1
         self.name = name or ("fasttog-node" if node_level else "fasttog")
+        cfg = self.config
+        self.textualizer: CommunityTextualizer
         if textualizer is None or textualizer == "t2t":
-            cfg = self.config
             self.textualizer = Triple2Text(
                 merge_shared=cfg.merge_shared,
                 sentence_per=cfg.sentence_per,  # type: ignore[arg-type]  # checked by the config
             )
         else:
             self.textualizer = resolve_textualizer(textualizer)  # "g2t", ... or an object
-        self._example_names = demo_names(self.config.reason_demos)  # never taken for answers
-        self._text_vectors = {}
+        store_ = self.store
+        self.texts = CommunityTexts(self.textualizer, cfg.max_option_triples)
+        self.search = CommunitySearch(store_, cfg)
+        self.similarity = SimilarityChoices(cfg, embedder, self.texts)
+        self.reasoning = Reasoning(cfg)
+        self.choice = CommunityChoice(cfg, self.texts, self.similarity)
+        self.topic_facts = TopicFacts(store_, cfg, self.textualizer, self.similarity)
+        self.start = StartCommunity(store_, cfg, self.textualizer, self.topic_facts)
+        self.leaves = LeafFacts(self.search, self.texts)
+        self.paths = PathPlanner(store_, cfg, self.textualizer, self.similarity, self.reasoning)
+        self.acceptance = AnswerAcceptance(store_, cfg, self.topic_facts, self.paths)
+
+    @property
+    def first_choice(self) -> str:
+        """How the first W communities are chosen: ``"llm"`` or ``"similarity"``
+        (:attr:`~kgcore.methods.fasttog.similarity.SimilarityChoices.first_choice`)."""
+        return self.similarity.first_choice
+
+    @property
+    def chain_choice(self) -> str:
+        """How a chain's next community is chosen: ``"llm"`` or ``"similarity"``."""
+        return self.similarity.chain_choice
 
     def steps(
         self, question: str, topic_entities: Sequence[str] | None = None
@@ -155,7 +174,7 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
         """The method as a step generator (see :mod:`kgcore.llm.protocol`), phase by phase.
 
         1. :meth:`_link_topic_entities`: the topic entities, as graph nodes;
-           :meth:`_plan_path` (``paths``, this project's): the relation paths closest to the
+           ``paths.plan`` (this project's): the relation paths closest to the
            question, followed on the graph, join the start community's facts (a chain
            question's aligned path answers);
         2. :meth:`_start_communities`: Local Community Search around them, the start community;
@@ -169,7 +188,7 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
             raise EmptyGraphError("the knowledge graph has no triples: load some before asking")
         run = yield from self._link_topic_entities(question, topic_entities)
         if run.topic and self.config.paths.enabled:
-            if (yield from self._plan_path(run)):
+            if (yield from self.paths.plan(run)):
                 return self._finish(run.result, run.meter)
         if run.topic:
             step = self._start_communities(run)
@@ -212,14 +231,14 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
 
     def _start_communities(self, run: FastToGRun) -> LCSStep:
         """Phase 2, Local Community Search around the topic entities (depth 0); sets the
-        start community (:meth:`start_community`, after the followed paths' facts) and the
+        start community (``start.build``, after the followed paths' facts) and the
         history set, and returns the search's candidate communities, best first."""
         run.history = set(run.topic)
         with run.meter.graph():
-            step = self.lcs_step(run.topic, run.history, depth=0, chain=0)
+            step = self.search.step(run.topic, run.history, depth=0, chain=0)
         run.result.lcs_steps += 1
-        start = self._paths_first(
-            run, self.start_community(run.topic, step.candidates, run.question)
+        start = self.paths.paths_first(
+            run, self.start.build(run.topic, step.candidates, run.question)
         )
         run.result.start = start
         run.start_text = start.text
@@ -227,19 +246,19 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
 
     def _first_choice(self, run: FastToGRun, step: LCSStep) -> Steps[None]:
         """Phase 3, the first choice: up to W of the first step's candidates (those
-        :meth:`first_options` offers), each starting a reasoning chain at depth 1; the chosen
+        ``start.first_options`` offers), each starting a reasoning chain at depth 1; the chosen
         communities join the run's chains and its history set."""
         if not step.candidates:
             return
-        offered = self.first_options(step.candidates, run.topic)
+        offered = self.start.first_options(step.candidates, run.topic)
         options = [step.candidates[i] for i in offered]
-        picked = yield from self._fine_prune(
+        picked = yield from self.choice.prune(
             run, run.start_text, options, self.config.width, first=True
         )
         chosen = [offered[i] for i in picked][: self.config.width]
         for index in chosen:
             community = step.candidates[index]
-            run.chains.append([self._chain_community(community, len(run.chains), 1)])
+            run.chains.append([self.texts.chain_community(community, len(run.chains), 1)])
             run.history.update(community.nodes)
         self._record_pruned(run.result, step.candidates, chosen, -1, 1)
 
@@ -249,7 +268,7 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
         Returns whether an answer was found (then it is the result's).
 
         With ``leaves.kept`` above 0 (communities of more than one node), each chain's next
-        Local Community Search runs as its last community joins (:meth:`_look_ahead`).
+        Local Community Search runs as its last community joins (``leaves.look_ahead``).
         """
         cfg = self.config
         run.active = [True] * len(run.chains)
@@ -258,7 +277,7 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
             if cfg.leaves.shown and cfg.lcs.max_community_size > 1:
                 # Node-level (M = 1): every candidate is one node; none is a leaf.
                 with run.meter.graph():
-                    run.ahead = self._look_ahead(run.chains, run.active, run.history, depth)
+                    run.ahead = self.leaves.look_ahead(run.chains, run.active, run.history, depth)
                 run.result.lcs_steps += len(run.ahead)
             answer = yield from self._reason(run, depth)
             if answer is not None:
@@ -275,15 +294,15 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
         """One reasoning step at ``depth``: the LLM answers from the start community and the
         chains, or says ``Unknown``; returns the answer, or ``None``: reasoning goes on.
 
-        Braces are required; which name is taken for the answer is :meth:`_accepted`'s.
+        Braces are required; which name is taken for the answer is ``acceptance.accept``'s.
         """
         chains = [[c.text for c in chain] for chain in run.chains]
-        request = self._reason_request(run.question, run.start_text, chains)
+        request = self.reasoning.request(run.question, run.start_text, chains)
         reply = yield request
         run.meter.usage.add(reply)
         shown = run.result.reasoning_nodes() if self.config.grounded_answers else None
-        parsed = parse_braced_answer(reply.text, self._example_names, shown)
-        answer = self._accepted(run, parsed)
+        parsed = self.reasoning.parse(reply.text, shown)
+        answer = self.acceptance.accept(run, parsed)
         run.trace.append(step_record(request, reply, depth=depth, answer=answer, parsed=parsed))
         run.result.depth = depth
         return answer
@@ -299,7 +318,7 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
 
     def _grow_chain(self, run: FastToGRun, index: int, depth: int) -> Steps[bool]:
         """Chain ``index`` grows by one community from ``depth``: coarse pruning
-        (:meth:`_coarse_prune`), then fine pruning (:meth:`_fine_prune`) of a single choice,
+        (:meth:`_coarse_prune`), then fine pruning (``choice.prune``) of a single choice,
         which joins the history set; a chain that gets no candidate, or whose choice is
         ``none``, stops. Returns whether the chain grew."""
         chain = run.chains[index]
@@ -308,13 +327,13 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
             run.active[index] = False
             return False
         premise = f"{run.start_text} " + " ".join(c.text for c in chain)
-        chosen = yield from self._fine_prune(run, premise, candidates, 1)
+        chosen = yield from self.choice.prune(run, premise, candidates, 1)
         self._record_pruned(run.result, candidates, chosen[:1], index, depth + 1)
         if not chosen:
             run.active[index] = False  # the model chose none: this chain stops
             return False
         community = candidates[chosen[0]]
-        chain.append(self._chain_community(community, index, depth + 1))
+        chain.append(self.texts.chain_community(community, index, depth + 1))
         run.history.update(community.nodes)
         return True
 
@@ -327,90 +346,11 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
             # Run as the community joined; drop what other chains took since.
             return [c for c in run.ahead[index].candidates if run.history.isdisjoint(c.nodes)]
         with run.meter.graph():
-            step = self.lcs_step(run.chains[index][-1].nodes, run.history, depth=depth, chain=index)
+            step = self.search.step(
+                run.chains[index][-1].nodes, run.history, depth=depth, chain=index
+            )
         run.result.lcs_steps += 1
         return step.candidates
-
-    def _fine_prune(
-        self,
-        run: FastToGRun,
-        premise: str,
-        candidates: Sequence[Community],
-        max_choices: int,
-        first: bool = False,
-    ) -> Steps[list[int]]:
-        """Fine pruning: up to ``max_choices`` (W at the first choice, else 1) of the
-        ``candidates``, chosen by the LLM (:meth:`_choose`) or, with ``first_choice``
-        (``chain_choice``) ``"similarity"`` and more candidates than choices, the closest to
-        the question (:meth:`_closest`, no LLM call).
-
-        Parameters
-        ----------
-        run : FastToGRun
-            The run's state.
-        premise : str
-            What the chain holds so far (the start community's text at the first choice).
-        candidates : sequence of Community
-            The candidates offered.
-        max_choices : int
-            W at the first choice, else 1.
-        first : bool, optional
-            Whether this is the first choice.
-
-        Returns
-        -------
-        list of int
-            The chosen candidates' indexes; ``[]`` for none.
-        """
-        choice = self.first_choice if first else self.chain_choice
-        if choice == "similarity" and len(candidates) > max_choices:
-            return self._closest(run, candidates, max_choices)
-        usage = run.meter.usage
-        return (
-            yield from self._choose(
-                run.question, premise, candidates, max_choices, usage, run.trace, first
-            )
-        )
-
-    def _choose(
-        self,
-        question: str,
-        premise: str,
-        candidates: Sequence[Community],
-        max_choices: int,
-        usage: UsageMeter,
-        trace: list[dict[str, object]],
-        first: bool = False,
-    ) -> Steps[list[int]]:
-        """Fine pruning by the LLM: valid choices kept, one retry, then no choice.
-
-        No call when the choice is forced (as the reference code does): at the start, W or
-        fewer candidates are all taken; later, a lone candidate is taken. The first choice
-        offers no ``{none}``: a chain must start somewhere.
-        """
-        offered = [list(c.nodes) for c in candidates]
-        if (first and len(candidates) <= max_choices) or (not first and len(candidates) == 1):
-            trace.append(report_step({"purpose": "prune", "offered": offered, "forced": True}))
-            return list(range(len(candidates)))[:max_choices]
-        request = self.choice_request(question, premise, candidates, max_choices, first)
-
-        def record(
-            asked: LLMRequest, reply: LLMReply, picked: list[int] | None, retry: bool
-        ) -> None:
-            extra: dict[str, object] = {"retry": True} if retry else {}
-            trace.append(step_record(asked, reply, offered=offered, picked=picked, **extra))
-
-        picked = yield from ask_parsed(
-            request,
-            lambda text: self.read_choice(
-                text, len(candidates), max_choices, self.config.option_labels
-            ),
-            PRUNE_REMINDERS[self.config.option_labels],
-            usage,
-            usable=lambda value: value is not None and (bool(value) or not first),
-            record=record,
-        )
-        return picked or []
 
     def _fall_back(self, run: FastToGRun) -> Steps[None]:
         """Phase 5, the fallback when reasoning found no answer: IO or CoT prompting, or
@@ -449,120 +389,6 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
             result.extra["textualizer_model"] = model_name
         return result
 
-    # -- the steps' pieces: Local Community Search, requests, the textualizer -------------
-    def lcs_step(
-        self, current: Sequence[str], history: set[str], depth: int, chain: int
-    ) -> LCSStep:
-        """One Local Community Search step as the engine runs it (seeded by depth and chain).
-
-        The step from several topic entities (depth 0) ranks first what joins them
-        (``shared_first``, see :func:`~kgcore.community.lcs.coarse_prune`), unless
-        ``shared_topics`` is off.
-        """
-        seed = self.config.seed * 1_000_003 + depth * 1_009 + chain
-        shared_first = self.config.shared_topics and depth == 0 and len(current) > 1
-        return local_community_search(
-            self.store,
-            current,
-            self.config.lcs,
-            exclude=history,
-            seed=seed,
-            shared_first=shared_first,
-            leaf_slots=self.config.leaves.kept,
-        )
-
-    def choice_request(
-        self,
-        question: str,
-        premise: str,
-        candidates: Sequence[Community],
-        max_choices: int,
-        first: bool = False,
-    ) -> LLMRequest:
-        """The fine-pruning request of one choice, as the engine sends it.
-
-        ``premise`` is what the chain holds so far (the start community's text at the first
-        choice); ``first`` offers no ``{none}``: a chain must start somewhere. The prompt
-        template, temperature and token cap are the config's.
-
-        >>> from kgcore.community.lcs import Community
-        >>> from kgcore.graph import InMemoryGraphStore
-        >>> films = Community(("Cleopatra", "All About Eve"), (), ())
-        >>> year = Community(("1963",), (), ())
-        >>> request = FastToG(InMemoryGraphStore()).choice_request("q", "X.", [films, year], 1)
-        >>> request.purpose, "{none}" in request.messages[-1].content
-        ('prune', True)
-        """
-        return prune_request(
-            question,
-            premise,
-            self._texts(candidates),
-            max_choices,
-            temperature=self.config.prune_temperature,
-            max_tokens=self.config.prune_max_tokens,
-            allow_none=not first,
-            template=self.config.prune_prompt,
-            labels=self.config.option_labels,
-        )
-
-    @staticmethod
-    def read_choice(
-        text: str, n_options: int, max_choices: int, labels: str = "numbers"
-    ) -> list[int] | None:
-        """The options (0-based) a pruning reply chooses, ``[]`` for none, ``None`` when
-        the reply is unusable; total, and only the first characters of ``text`` are read.
-        ``labels`` is how the options were labelled (``option_labels``).
-
-        >>> FastToG.read_choice("I pick {2}.", 3, 1), FastToG.read_choice("hmm", 3, 1)
-        ([1], None)
-        >>> FastToG.read_choice("{B}", 3, 1, labels="letters")
-        [1]
-        """
-        return parse_choices(str(text)[:MAX_PARSED_REPLY_CHARS], n_options, max_choices, labels)
-
-    def _reason_request(
-        self, question: str, start: str, chains: Sequence[Sequence[str]]
-    ) -> LLMRequest:
-        """A reasoning request with the config's prompt, demonstrations and sampling."""
-        cfg = self.config
-        return reason_request(
-            question,
-            start,
-            chains,
-            temperature=cfg.reason_temperature,
-            max_tokens=cfg.reason_max_tokens,
-            template=cfg.reason_prompt,
-            demos=cfg.reason_demos,
-            system=cfg.reason_system,
-        )
-
-    def _text(self, community: Community | ChainCommunity, leaves: tuple[Triple, ...] = ()) -> str:
-        """The textualizer's text of a community: its first ``max_option_triples`` triples
-        (links first), then the linking triples of its one-node neighbours (``leaves``)."""
-        return self.textualizer(community.nodes, self._shown(community) + leaves)
-
-    def _texts(self, communities: Sequence[Community]) -> list[str]:
-        """:meth:`_text` of each community, in one batch where the textualizer writes
-        batches (a Graph2Text model writes the options of a choice together)."""
-        return texts_of(self.textualizer, [(c.nodes, self._shown(c)) for c in communities])
-
-    def _shown(self, community: Community | ChainCommunity) -> tuple[Triple, ...]:
-        """The triples of a community that its text shows: its first ``max_option_triples``
-        (links first)."""
-        return (community.links + community.triples)[: self.config.max_option_triples]
-
-    def _chain_community(self, community: Community, chain: int, depth: int) -> ChainCommunity:
-        """``community`` as it joins chain ``chain`` at ``depth``, with its text."""
-        return ChainCommunity(
-            chain=chain,
-            depth=depth,
-            nodes=community.nodes,
-            triples=community.triples,
-            links=community.links,
-            text=self._text(community),
-            modularity=community.modularity,
-        )
-
     def _record_pruned(
         self,
         result: FastToGResult,
@@ -573,7 +399,7 @@ class FastToG(StartCommunity, AnswerAcceptance, PathPlanning, LeafFacts, StepMet
     ) -> None:
         """Keep the candidates the LLM did not choose (for pictures and error analysis)."""
         result.pruned += [
-            self._chain_community(c, chain, depth)
+            self.texts.chain_community(c, chain, depth)
             for i, c in enumerate(candidates)
             if i not in chosen
         ]

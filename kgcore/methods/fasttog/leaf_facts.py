@@ -5,7 +5,7 @@ Community detection runs without the visited nodes, so a node linked to one comm
 to nothing else sampled (a film's year, genre or language) is a community of its own, which
 the model rarely chooses. Its linking triple joins the facts of the community beside it: the
 start community's (``leaves.kept`` above 0, :mod:`~kgcore.methods.fasttog.start_community`) or
-a chain community's as it joins (``leaves.kept`` above 0, :meth:`LeafFacts._look_ahead`). The
+a chain community's as it joins (``leaves.kept`` above 0, :meth:`LeafFacts.look_ahead`). The
 node stays a candidate. Why, and what it measurably does:
 ``docs/research/fasttog_deviations.md`` (``start_leaves``, ``chain_leaves``).
 """
@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from kgcore.community.lcs import Community, LCSStep
+from kgcore.methods.fasttog.community_search import CommunitySearch
 from kgcore.methods.fasttog.result import ChainCommunity
+from kgcore.methods.fasttog.texts import CommunityTexts
 from kgcore.types import Triple
 
 
@@ -34,22 +35,15 @@ def leaf_links(candidates: Sequence[Community]) -> tuple[Triple, ...]:
 
 
 class LeafFacts:
-    """The FastToG engine's leaf facts along the chains (a mixin of
-    :class:`~kgcore.methods.fasttog.engine.FastToG`: it runs the engine's Local Community
-    Search step, :meth:`~kgcore.methods.fasttog.engine.FastToG.lcs_step`, and writes
-    community texts with its ``_text``)."""
+    """The FastToG engine's leaf facts along the chains (a part of
+    :class:`~kgcore.methods.fasttog.engine.FastToG`): it runs the Local Community Search
+    steps of ``search`` and writes community texts with ``texts``."""
 
-    if TYPE_CHECKING:
+    def __init__(self, search: CommunitySearch, texts: CommunityTexts) -> None:
+        self.search = search
+        self.texts = texts
 
-        def lcs_step(
-            self, current: Sequence[str], history: set[str], depth: int, chain: int
-        ) -> LCSStep: ...
-
-        def _text(
-            self, community: Community | ChainCommunity, leaves: tuple[Triple, ...] = ()
-        ) -> str: ...
-
-    def _look_ahead(
+    def look_ahead(
         self,
         chains: list[list[ChainCommunity]],
         active: Sequence[bool],
@@ -69,11 +63,11 @@ class LeafFacts:
             if not active[index]:
                 continue
             last = chain[-1]
-            step = self.lcs_step(last.nodes, history, depth=depth, chain=index)
+            step = self.search.step(last.nodes, history, depth=depth, chain=index)
             steps[index] = step
             leaves = leaf_links(step.candidates)
             if leaves:
                 chain[-1] = dataclasses.replace(
-                    last, triples=last.triples + leaves, text=self._text(last, leaves)
+                    last, triples=last.triples + leaves, text=self.texts.text(last, leaves)
                 )
         return steps

@@ -15,10 +15,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from kgcore.llm.protocol import LLMRequest, Steps
-from kgcore.methods.fasttog.prompts import parse_braced_answer
+from kgcore.llm.protocol import Steps
+from kgcore.methods.fasttog.config import FastToGConfig
+from kgcore.methods.fasttog.reasoning import Reasoning
 from kgcore.methods.fasttog.result import ChainCommunity
 from kgcore.methods.fasttog.run_state import FastToGRun
 from kgcore.methods.fasttog.similarity import SimilarityChoices
@@ -36,9 +35,6 @@ if TYPE_CHECKING:
 #: Answers named after a followed path's facts ("Leads to: A; B; C (12 in all).").
 PATH_ENDS_SHOWN = 5
 
-#: Texts whose embeddings an engine keeps (:meth:`PathPlanning._embed_texts`).
-TEXT_VECTOR_CACHE = 50_000
-
 
 def path_record(path: FollowedPath) -> dict[str, object]:
     """What ``result.extra["path"]`` says of the followed path that gave the answer."""
@@ -51,24 +47,27 @@ def path_record(path: FollowedPath) -> dict[str, object]:
     }
 
 
-class PathPlanning(SimilarityChoices):
-    """The FastToG engine's path planning (a mixin of
-    :class:`~kgcore.methods.fasttog.engine.FastToG`: it reads the engine's ``store`` and
-    ``textualizer``, its cache of text embeddings, and asks with its reasoning request,
-    :meth:`~kgcore.methods.fasttog.engine.FastToG._reason_request`)."""
+class PathPlanner:
+    """The FastToG engine's path planning (a part of
+    :class:`~kgcore.methods.fasttog.engine.FastToG`): paths on ``store`` as ``config`` says,
+    ranked with ``similarity``'s embeddings, written by ``textualizer``; a chain question's
+    path alone is read with the ``reasoning`` step's request."""
 
-    store: CompoundNodeView
-    textualizer: CommunityTextualizer
-    _example_names: frozenset[str]
-    _text_vectors: dict[str, np.ndarray]
+    def __init__(
+        self,
+        store: CompoundNodeView,
+        config: FastToGConfig,
+        textualizer: CommunityTextualizer,
+        similarity: SimilarityChoices,
+        reasoning: Reasoning,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.textualizer = textualizer
+        self.similarity = similarity
+        self.reasoning = reasoning
 
-    if TYPE_CHECKING:
-
-        def _reason_request(
-            self, question: str, start: str, chains: Sequence[Sequence[str]]
-        ) -> LLMRequest: ...
-
-    def _plan_path(self, run: FastToGRun) -> Steps[bool]:
+    def plan(self, run: FastToGRun) -> Steps[bool]:
         """Path planning, before the start community: the followed paths join the start
         community's facts (``run.path``), and a question read as a chain of relation phrases
         is answered by its aligned path, or shown it first (:meth:`_confirm_path`). A topic
@@ -86,7 +85,7 @@ class PathPlanning(SimilarityChoices):
         """
         with run.meter.graph():
             run.followed, chained = read_paths(
-                self.store, run.question, run.topic, self.config.paths, self.path_scorer()
+                self.store, run.question, run.topic, self.config.paths, self.scorer()
             )
         if not run.followed:
             return False
@@ -107,10 +106,11 @@ class PathPlanning(SimilarityChoices):
             return True
         return (yield from self._confirm_path(run))
 
-    def path_scorer(self) -> PathScorer:
+    def scorer(self) -> PathScorer:
         """How this engine ranks relation paths (:func:`~kgcore.paths.ranking.path_scorer`
         with its embedder when it ranks by similarity)."""
-        return path_scorer(self._embed_texts if self.ranks_by_similarity else None)
+        similarity = self.similarity
+        return path_scorer(similarity.embed_cached if similarity.ranks_by_similarity else None)
 
     def _answer_by_chain(self, run: FastToGRun) -> bool:
         """A question read as a chain of relation phrases is answered by the nodes its aligned
@@ -148,11 +148,11 @@ class PathPlanning(SimilarityChoices):
             Whether the model confirmed the path (then the answer is the result's).
         """
         assert run.path is not None
-        request = self._reason_request(run.question, run.path.text, [])
+        request = self.reasoning.request(run.question, run.path.text, [])
         reply = yield request
         run.meter.usage.add(reply)
-        parsed = parse_braced_answer(reply.text, self._example_names)
-        answer = self._answer_by_path(run, parsed) if parsed is not None else None
+        parsed = self.reasoning.parse(reply.text)
+        answer = self.answer_by_path(run, parsed) if parsed is not None else None
         run.trace.append(step_record(request, reply, depth=0, answer=answer, parsed=parsed))
         if answer is None:
             return False
@@ -161,7 +161,7 @@ class PathPlanning(SimilarityChoices):
         run.result.depth = 1
         return True
 
-    def _answer_by_path(
+    def answer_by_path(
         self, run: FastToGRun, parsed: str, resolved: str | None = None
     ) -> str | None:
         """When the reply names a node that a followed path reaches, that path's answers, the
@@ -191,7 +191,7 @@ class PathPlanning(SimilarityChoices):
             chain[:] = [dataclasses.replace(c, chain=index) for c in chain]
 
     @staticmethod
-    def _paths_first(run: FastToGRun, start: ChainCommunity) -> ChainCommunity:
+    def paths_first(run: FastToGRun, start: ChainCommunity) -> ChainCommunity:
         """The start community with the followed paths' facts (``run.path``) first."""
         if run.path is None:
             return start
@@ -230,15 +230,3 @@ class PathPlanning(SimilarityChoices):
             links=(),
             text=self.textualizer(nodes, facts),
         )
-
-    def _embed_texts(self, texts: list[str]) -> np.ndarray:
-        """Sentence embeddings of ``texts``, cached (path planning embeds the same relation
-        paths and phrases question after question)."""
-        cache = self._text_vectors
-        if len(cache) > TEXT_VECTOR_CACHE:
-            cache.clear()
-        missing = [t for t in dict.fromkeys(texts) if t not in cache]
-        if missing:
-            rows = np.asarray(self.embedder.embed(missing), dtype=np.float64)
-            cache.update(zip(missing, rows, strict=True))
-        return np.vstack([cache[t] for t in texts])

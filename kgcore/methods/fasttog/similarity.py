@@ -19,6 +19,7 @@ import numpy as np
 from kgcore.community.lcs import Community
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.run_state import FastToGRun
+from kgcore.methods.fasttog.texts import CommunityTexts
 from kgcore.methods.kernel import report_step
 
 if TYPE_CHECKING:
@@ -27,20 +28,33 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class SimilarityChoices:
-    """The FastToG engine's similarity choices: who chooses, the embedder, the ranking.
+#: Texts whose embeddings a part keeps (:meth:`SimilarityChoices.embed_cached`).
+TEXT_VECTOR_CACHE = 50_000
 
-    A part of :class:`~kgcore.methods.fasttog.engine.FastToG` (a mixin): it reads the
-    engine's ``config``, its embedder (``_embedder``, ``None`` until needed) and its
-    community texts (``_texts``).
+
+class SimilarityChoices:
+    """The FastToG engine's similarity choices: who chooses, the embedder, the ranking (a part
+    of :class:`~kgcore.methods.fasttog.engine.FastToG`).
+
+    Parameters
+    ----------
+    config : FastToGConfig
+        ``first_choice`` and ``chain_choice``.
+    embedder : TextEmbedder, optional
+        Sentence embeddings: with one, ``"auto"`` chooses by similarity; without, the offline
+        all-MiniLM-L6-v2 is loaded at the first ``"similarity"`` ranking.
+    texts : CommunityTexts
+        How a candidate community is written (what is embedded).
     """
 
-    config: FastToGConfig
-    _embedder: TextEmbedder | None
-
-    if TYPE_CHECKING:
-
-        def _texts(self, communities: Sequence[Community]) -> list[str]: ...
+    def __init__(
+        self, config: FastToGConfig, embedder: TextEmbedder | None, texts: CommunityTexts
+    ) -> None:
+        self.config = config
+        self.given_embedder = embedder
+        self._embedder = embedder
+        self.texts = texts
+        self._text_vectors: dict[str, np.ndarray] = {}
 
     @property
     def first_choice(self) -> str:
@@ -99,13 +113,14 @@ class SimilarityChoices:
         ...     def embed(self, texts, progress=False):
         ...         return np.array([[t.count(c) + 0.1 for c in "xyz"] for t in texts])
         >>> engine = FastToG(InMemoryGraphStore(), embedder=Letters())
-        >>> engine.rank_by_similarity("zz", [Community(("x",), (), ()), Community(("z",), (), ())])
+        >>> options = [Community(("x",), (), ()), Community(("z",), (), ())]
+        >>> engine.similarity.rank_by_similarity("zz", options)
         [1, 0]
         """
-        scores = self._similarities(question, self._texts(candidates))
+        scores = self.similarities(question, self.texts.texts(candidates))
         return sorted(range(len(candidates)), key=lambda i: -float(scores[i]))
 
-    def _similarities(self, question: str, texts: Sequence[str]) -> np.ndarray:
+    def similarities(self, question: str, texts: Sequence[str]) -> np.ndarray:
         """The cosine similarity of each of ``texts`` to ``question`` (one embedding call)."""
         # An app's embedder may return unnormalised rows, or NaN for an empty text; in float64,
         # so that near ties rank the same in every run.
@@ -116,7 +131,7 @@ class SimilarityChoices:
         vectors = vectors / norms[:, None]
         return vectors[1:] @ vectors[0]
 
-    def _closest(
+    def closest(
         self, run: FastToGRun, candidates: Sequence[Community], max_choices: int
     ) -> list[int]:
         """The similarity choice: the ``max_choices`` candidates closest to the question, with
@@ -134,3 +149,15 @@ class SimilarityChoices:
             )
         )
         return picked
+
+    def embed_cached(self, texts: list[str]) -> np.ndarray:
+        """Sentence embeddings of ``texts``, cached (path planning embeds the same relation
+        paths and phrases question after question)."""
+        cache = self._text_vectors
+        if len(cache) > TEXT_VECTOR_CACHE:
+            cache.clear()
+        missing = [t for t in dict.fromkeys(texts) if t not in cache]
+        if missing:
+            rows = np.asarray(self.embedder.embed(missing), dtype=np.float64)
+            cache.update(zip(missing, rows, strict=True))
+        return np.vstack([cache[t] for t in texts])

@@ -15,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgcore.community.lcs import Community
+from kgcore.graph.store import GraphStore
+from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.leaf_facts import leaf_links
 from kgcore.methods.fasttog.result import ChainCommunity
 from kgcore.methods.fasttog.topic_facts import TopicFacts, joint_sentence
+from kgcore.text.triple2text import CommunityTextualizer
 
 
 def links_several(community: Community, topic: Sequence[str]) -> bool:
@@ -26,9 +29,22 @@ def links_several(community: Community, topic: Sequence[str]) -> bool:
     return len(touched & set(topic)) > 1
 
 
-class StartCommunity(TopicFacts):
-    """The FastToG engine's start community and first options (a mixin of
-    :class:`~kgcore.methods.fasttog.engine.FastToG`)."""
+class StartCommunity:
+    """The FastToG engine's start community and first options (a part of
+    :class:`~kgcore.methods.fasttog.engine.FastToG`): the topic's facts on ``store`` as
+    ``config`` says, with the ``topic_facts`` part's, written by ``textualizer``."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        config: FastToGConfig,
+        textualizer: CommunityTextualizer,
+        topic_facts: TopicFacts,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.textualizer = textualizer
+        self.topic_facts = topic_facts
 
     def first_options(
         self, candidates: Sequence[Community], topic: Sequence[str] = ()
@@ -53,9 +69,9 @@ class StartCommunity(TopicFacts):
         >>> from kgcore.methods.fasttog import FastToG
         >>> year = Community(("1963",), (), ())
         >>> director = Community(("All About Eve", "Joseph L. Mankiewicz"), (), ())
-        >>> FastToG(InMemoryGraphStore()).first_options([year, director])
+        >>> FastToG(InMemoryGraphStore()).start.first_options([year, director])
         [1]
-        >>> FastToG(InMemoryGraphStore()).first_options([year])
+        >>> FastToG(InMemoryGraphStore()).start.first_options([year])
         [0]
         """
         every = list(range(len(candidates)))
@@ -67,7 +83,7 @@ class StartCommunity(TopicFacts):
             return every
         return [i for i in every if len(candidates[i].nodes) > 1] or every
 
-    def start_community(
+    def build(
         self, topic: Sequence[str], candidates: Sequence[Community], question: str = ""
     ) -> ChainCommunity:
         """The start community: the topic's triples and, with ``leaves.kept`` above 0, the linking
@@ -80,20 +96,21 @@ class StartCommunity(TopicFacts):
         reasoning step see them; the node stays a candidate (how often a gold answer is such a
         neighbour: ``docs/research/fasttog_deviations.md#start_leaves``). With ``question``
         (and ``topic_facts``), the facts of the topic entities closest to it open the start
-        community (:meth:`topic_facts`). Built once, after the first step: a Graph2Text
-        textualizer runs a model per call.
+        community (:meth:`~kgcore.methods.fasttog.topic_facts.TopicFacts.closest`). Built
+        once, after the first step: a Graph2Text textualizer runs a model per call.
         """
         triples = tuple(self.store.triples_among(topic))
         if self.config.leaves.shown:
             triples += leaf_links(candidates)
         # One batch read serves both the joint facts and the topic facts.
-        with_facts = bool(question) and self.gives_topic_facts
-        linked = self.topic_links(topic) if with_facts else None
-        joint, joint_links = self.joint_neighbours(topic, linked)
+        facts = self.topic_facts
+        with_facts = bool(question) and facts.gives_topic_facts
+        linked = facts.links(topic) if with_facts else None
+        joint, joint_links = facts.joint_neighbours(topic, linked)
         if joint_links:
             triples += tuple(t for t in joint_links if t not in triples)
         if with_facts:
-            closest = self.topic_facts(question, topic, linked)
+            closest = facts.closest(question, topic, linked)
             triples = tuple(t for t in closest if t not in triples) + triples
         text = self.textualizer(topic, triples)
         if joint:

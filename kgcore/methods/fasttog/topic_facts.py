@@ -1,7 +1,7 @@
 """Topic and joint facts (this project's, not the paper's): what the graph holds right beside
 the topic entities, read once per question.
 
-- :meth:`TopicFacts.topic_facts` (``topic_facts``): each neighbour's linking triple closest
+- :meth:`TopicFacts.closest` (``topic_facts``): each neighbour's linking triple closest
   to the question, by sentence embeddings; the closest open the start community.
 - :meth:`TopicFacts.joint_neighbours` (``joint_limit``): the nodes linked to every one of
   several topic entities, stated as one fact (:func:`joint_sentence`) that opens the start
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.similarity import SimilarityChoices
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 from kgcore.types import Triple
@@ -41,21 +42,31 @@ def joint_sentence(topic: Sequence[str], joint: Sequence[str]) -> str:
     return f"Linked to each of {names}: {'; '.join(joint)}."
 
 
-class TopicFacts(SimilarityChoices):
-    """The FastToG engine's topic and joint facts (a mixin of
-    :class:`~kgcore.methods.fasttog.engine.FastToG`: it reads the engine's ``store``,
-    ``config`` and ``textualizer``)."""
+class TopicFacts:
+    """The FastToG engine's topic and joint facts (a part of
+    :class:`~kgcore.methods.fasttog.engine.FastToG`): read on ``store`` with ``config``'s
+    ``topic_facts`` and ``joint_limit``, ranked by ``similarity``, written as the
+    ``textualizer`` writes a triple."""
 
-    store: CompoundNodeView
-    textualizer: CommunityTextualizer
+    def __init__(
+        self,
+        store: CompoundNodeView,
+        config: FastToGConfig,
+        textualizer: CommunityTextualizer,
+        similarity: SimilarityChoices,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.textualizer = textualizer
+        self.similarity = similarity
 
     @property
     def gives_topic_facts(self) -> bool:
         """Whether the start community opens with topic facts: ``topic_facts`` is above 0 and
         the engine ranks by similarity."""
-        return self.config.topic_facts > 0 and self.ranks_by_similarity
+        return self.config.topic_facts > 0 and self.similarity.ranks_by_similarity
 
-    def topic_links(self, topic: Sequence[str]) -> list[dict[str, list[Triple]]]:
+    def links(self, topic: Sequence[str]) -> list[dict[str, list[Triple]]]:
         """For each ``topic`` entity, its neighbours (through an unnamed compound node too) with
         their linking triples, in canonical order: one batch read of at most
         :data:`JOINT_READ_LIMIT` triples per entity, so a hub costs no more than that."""
@@ -68,7 +79,7 @@ class TopicFacts(SimilarityChoices):
             linked.append(by_node)
         return linked
 
-    def topic_facts(
+    def closest(
         self,
         question: str,
         topic: Sequence[str],
@@ -77,10 +88,10 @@ class TopicFacts(SimilarityChoices):
         """The ``topic_facts`` triples of the ``topic`` entities closest to ``question``: each
         neighbour's linking triple closest to it (cosine similarity of sentence embeddings of
         the triple as the textualizer writes it), best first; none when the engine does not
-        rank by similarity (:attr:`ranks_by_similarity`).
+        rank by similarity (:attr:`gives_topic_facts`).
 
         One batch read of at most :data:`JOINT_READ_LIMIT` triples per topic entity (through
-        an unnamed compound node too, never to one; ``linked``, :meth:`topic_links`' result,
+        an unnamed compound node too, never to one; ``linked``, :meth:`links`' result,
         when the caller already read it), and one embedding call; equal scores keep the
         graph's canonical order.
 
@@ -94,9 +105,9 @@ class TopicFacts(SimilarityChoices):
         ...     ("Mexico", "anthem", "Himno"), ("Mexico", "currency", "Peso"),
         ...     ("Peso", "used in", "Mexico")])
         >>> engine = FastToG(store, FastToGConfig(topic_facts=1), embedder=Letters())
-        >>> engine.topic_facts("yyy", ["Mexico"])
+        >>> engine.topic_facts.closest("yyy", ["Mexico"])
         [Triple(head='Mexico', relation='currency', tail='Peso')]
-        >>> FastToG(store, FastToGConfig(topic_facts=1)).topic_facts("yyy", ["Mexico"])
+        >>> FastToG(store, FastToGConfig(topic_facts=1)).topic_facts.closest("yyy", ["Mexico"])
         []
         """
         limit = self.config.topic_facts
@@ -104,7 +115,7 @@ class TopicFacts(SimilarityChoices):
             return []
         excluded = set(topic)
         candidates: list[Triple] = []
-        for by_node in self.topic_links(topic) if linked is None else linked:
+        for by_node in self.links(topic) if linked is None else linked:
             for node, linking in by_node.items():
                 if node not in excluded and not self.store.is_unnamed(node):
                     candidates.extend(linking)
@@ -114,7 +125,7 @@ class TopicFacts(SimilarityChoices):
         # Ranked as the rule-based Triple2Text writes them: a Graph2Text textualizer would run
         # its model once per candidate.
         writer = self.textualizer if isinstance(self.textualizer, Triple2Text) else Triple2Text()
-        scores = self._similarities(question, [writer((), (t,)) for t in candidates])
+        scores = self.similarity.similarities(question, [writer((), (t,)) for t in candidates])
         kept: dict[str, Triple] = {}
         for i in sorted(range(len(candidates)), key=lambda i: -float(scores[i])):
             triple = candidates[i]
@@ -131,7 +142,7 @@ class TopicFacts(SimilarityChoices):
         none (a question with one topic entity has none).
 
         One batch read of at most :data:`JOINT_READ_LIMIT` triples per topic entity, so a hub
-        costs no more than that (``linked``, :meth:`topic_links`' result, when the caller
+        costs no more than that (``linked``, :meth:`links`' result, when the caller
         already read it). How often a gold answer is among these nodes:
         ``docs/research/fasttog_deviations.md#joint_limit``.
 
@@ -140,15 +151,15 @@ class TopicFacts(SimilarityChoices):
         >>> store = InMemoryGraphStore.from_triples([
         ...     ("Guam", "capital", "Hagatna"), ("Guam", "contained by", "Oceania"),
         ...     ("Palau", "contained by", "Oceania")])
-        >>> FastToG(store).joint_neighbours(["Oceania", "Hagatna"])[0]
+        >>> FastToG(store).topic_facts.joint_neighbours(["Oceania", "Hagatna"])[0]
         ['Guam']
-        >>> FastToG(store).joint_neighbours(["Oceania"])
+        >>> FastToG(store).topic_facts.joint_neighbours(["Oceania"])
         ([], [])
         """
         limit = self.config.joint_limit
         if len(topic) < 2 or limit == 0:
             return [], []
-        linked = self.topic_links(topic) if linked is None else linked
+        linked = self.links(topic) if linked is None else linked
         excluded = set(topic)
         joint = [
             node

@@ -258,12 +258,15 @@ def test_the_harness_gives_fasttog_the_offline_embedder_unless_the_llm_chooses()
     for name in ("fasttog", "fasttog-node"):
         engine = make_method(name, store)  # nothing is loaded until the first ranking
         assert engine.first_choice == engine.chain_choice == "similarity"
-        assert isinstance(engine.embedder, SentenceTransformerEmbedder)
+        assert isinstance(engine.similarity.embedder, SentenceTransformerEmbedder)
         first_by_llm = make_method(name, store, first_choice="llm")
         assert first_by_llm.first_choice == "llm"
         assert first_by_llm.chain_choice == "similarity"  # the chains still rank
         paper = make_method(name, store, first_choice="llm", chain_choice="llm")
-        assert paper.first_choice == paper.chain_choice == "llm" and paper._embedder is None
+        assert (
+            paper.first_choice == paper.chain_choice == "llm"
+            and paper.similarity.given_embedder is None
+        )
 
 
 def test_report_table_and_community_size_plot(tmp_path: Path) -> None:

@@ -120,7 +120,7 @@ def test_without_embeddings_the_adapters_rank_as_kgqa_does(
     assert FastToGChain(graph=movie_store, llm=llm).text_embedder() is first
     engine = retriever.engine()
     assert engine.first_choice == engine.chain_choice == "similarity"
-    assert engine.gives_topic_facts
+    assert engine.topic_facts.gives_topic_facts
 
 
 def test_without_the_extra_one_warning_names_the_settings_that_are_off(
@@ -140,6 +140,9 @@ def test_without_the_extra_one_warning_names_the_settings_that_are_off(
     text = str(said[0].message)
     assert "first_choice='auto' asks the LLM" in text and "topic_facts=2" in text
     assert "kg-retrievers[embeddings]" in text
-    assert retriever.engine().first_choice == "llm" and not retriever.engine().gives_topic_facts
+    assert (
+        retriever.engine().first_choice == "llm"
+        and not retriever.engine().topic_facts.gives_topic_facts
+    )
     with pytest.raises(ConfigurationError, match="first_choice='similarity' .* embeddings"):
         FastToGRetriever(graph=movie_store, llm=llm, first_choice="similarity")

@@ -130,11 +130,14 @@ def test_fasttog_gets_the_embeddings_given_else_the_offline_one() -> None:
 
     fake = FakeEmbedder(dim=16)
     given = build_method("fasttog", STORE, embeddings=fake)
-    assert given._embedder is fake and given.first_choice == "similarity"
+    assert given.similarity.given_embedder is fake and given.first_choice == "similarity"
     default = build_method("fasttog", STORE)  # the embeddings extra is installed here
-    assert default._embedder is default_embedder() and default.gives_topic_facts
+    assert (
+        default.similarity.given_embedder is default_embedder()
+        and default.topic_facts.gives_topic_facts
+    )
     paper = build_method("fasttog", STORE, first_choice="llm", chain_choice="llm")
-    assert paper._embedder is None and paper.first_choice == "llm"
+    assert paper.similarity.given_embedder is None and paper.first_choice == "llm"
 
 
 def test_without_the_extra_auto_asks_the_llm_and_one_warning_says_so(
@@ -145,7 +148,7 @@ def test_without_the_extra_auto_asks_the_llm_and_one_warning_says_so(
     with pytest.warns(EmbeddingsOffWarning, match="topic_facts=3 gives no topic facts") as said:
         engines = [build_method("fasttog", STORE) for _ in range(3)]
     assert len(said) == 1
-    assert all(e.first_choice == "llm" and not e.gives_topic_facts for e in engines)
+    assert all(e.first_choice == "llm" and not e.topic_facts.gives_topic_facts for e in engines)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the paper's choices: nothing is off, nothing said
         monkeypatch.setattr(chooser, "_said", set())

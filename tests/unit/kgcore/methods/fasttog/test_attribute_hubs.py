@@ -15,7 +15,7 @@ TOPIC = "Dead Presidents"
 
 
 def _hub_glued(store: InMemoryGraphStore, config: FastToGConfig) -> list[tuple[str, ...]]:
-    step = FastToG(store, config).lcs_step([TOPIC], {TOPIC}, depth=0, chain=0)
+    step = FastToG(store, config).search.step([TOPIC], {TOPIC}, depth=0, chain=0)
     return [
         c.nodes
         for c in step.candidates
@@ -26,7 +26,7 @@ def _hub_glued(store: InMemoryGraphStore, config: FastToGConfig) -> list[tuple[s
 def test_hub_values_do_not_merge_unrelated_films(metaqa_store: InMemoryGraphStore) -> None:
     assert _hub_glued(metaqa_store, FastToGConfig(hub_degree=None))  # the drift, reproduced
     assert _hub_glued(metaqa_store, FastToGConfig()) == []
-    step = FastToG(metaqa_store, FastToGConfig()).lcs_step([TOPIC], {TOPIC}, depth=0, chain=0)
+    step = FastToG(metaqa_store, FastToGConfig()).search.step([TOPIC], {TOPIC}, depth=0, chain=0)
     assert {"1995", "Crime"} <= step.subgraph.hubs
     # The year is still offered (alone): it may be the answer to another question.
     offered = [c.nodes for c in step.candidates]

@@ -136,16 +136,16 @@ def test_the_start_community_opens_with_what_joins_several_topic_entities() -> N
     alone = FastToG(store, config).run(QUESTION, ScriptedLLM(["{1}", "{x}"]), ["Miley Cyrus"])
     assert alone.start is not None and "Linked to each" not in alone.start.text
     off = FastToG(store, config.with_overrides(joint_limit=0))
-    assert off.joint_neighbours(["Miley Cyrus", "Tom Vaughan"]) == ([], [])
+    assert off.topic_facts.joint_neighbours(["Miley Cyrus", "Tom Vaughan"]) == ([], [])
 
 
 def test_too_many_joining_nodes_give_no_joint_fact() -> None:
     triples = [(f"City {i}", "in", "Region") for i in range(4)]
     triples += [(f"City {i}", "speaks", "Language") for i in range(4)]
     engine = FastToG(InMemoryGraphStore.from_triples(triples), FastToGConfig(joint_limit=3))
-    assert engine.joint_neighbours(["Region", "Language"]) == ([], [])
+    assert engine.topic_facts.joint_neighbours(["Region", "Language"]) == ([], [])
     wider = FastToG(engine.store, FastToGConfig(joint_limit=4))
-    nodes, links = wider.joint_neighbours(["Region", "Language"])
+    nodes, links = wider.topic_facts.joint_neighbours(["Region", "Language"])
     assert nodes == [f"City {i}" for i in range(4)] and len(links) == 8
 
 
@@ -196,7 +196,7 @@ def test_topic_facts_are_one_per_neighbour_never_an_unnamed_node_and_repeat() ->
     store = InMemoryGraphStore.from_triples(MEXICO)
     embedder = FakeEmbedder(dim=16, keywords=("currency", "holder"))
     engine = FastToG(store, FastToGConfig(topic_facts=3), embedder=embedder)
-    facts = engine.topic_facts("currency used and office holder of Mexico", ["Mexico"])
+    facts = engine.topic_facts.closest("currency used and office holder of Mexico", ["Mexico"])
     others = [t.tail if t.head == "Mexico" else t.head for t in facts]
     assert len(facts) == 3 and len(set(others)) == 3  # the peso once, not both directions
     assert others[:2] == ["Mexican peso", "Enrique Pena Nieto"] or others[:2] == [
@@ -209,11 +209,16 @@ def test_topic_facts_are_one_per_neighbour_never_an_unnamed_node_and_repeat() ->
         FastToGConfig(topic_facts=3),
         embedder=FakeEmbedder(dim=16, keywords=("currency", "holder")),
     )
-    assert again.topic_facts("currency used and office holder of Mexico", ["Mexico"]) == facts
-    # No embedding model and no "similarity" choice: nothing is ranked, nothing is added.
-    assert FastToG(store, FastToGConfig(topic_facts=3)).topic_facts("currency", ["Mexico"]) == []
     assert (
-        FastToG(store, FastToGConfig(topic_facts=0), embedder=embedder).topic_facts(
+        again.topic_facts.closest("currency used and office holder of Mexico", ["Mexico"]) == facts
+    )
+    # No embedding model and no "similarity" choice: nothing is ranked, nothing is added.
+    assert (
+        FastToG(store, FastToGConfig(topic_facts=3)).topic_facts.closest("currency", ["Mexico"])
+        == []
+    )
+    assert (
+        FastToG(store, FastToGConfig(topic_facts=0), embedder=embedder).topic_facts.closest(
             "currency", ["Mexico"]
         )
         == []
@@ -238,7 +243,7 @@ def test_topic_facts_are_ranked_without_running_the_apps_textualizer() -> None:
     store = InMemoryGraphStore.from_triples(MEXICO)
     embedder = FakeEmbedder(dim=16, keywords=("currency",))
     engine = FastToG(store, FastToGConfig(topic_facts=2), textualizer, embedder=embedder)
-    facts = engine.topic_facts("what currency does Mexico use", ["Mexico"])
+    facts = engine.topic_facts.closest("what currency does Mexico use", ["Mexico"])
     assert len(facts) == 2 and written == []
 
 
@@ -248,13 +253,13 @@ def test_the_joint_facts_and_the_topic_facts_share_one_batch_read() -> None:
         InMemoryGraphStore.from_triples(FILMS), FastToGConfig(topic_facts=2), embedder=embedder
     )
     reads: list[list[str]] = []
-    read = engine.topic_links
+    read = engine.topic_facts.links
 
     def counted(topic: Any) -> Any:
         reads.append(list(topic))
         return read(topic)
 
-    engine.topic_links = counted  # type: ignore[method-assign]
-    start = engine.start_community(["Miley Cyrus", "Tom Vaughan"], [], QUESTION)
+    engine.topic_facts.links = counted  # type: ignore[method-assign]
+    start = engine.start.build(["Miley Cyrus", "Tom Vaughan"], [], QUESTION)
     assert start.text.startswith("Linked to each of Miley Cyrus and Tom Vaughan: Film 4.")
     assert reads == [["Miley Cyrus", "Tom Vaughan"]]

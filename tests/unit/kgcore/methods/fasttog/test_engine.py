@@ -17,6 +17,7 @@ from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import ScriptedLLM
 from kgcore.methods.fasttog import FastToG, FastToGConfig, FastToGResult
 from kgcore.methods.fasttog.config import LeafSettings
+from kgcore.methods.fasttog.leaf_facts import LeafFacts
 from kgcore.methods.fasttog.presets import MOVIE_DEMOS
 from kgcore.methods.fasttog.prompts import (
     REASON_DEMOS,
@@ -635,7 +636,7 @@ def test_the_chain_grows_from_the_step_run_as_its_community_joined() -> None:
     config = FastToGConfig(width=1, max_depth=2, max_community_size=2)
     engine = FastToG(InMemoryGraphStore.from_triples(CHAIN_LEAF_TRIPLES), config)
     history = {"Giulio Petroni", "Death Rides a Horse", "Lee Van Cleef"}
-    step = engine.lcs_step(("Death Rides a Horse", "Lee Van Cleef"), history, depth=1, chain=0)
+    step = engine.search.step(("Death Rides a Horse", "Lee Van Cleef"), history, depth=1, chain=0)
     first, grow = [s for s in result.extra["steps"] if s["purpose"] == "prune"]
     assert first["forced"]  # one candidate at the start: taken without a call
     # The leaf stays a candidate; the offered candidates are the step's, sampled once.
@@ -655,7 +656,7 @@ def test_chain_leaves_do_nothing_in_the_node_level_variant(
     def no_look_ahead(*args: object, **kwargs: object) -> None:
         raise AssertionError("a node-level chain looked ahead")
 
-    monkeypatch.setattr(FastToG, "_look_ahead", no_look_ahead)
+    monkeypatch.setattr(LeafFacts, "look_ahead", no_look_ahead)
     llm = ScriptedLLM.by_purpose(
         repeat_last=True, replies=dict(prune=["{1}"], reason=["{Unknown}"], cot=["{x}"])
     )

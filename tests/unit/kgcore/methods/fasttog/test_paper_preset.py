@@ -212,9 +212,9 @@ def test_the_paper_start_community_shows_no_leaves_and_texts_are_one_triple_a_se
 ) -> None:
     paper = FastToG(store, FastToGConfig.paper(max_community_size=2))
     project = FastToG(store, FastToGConfig(max_community_size=2))
-    step = paper.lcs_step(["Cleopatra"], {"Cleopatra"}, depth=0, chain=0)
-    assert paper.start_community(["Cleopatra"], step.candidates).triples == ()
-    assert project.start_community(["Cleopatra"], step.candidates).triples  # year, language
+    step = paper.search.step(["Cleopatra"], {"Cleopatra"}, depth=0, chain=0)
+    assert paper.start.build(["Cleopatra"], step.candidates).triples == ()
+    assert project.start.build(["Cleopatra"], step.candidates).triples  # year, language
     assert isinstance(paper.textualizer, Triple2Text)
     merged = [Triple("A", "directed_by", "X"), Triple("B", "directed_by", "X")]
     assert paper.textualizer(["A", "B", "X"], merged) == "A directed by X. B directed by X."
@@ -252,11 +252,13 @@ def test_several_topic_entities_start_every_candidate_in_the_paper(
     paper = FastToG(store, FastToGConfig.paper(max_community_size=2))
     project = FastToG(store, FastToGConfig(max_community_size=2))
     topic = ["Cleopatra", "Giant"]
-    candidates = project.lcs_step(topic, set(topic), depth=0, chain=0).candidates
-    assert len(project.first_options(candidates, topic)) < len(candidates)  # joining ones only
-    assert paper.first_options(candidates, topic) == list(range(len(candidates)))
-    assert paper.joint_neighbours(topic) == ([], [])
-    assert project.joint_neighbours(topic)[0]  # Elizabeth Taylor, Drama
+    candidates = project.search.step(topic, set(topic), depth=0, chain=0).candidates
+    assert len(project.start.first_options(candidates, topic)) < len(
+        candidates
+    )  # joining ones only
+    assert paper.start.first_options(candidates, topic) == list(range(len(candidates)))
+    assert paper.topic_facts.joint_neighbours(topic) == ([], [])
+    assert project.topic_facts.joint_neighbours(topic)[0]  # Elizabeth Taylor, Drama
 
 
 def test_the_docs_table_names_every_setting_of_the_preset() -> None:
