@@ -13,6 +13,7 @@ neighbour_answer`). Why, and what it measurably does: ``docs/research/fasttog_de
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.graph.compound import CompoundNodeView
 from kgcore.methods.fasttog.config import FastToGConfig
@@ -23,23 +24,17 @@ from kgcore.methods.kernel import check_answer
 from kgcore.text.answer_forms import normalize_answer
 
 
+@dataclass(eq=False)
 class AnswerAcceptance:
     """The FastToG engine's answer acceptance (a part of
     :class:`~kgcore.methods.fasttog.engine.FastToG`): ``config``'s ``grounded_answers`` and
     ``neighbour_answers``, a path's answer set through ``paths``, a topic entity's
     neighbours on ``store`` through ``topic_facts``."""
 
-    def __init__(
-        self,
-        store: CompoundNodeView,
-        config: FastToGConfig,
-        topic_facts: TopicFacts,
-        paths: PathPlanner,
-    ) -> None:
-        self.store = store
-        self.config = config
-        self.topic_facts = topic_facts
-        self.paths = paths
+    store: CompoundNodeView
+    config: FastToGConfig
+    topic_facts: TopicFacts
+    paths: PathPlanner
 
     def accept(self, run: FastToGRun, parsed: str | None) -> str | None:
         """The answer a reasoning reply gives (``parsed``: the names in its braces), or

@@ -20,6 +20,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.community.lcs import Community
 from kgcore.llm.parsing import parse_choices
@@ -34,16 +35,14 @@ from kgcore.methods.kernel import ask_parsed, report_step, step_record
 __all__ = ["CommunityChoice"]
 
 
+@dataclass(eq=False)
 class CommunityChoice:
     """Fine pruning with ``config``'s prompt and sampling, the options written by ``texts``,
     by the LLM or by ``similarity``."""
 
-    def __init__(
-        self, config: FastToGConfig, texts: CommunityTexts, similarity: SimilarityChoices
-    ) -> None:
-        self.config = config
-        self.texts = texts
-        self.similarity = similarity
+    config: FastToGConfig
+    texts: CommunityTexts
+    similarity: SimilarityChoices
 
     def prune(
         self,

@@ -16,6 +16,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.community.lcs import LCSStep, local_community_search
 from kgcore.graph.store import GraphStore
@@ -24,12 +25,12 @@ from kgcore.methods.fasttog.config import FastToGConfig
 __all__ = ["CommunitySearch"]
 
 
+@dataclass(eq=False)
 class CommunitySearch:
     """One Local Community Search step on ``store`` with ``config``'s settings."""
 
-    def __init__(self, store: GraphStore, config: FastToGConfig) -> None:
-        self.store = store
-        self.config = config
+    store: GraphStore
+    config: FastToGConfig
 
     def step(self, current: Sequence[str], history: set[str], depth: int, chain: int) -> LCSStep:
         """One step around ``current``, without the ``history`` nodes.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.community.lcs import Community, LCSStep
 from kgcore.methods.fasttog.community_search import CommunitySearch
@@ -34,14 +35,14 @@ def leaf_links(candidates: Sequence[Community]) -> tuple[Triple, ...]:
     return tuple(t for c in candidates if len(c.nodes) == 1 for t in c.links)
 
 
+@dataclass(eq=False)
 class LeafFacts:
     """The FastToG engine's leaf facts along the chains (a part of
     :class:`~kgcore.methods.fasttog.engine.FastToG`): it runs the Local Community Search
     steps of ``search`` and writes community texts with ``texts``."""
 
-    def __init__(self, search: CommunitySearch, texts: CommunityTexts) -> None:
-        self.search = search
-        self.texts = texts
+    search: CommunitySearch
+    texts: CommunityTexts
 
     def look_ahead(
         self,

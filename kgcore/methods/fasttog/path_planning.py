@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kgcore.llm.protocol import Steps
@@ -47,25 +48,18 @@ def path_record(path: FollowedPath) -> dict[str, object]:
     }
 
 
+@dataclass(eq=False)
 class PathPlanner:
     """The FastToG engine's path planning (a part of
     :class:`~kgcore.methods.fasttog.engine.FastToG`): paths on ``store`` as ``config`` says,
     ranked with ``similarity``'s embeddings, written by ``textualizer``; a chain question's
     path alone is read with the ``reasoning`` step's request."""
 
-    def __init__(
-        self,
-        store: CompoundNodeView,
-        config: FastToGConfig,
-        textualizer: CommunityTextualizer,
-        similarity: SimilarityChoices,
-        reasoning: Reasoning,
-    ) -> None:
-        self.store = store
-        self.config = config
-        self.textualizer = textualizer
-        self.similarity = similarity
-        self.reasoning = reasoning
+    store: CompoundNodeView
+    config: FastToGConfig
+    textualizer: CommunityTextualizer
+    similarity: SimilarityChoices
+    reasoning: Reasoning
 
     def plan(self, run: FastToGRun) -> Steps[bool]:
         """Path planning, before the start community: the followed paths join the start

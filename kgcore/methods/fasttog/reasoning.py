@@ -30,20 +30,18 @@ class Reasoning:
     def __init__(self, config: FastToGConfig) -> None:
         self.config = config
         self.example_names = demo_names(config.reason_demos)  # never taken for answers
+        #: The config's prompt, demonstrations and sampling, as every request is sent.
+        self.form = dict(
+            template=config.reason_prompt,
+            demos=config.reason_demos,
+            system=config.reason_system,
+            temperature=config.reason_temperature,
+            max_tokens=config.reason_max_tokens,
+        )
 
     def request(self, question: str, start: str, chains: Sequence[Sequence[str]]) -> LLMRequest:
         """A reasoning request: the start community's text, the chains' texts, the question."""
-        cfg = self.config
-        return reason_request(
-            question,
-            start,
-            chains,
-            temperature=cfg.reason_temperature,
-            max_tokens=cfg.reason_max_tokens,
-            template=cfg.reason_prompt,
-            demos=cfg.reason_demos,
-            system=cfg.reason_system,
-        )
+        return reason_request(question, start, chains, **self.form)  # type: ignore[arg-type]
 
     def parse(self, text: str, shown: Sequence[str] | None = None) -> str | None:
         """The names in a reply's braces (:func:`~kgcore.methods.fasttog.prompts.

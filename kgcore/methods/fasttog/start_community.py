@@ -13,6 +13,7 @@ topic entities).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.community.lcs import Community
 from kgcore.graph.store import GraphStore
@@ -29,22 +30,16 @@ def links_several(community: Community, topic: Sequence[str]) -> bool:
     return len(touched & set(topic)) > 1
 
 
+@dataclass(eq=False)
 class StartCommunity:
     """The FastToG engine's start community and first options (a part of
     :class:`~kgcore.methods.fasttog.engine.FastToG`): the topic's facts on ``store`` as
     ``config`` says, with the ``topic_facts`` part's, written by ``textualizer``."""
 
-    def __init__(
-        self,
-        store: GraphStore,
-        config: FastToGConfig,
-        textualizer: CommunityTextualizer,
-        topic_facts: TopicFacts,
-    ) -> None:
-        self.store = store
-        self.config = config
-        self.textualizer = textualizer
-        self.topic_facts = topic_facts
+    store: GraphStore
+    config: FastToGConfig
+    textualizer: CommunityTextualizer
+    topic_facts: TopicFacts
 
     def first_options(
         self, candidates: Sequence[Community], topic: Sequence[str] = ()

@@ -15,6 +15,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgcore.community.lcs import Community
 from kgcore.methods.fasttog.result import ChainCommunity
@@ -24,12 +25,12 @@ from kgcore.types import Triple
 __all__ = ["CommunityTexts"]
 
 
+@dataclass(eq=False)
 class CommunityTexts:
     """Communities as the model reads them: ``textualizer`` over their shown triples."""
 
-    def __init__(self, textualizer: CommunityTextualizer, max_option_triples: int) -> None:
-        self.textualizer = textualizer
-        self.max_option_triples = max_option_triples
+    textualizer: CommunityTextualizer
+    max_option_triples: int
 
     def shown(self, community: Community | ChainCommunity) -> tuple[Triple, ...]:
         """The triples of a community that its text shows: its first ``max_option_triples``

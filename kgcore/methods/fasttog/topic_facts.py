@@ -14,6 +14,7 @@ Why, and what they measurably do: ``docs/research/fasttog_deviations.md`` (``top
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kgcore.methods.fasttog.config import FastToGConfig
@@ -42,23 +43,17 @@ def joint_sentence(topic: Sequence[str], joint: Sequence[str]) -> str:
     return f"Linked to each of {names}: {'; '.join(joint)}."
 
 
+@dataclass(eq=False)
 class TopicFacts:
     """The FastToG engine's topic and joint facts (a part of
     :class:`~kgcore.methods.fasttog.engine.FastToG`): read on ``store`` with ``config``'s
     ``topic_facts`` and ``joint_limit``, ranked by ``similarity``, written as the
     ``textualizer`` writes a triple."""
 
-    def __init__(
-        self,
-        store: CompoundNodeView,
-        config: FastToGConfig,
-        textualizer: CommunityTextualizer,
-        similarity: SimilarityChoices,
-    ) -> None:
-        self.store = store
-        self.config = config
-        self.textualizer = textualizer
-        self.similarity = similarity
+    store: CompoundNodeView
+    config: FastToGConfig
+    textualizer: CommunityTextualizer
+    similarity: SimilarityChoices
 
     @property
     def gives_topic_facts(self) -> bool:
