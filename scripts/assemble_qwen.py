@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kgcore.local_models import assemble_qwen_gguf
+from kgmodels.install import assemble_qwen_gguf
 
 
 def main(argv: list[str] | None = None) -> int:

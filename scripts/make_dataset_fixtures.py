@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgeval.datasets import default_data_dir
 from kgcore.graph.loaders import read_triples
+from kgeval.datasets import default_data_dir
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = 3

