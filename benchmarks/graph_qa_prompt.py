@@ -48,6 +48,27 @@ def named(reply: str) -> list[str]:
     return [n.strip() for n in first_line.split(",") if n.strip()]
 
 
+def ask(todo: list[tuple[int, str]], hop: int, data: Path, out_path: Path) -> None:
+    """Retrieve once per question, read it with each prompt, append one line per question."""
+    triples = list(read_triples(data / "kb.txt", progress=False))
+    retriever = GRetrieverRetriever.from_triples(triples, text_format="triples", path_depth=hop)
+    llm = build_llamacpp_llm(max_new_tokens=64, context_window=4096)
+    with out_path.open("a", encoding="utf-8") as out:
+        for number, line in todo:
+            key = f"{hop}hop:{number}"
+            question, gold_text, _ = line.split("\t")
+            gold = set(gold_text.split("|"))
+            context = retriever.retrieve(question)[0].node.get_content()
+            row = {"id": key, "question": question, "gold": sorted(gold)}
+            row["held"] = sorted(g for g in gold if g in context)
+            for name, prompt in PROMPTS.items():
+                text = prompt.format(context_str=context, query_str=question)
+                row[name] = llm.complete(text).text.strip()[:400]
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            print(key, {n: row[n][:80] for n in PROMPTS}, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hop", type=int, default=1)
@@ -65,27 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         done = {
             json.loads(line)["id"] for line in args.out.read_text(encoding="utf-8").splitlines()
         }
-    triples = list(read_triples(data / "kb.txt", progress=False))
-    retriever = GRetrieverRetriever.from_triples(
-        triples, text_format="triples", path_depth=args.hop
-    )
-    llm = build_llamacpp_llm(max_new_tokens=64, context_window=4096)
-    with args.out.open("a", encoding="utf-8") as out:
-        for number, line in chosen:
-            key = f"{args.hop}hop:{number}"
-            if key in done:
-                continue
-            question, gold_text, _ = line.split("\t")
-            gold = set(gold_text.split("|"))
-            context = retriever.retrieve(question)[0].node.get_content()
-            row = {"id": key, "question": question, "gold": sorted(gold)}
-            row["held"] = sorted(g for g in gold if g in context)
-            for name, prompt in PROMPTS.items():
-                text = prompt.format(context_str=context, query_str=question)
-                row[name] = llm.complete(text).text.strip()[:400]
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            print(key, {n: row[n][:80] for n in PROMPTS}, flush=True)
+    todo = [(n, line) for n, line in chosen if f"{args.hop}hop:{n}" not in done]
+    if todo:  # the graph and the model load only for questions not yet answered
+        ask(todo, args.hop, data, args.out)
     rows = [json.loads(x) for x in args.out.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if r["id"].startswith(f"{args.hop}hop:")]
     for name in PROMPTS:

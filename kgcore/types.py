@@ -10,6 +10,7 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 
@@ -40,6 +41,15 @@ class QualifiedTriple(Triple):
     """
 
     qualifier: str = ""
+
+
+def qualifier_of(triple: Triple | Sequence[str]) -> str:
+    """The note qualifying ``triple``'s fact (:class:`QualifiedTriple`), or ``""``.
+
+    >>> qualifier_of(qualified(Triple("a", "r", "b"), "roles: Neo")), qualifier_of(("a", "r", "b"))
+    ('roles: Neo', '')
+    """
+    return str(getattr(triple, "qualifier", ""))
 
 
 def qualified(triple: Triple, note: str) -> Triple:

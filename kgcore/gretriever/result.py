@@ -28,12 +28,7 @@ from kgcore.gretriever.textualize import (
     textualize_triples,
 )
 from kgcore.text.relations import Verbalizer, verbalize_relation
-from kgcore.types import Triple, qualified
-
-
-def note_of(triple: Triple) -> str:
-    """The note qualifying ``triple``'s fact (:class:`~kgcore.types.QualifiedTriple`), or ``""``."""
-    return str(getattr(triple, "qualifier", ""))
+from kgcore.types import Triple, qualified, qualifier_of
 
 
 def with_note(relation: str, note: str) -> str:
@@ -144,7 +139,7 @@ class GRetrieverResult:
             edges = sorted(sorted(edges, key=lambda i: -relevance[i])[:max_edges])
         if fmt == "triples":
             return textualize_triples(
-                qualified(Triple(e.head, verbalize(e.relation), e.tail), note_of(e))
+                qualified(Triple(e.head, verbalize(e.relation), e.tail), qualifier_of(e))
                 for e in (self.edges[i] for i in edges)
             )
         touched = {end for i in edges for end in self.edge_endpoints[i]}
@@ -154,7 +149,7 @@ class GRetrieverResult:
             (
                 (
                     self.edge_endpoints[i][0],
-                    with_note(verbalize(self.edges[i].relation), note_of(self.edges[i])),
+                    with_note(verbalize(self.edges[i].relation), qualifier_of(self.edges[i])),
                     self.edge_endpoints[i][1],
                 )
                 for i in edges

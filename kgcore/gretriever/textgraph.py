@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 
 from kgcore.exceptions import EmptyGraphError, GraphLoadError
-from kgcore.types import Triple, qualified
+from kgcore.types import Triple, qualified, qualifier_of
 
 #: How an edge is turned into text: its relation only (the paper), or ``"head relation tail"``.
 EdgeTextMode = Literal["relation", "triple"]
@@ -117,7 +117,7 @@ class TextualGraph:
             heads.append(position.setdefault(key[0], len(position)))
             tails.append(position.setdefault(key[2], len(position)))
             relations.append(key[1])
-            notes.append(str(getattr(triple, "qualifier", "")))
+            notes.append(qualifier_of(triple))
         edge_index = np.array([heads, tails], dtype=np.int64).reshape(2, -1)
         return cls(
             tuple(position),

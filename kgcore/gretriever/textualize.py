@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from kgcore.exceptions import ConfigurationError
+from kgcore.types import qualifier_of
 
 TextFormat = Literal["paper", "triples"]
 TEXT_FORMATS: tuple[str, ...] = ("paper", "triples")
@@ -63,7 +64,7 @@ def textualize_triples(triples: Iterable[Sequence[str]]) -> str:
     lines = []
     for triple in triples:
         head, relation, tail = triple
-        note = getattr(triple, "qualifier", "")
+        note = qualifier_of(triple)
         lines.append(
             f"({head}, {relation}, {tail}; {note})" if note else f"({head}, {relation}, {tail})"
         )

@@ -8,7 +8,7 @@ paper's one sentence per triple). Graph2Text (a fine-tuned T5) implements the sa
 
 Example
 -------
->>> from kgcore.types import Triple
+>>> from kgcore.types import Triple, qualifier_of
 >>> Triple2Text()(["Cleopatra"], [Triple("Cleopatra", "directed_by", "Joseph L. Mankiewicz"),
 ...                               Triple("Cleopatra", "release_year", "1963")])
 'Cleopatra directed by Joseph L. Mankiewicz. Cleopatra release year 1963.'
@@ -21,7 +21,7 @@ from typing import Literal, Protocol, get_args, runtime_checkable
 
 from kgcore.exceptions import ConfigurationError, InvalidSettingError
 from kgcore.text.relations import Verbalizer, verbalize_relation
-from kgcore.types import Triple
+from kgcore.types import Triple, qualifier_of
 
 #: What one Triple2Text sentence holds: see :class:`Triple2Text`'s ``sentence_per``.
 SentenceUnit = Literal["relation", "triple", "subject"]
@@ -95,7 +95,7 @@ class Triple2Text:
 
     Examples
     --------
-    >>> from kgcore.types import Triple
+    >>> from kgcore.types import Triple, qualifier_of
     >>> triples = [Triple("A", "directed_by", "X"), Triple("B", "directed_by", "X")]
     >>> Triple2Text()(["A", "B", "X"], triples)
     'A; B directed by X.'
@@ -172,7 +172,7 @@ class Triple2Text:
         notes = [
             f"{t.head} {self.verbalize(t.relation)} {t.tail}, with {note}."
             for t in shown
-            if (note := getattr(t, "qualifier", ""))
+            if (note := qualifier_of(t))
         ]
         if notes:  # a relationship's properties (roles), beside the facts they qualify
             text += " " + " ".join(notes)

@@ -132,11 +132,10 @@ class FastToG(StepMethod[FastToGResult]):
         name: str | None = None,
         embedder: TextEmbedder | None = None,
     ) -> None:
-        self.store = compound_view(store)
-        self.config = config or FastToGConfig()
-        node_level = self.config.lcs.max_community_size == 1
+        self.store = graph = compound_view(store)
+        self.config = cfg = config or FastToGConfig()
+        node_level = cfg.lcs.max_community_size == 1
         self.name = name or ("fasttog-node" if node_level else "fasttog")
-        cfg = self.config
         self.textualizer: CommunityTextualizer
         if textualizer is None or textualizer == "t2t":
             self.textualizer = Triple2Text(
@@ -145,17 +144,16 @@ class FastToG(StepMethod[FastToGResult]):
             )
         else:
             self.textualizer = resolve_textualizer(textualizer)  # "g2t", ... or an object
-        store_ = self.store
         self.texts = CommunityTexts(self.textualizer, cfg.max_option_triples)
-        self.search = CommunitySearch(store_, cfg)
+        self.search = CommunitySearch(graph, cfg)
         self.similarity = SimilarityChoices(cfg, embedder, self.texts)
         self.reasoning = Reasoning(cfg)
         self.choice = CommunityChoice(cfg, self.texts, self.similarity)
-        self.topic_facts = TopicFacts(store_, cfg, self.textualizer, self.similarity)
-        self.start = StartCommunity(store_, cfg, self.textualizer, self.topic_facts)
+        self.topic_facts = TopicFacts(graph, cfg, self.textualizer, self.similarity)
+        self.start = StartCommunity(graph, cfg, self.textualizer, self.topic_facts)
         self.leaves = LeafFacts(self.search, self.texts)
-        self.paths = PathPlanner(store_, cfg, self.textualizer, self.similarity, self.reasoning)
-        self.acceptance = AnswerAcceptance(store_, cfg, self.topic_facts, self.paths)
+        self.paths = PathPlanner(graph, cfg, self.textualizer, self.similarity, self.reasoning)
+        self.acceptance = AnswerAcceptance(graph, cfg, self.topic_facts, self.paths)
 
     @property
     def first_choice(self) -> str:
