@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from kgcore.concurrency import apply_torch_threads
 from kgcore.exceptions import ConfigurationError, EmbeddingError, MissingDependencyError
 
 
@@ -110,6 +111,7 @@ class SentenceTransformerEmbedder:
                     self._model = SentenceTransformer(
                         self.model_path, device=self.device, local_files_only=not local
                     )
+                    apply_torch_threads()  # the thread policy (kgcore.concurrency)
                 except Exception as err:
                     raise ConfigurationError(
                         f"cannot load sentence-transformers model {self.model_path!r} "

@@ -25,7 +25,6 @@ Example
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Literal
 
@@ -39,22 +38,24 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from langchain_core.tools import BaseTool
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from kgcore.agent_text import name_as_topic, unknown_entity_text
+from kgcore.concurrency import run_blocking, run_graph_work
 from kgcore.exceptions import (
     EntityNotFoundError,
     InvalidQuestionError,
     InvalidSettingError,
-    KGRetrieverError,
 )
 from kgcore.foreign_graphs import as_graph_store
-from kgcore.graph.store import GraphStore
+from kgcore.graph.store import GraphStore, reads_on_loop
 from kgcore.linking import bracketed_entities, link_entity_details
 from kgcore.methods.kernel import Budget, listening_to_steps
 from kgcore.methods.result import MethodResult
 from kgcore.validation import check_question
+from langchain_fasttog.fields import KGModel
 from langchain_fasttog.llm import LangChainLLM, SamplingPolicy, require_chat_runnable
+from langchain_fasttog.run_fields import RunFields
 from langchain_fasttog.streaming import AsyncStepEvents, StepEvents, astream_steps, stream_steps
 
 ChainInput = str | dict[str, Any]
@@ -108,49 +109,6 @@ def not_found_document(err: EntityNotFoundError) -> Document:
     )
 
 
-def kg_error_of(error: ValidationError) -> KGRetrieverError | None:
-    """The first kg-retrievers error a pydantic validator raised, if any.
-
-    :class:`~kgcore.exceptions.ConfigurationError` is a ``ValueError``, which pydantic wraps in
-    a ``ValidationError``; the adapters raise the original instead, so the error contract
-    (every error a :class:`~kgcore.exceptions.KGRetrieverError`) holds for construction too.
-
-    Example
-    -------
-    >>> from pydantic import BaseModel, field_validator
-    >>> from kgcore.exceptions import ConfigurationError
-    >>> class Model(BaseModel):
-    ...     x: int
-    ...     @field_validator("x")
-    ...     @classmethod
-    ...     def _check(cls, value):
-    ...         raise ConfigurationError("x is wrong")
-    >>> try:
-    ...     Model(x=1)
-    ... except ValidationError as err:
-    ...     print(repr(kg_error_of(err)))
-    ConfigurationError('x is wrong')
-    """
-    for detail in error.errors():
-        cause = (detail.get("ctx") or {}).get("error")
-        if isinstance(cause, KGRetrieverError):
-            return cause
-    return None
-
-
-class KGModel(BaseModel):
-    """A pydantic model whose validators' kg-retrievers errors leave construction unwrapped."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        try:
-            super().__init__(*args, **kwargs)
-        except ValidationError as err:
-            cause = kg_error_of(err)
-            if cause is None:
-                raise
-            raise cause from err
-
-
 class GraphField(KGModel):
     """A ``graph`` field checked at construction: a GraphStore, or a graph adapted to one."""
 
@@ -195,8 +153,10 @@ class DocumentOptions(KGModel):
         return docs
 
 
-class _LLMFields(KGModel):
-    """Validation of ``llm`` and the sampling policy the methods share."""
+class _LLMFields(RunFields):
+    """Validation of ``llm`` and the sampling policy the methods share, and the run settings
+    (:class:`~langchain_fasttog.run_fields.RunFields`: ``llm_timeout``, ``retry``,
+    ``max_concurrency``)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
@@ -272,9 +232,13 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
 
     def _run(self, value: ChainInput, run_manager: CallbackManagerForChainRun) -> dict[str, Any]:
         question, topic = unpack_input(value)
-        with listening_to_steps(StepEvents(run_manager)):
+        with self.in_flight.hold(), listening_to_steps(StepEvents(run_manager)):
             result = self.engine().run(
-                question, self._llm(run_manager), topic, budget=self.cost_cap()
+                question,
+                self._llm(run_manager),
+                topic,
+                retry=self.retry_policy(),
+                budget=self.cost_cap(),
             )
         return dict(result.to_dict())
 
@@ -283,11 +247,16 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
     ) -> dict[str, Any]:
         question, topic = unpack_input(value)
         events = AsyncStepEvents(run_manager)
-        with listening_to_steps(events):
-            engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
-            result = await engine.arun(
-                question, self._llm(run_manager), topic, budget=self.cost_cap()
-            )
+        async with self.in_flight.ahold():
+            with listening_to_steps(events):
+                engine = await run_blocking(self.engine)  # may load a model
+                result = await engine.arun(
+                    question,
+                    self._llm(run_manager),
+                    topic,
+                    retry=self.retry_policy(),
+                    budget=self.cost_cap(),
+                )
         await events.flush()
         return dict(result.to_dict())
 
@@ -400,15 +369,20 @@ class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
-        topic_entities = self._topics(query, topic_entities)
-        try:
-            with listening_to_steps(StepEvents(run_manager)):
-                result = self.engine().run(
-                    query, self._llm(run_manager), topic_entities, budget=self.cost_cap()
-                )
-        except EntityNotFoundError as err:
-            return self._unknown_entity(err)
-        return self._with_links(self.to_documents(result, k), query, topic_entities)
+        with self.in_flight.hold():
+            topic_entities = self._topics(query, topic_entities)
+            try:
+                with listening_to_steps(StepEvents(run_manager)):
+                    result = self.engine().run(
+                        query,
+                        self._llm(run_manager),
+                        topic_entities,
+                        retry=self.retry_policy(),
+                        budget=self.cost_cap(),
+                    )
+            except EntityNotFoundError as err:
+                return self._unknown_entity(err)
+            return self._with_links(self.to_documents(result, k), query, topic_entities)
 
     async def _aget_relevant_documents(
         self,
@@ -419,17 +393,27 @@ class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
         k = self._k(k)
-        topic_entities = await asyncio.to_thread(self._topics, query, topic_entities)
         events = AsyncStepEvents(run_manager)
-        try:
-            with listening_to_steps(events):
-                engine = await asyncio.to_thread(self.engine)  # may load a textualizer model
-                result = await engine.arun(
-                    query, self._llm(run_manager), topic_entities, budget=self.cost_cap()
-                )
-        except EntityNotFoundError as err:
-            return self._unknown_entity(err)
-        await events.flush()
-        # linking reads the graph: off the event loop too
-        docs = self.to_documents(result, k)
-        return await asyncio.to_thread(self._with_links, docs, query, topic_entities)
+        # Reading the graph (topics, links) is awaited as the method's own graph work is.
+        on_loop = reads_on_loop(getattr(self, "graph", None))
+        async with self.in_flight.ahold():
+            topic_entities = await run_graph_work(
+                self._topics, query, topic_entities, on_loop=on_loop
+            )
+            try:
+                with listening_to_steps(events):
+                    engine = await run_blocking(self.engine)  # may load a model
+                    result = await engine.arun(
+                        query,
+                        self._llm(run_manager),
+                        topic_entities,
+                        retry=self.retry_policy(),
+                        budget=self.cost_cap(),
+                    )
+            except EntityNotFoundError as err:
+                return self._unknown_entity(err)
+            await events.flush()
+            docs = self.to_documents(result, k)
+            return await run_graph_work(
+                self._with_links, docs, query, topic_entities, on_loop=on_loop
+            )

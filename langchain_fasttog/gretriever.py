@@ -18,7 +18,6 @@ Example
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,12 +31,15 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_vali
 
 from kgcore.agent_text import name_as_topic
 from kgcore.builder import build_method
+from kgcore.concurrency import run_blocking, run_graph_work
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
+from kgcore.graph.store import reads_on_loop
 from kgcore.linking import bracketed_entities
 from kgcore.methods.kernel import triple_text
 from kgcore.types import Triple
 from langchain_fasttog.base import DocumentOptions, GraphField, KGMethodChain
 from langchain_fasttog.embeddings import as_text_embedder
+from langchain_fasttog.run_fields import ConcurrencyFields
 
 if TYPE_CHECKING:
     from kgcore.gretriever.result import GRetrieverResult
@@ -151,7 +153,7 @@ class GRetrieverFields(GraphField):
         return self._engine
 
 
-class GRetrieverRetriever(GRetrieverFields, DocumentOptions, BaseRetriever):
+class GRetrieverRetriever(GRetrieverFields, ConcurrencyFields, DocumentOptions, BaseRetriever):
     """Retrieve the facts of G-Retriever's subgraph for a question, one Document per edge,
     the most relevant first; no chat model is asked.
 
@@ -215,7 +217,8 @@ class GRetrieverRetriever(GRetrieverFields, DocumentOptions, BaseRetriever):
         k: int | None = None,
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
-        return self._documents(query, k, topic_entities)
+        with self.in_flight.hold():
+            return self._documents(query, k, topic_entities)
 
     async def _aget_relevant_documents(
         self,
@@ -225,8 +228,12 @@ class GRetrieverRetriever(GRetrieverFields, DocumentOptions, BaseRetriever):
         k: int | None = None,
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
-        # Embedding and PCST are CPU-bound: off the event loop.
-        return await asyncio.to_thread(self._documents, query, k, topic_entities)
+        # The graph reads are awaited (or, for a blocking store, run in the graph executor);
+        # embedding runs in the graph executor.
+        async with self.in_flight.ahold():
+            await run_blocking(self.engine)  # the first call builds the engine
+            on_loop = reads_on_loop(self.graph)
+            return await run_graph_work(self._documents, query, k, topic_entities, on_loop=on_loop)
 
 
 class GRetrieverChain(GRetrieverFields, KGMethodChain):

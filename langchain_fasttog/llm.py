@@ -188,6 +188,9 @@ class LangChainLLM:
         sampling: SamplingPolicy | None = None,
     ) -> None:
         self.model = require_chat_runnable(model)
+        #: Whose calls count together against the abandoned-call cap (kgcore's workers): the
+        #: wrapped model, however many wrappers a retriever makes.
+        self.model_identity = self.model
         self.callbacks = callbacks
         self.run_name_prefix = run_name_prefix
         self.sampling = sampling or SamplingPolicy()

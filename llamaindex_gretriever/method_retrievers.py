@@ -29,7 +29,6 @@ Example
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,8 +42,11 @@ from llama_index.core.tools import QueryEngineTool
 
 from kgcore.agent_text import answer_text, name_as_topic, unknown_entity_text
 from kgcore.builder import build_method
+from kgcore.concurrency import InFlightLimit, run_graph_work
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidSettingError
 from kgcore.foreign_graphs import as_graph_store
+from kgcore.graph.store import reads_on_loop
+from kgcore.llm.protocol import RetryPolicy, retry_policy
 from kgcore.methods.kernel import Budget
 from kgcore.methods.result import MethodResult
 from llamaindex_gretriever.agent_tools import METHOD_TOOL_DESCRIPTION
@@ -103,6 +105,15 @@ class KGMethodRetriever(BaseRetriever):
         :class:`~kgcore.exceptions.EntityNotFoundError`.
     max_llm_calls, max_prompt_tokens : int, optional
         The cost cap of each question (:class:`~kgcore.methods.kernel.Budget`).
+    llm_timeout : float, optional
+        Seconds each model call may take (the CLI's ``--llm-timeout``; default: the retry
+        policy's, 120 s); replaces ``retry``'s ``timeout``.
+    retry : RetryPolicy, optional
+        Attempts, backoff and the cap on abandoned calls of the model calls
+        (:class:`~kgcore.llm.protocol.RetryPolicy`; default: the package's policy).
+    max_concurrency : int, optional
+        Questions this retriever runs at once at most (``None``: no limit); the others wait
+        their turn (``retrieve`` across threads, ``aretrieve`` per event loop).
     settings :
         The config's fields, flat (``width=2``); they override ``config``'s.
     """
@@ -119,6 +130,9 @@ class KGMethodRetriever(BaseRetriever):
         on_unknown_entity: str = "message",
         max_llm_calls: int | None = None,
         max_prompt_tokens: int | None = None,
+        llm_timeout: float | None = None,
+        retry: RetryPolicy | None = None,
+        max_concurrency: int | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         **settings: Any,
@@ -140,6 +154,8 @@ class KGMethodRetriever(BaseRetriever):
         )
         self.k = k
         self.on_unknown_entity = on_unknown_entity
+        self.retry = retry_policy(retry, llm_timeout)
+        self.in_flight = InFlightLimit(max_concurrency)
         limits = {"max_llm_calls": max_llm_calls, "max_prompt_tokens": max_prompt_tokens}
         given = any(v is not None for v in limits.values())
         self.budget = Budget(**limits) if given else None
@@ -152,18 +168,24 @@ class KGMethodRetriever(BaseRetriever):
 
     def run(self, question: str, topic_entities: Sequence[str] | None = None) -> MethodResult:
         """The method's result for ``question`` (one run)."""
-        topics = self.topics(question, topic_entities) or None
-        result: MethodResult = self.engine.run(question, self.chat, topics, budget=self.budget)
+        with self.in_flight.hold():
+            topics = self.topics(question, topic_entities) or None
+            result: MethodResult = self.engine.run(
+                question, self.chat, topics, retry=self.retry, budget=self.budget
+            )
         return result
 
     async def arun(
         self, question: str, topic_entities: Sequence[str] | None = None
     ) -> MethodResult:
         """The async :meth:`run`."""
-        topics = await asyncio.to_thread(self.topics, question, topic_entities)
-        result: MethodResult = await self.engine.arun(
-            question, self.chat, topics or None, budget=self.budget
-        )
+        async with self.in_flight.ahold():
+            # Linking reads the graph: awaited as the method's own graph work is.
+            on_loop = reads_on_loop(self.store)
+            topics = await run_graph_work(self.topics, question, topic_entities, on_loop=on_loop)
+            result: MethodResult = await self.engine.arun(
+                question, self.chat, topics or None, retry=self.retry, budget=self.budget
+            )
         return result
 
     def _unknown(self, err: EntityNotFoundError) -> list[NodeWithScore]:

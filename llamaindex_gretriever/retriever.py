@@ -34,7 +34,6 @@ Example
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -46,9 +45,11 @@ from llama_index.core.graph_stores.types import PropertyGraphStore
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from kgcore.agent_text import name_as_topic, unknown_entity_text
+from kgcore.concurrency import InFlightLimit, run_graph_work
 from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.foreign_graphs import as_graph_store
+from kgcore.graph.store import reads_on_loop
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
@@ -150,6 +151,8 @@ class GRetrieverRetriever(BaseRetriever):
         names (``"message"``, the default, what an agent can retry with; its metadata holds
         ``error="entity_not_found"``, ``entity`` and ``suggestions``), no node (``"empty"``),
         or :class:`~kgcore.exceptions.EntityNotFoundError` (``"raise"``).
+    max_concurrency : int, optional
+        Questions retrieved at once at most (``None``: no limit); the others wait their turn.
 
     Example
     -------
@@ -168,7 +171,9 @@ class GRetrieverRetriever(BaseRetriever):
         include_text: bool = False,
         source_graph_store: PropertyGraphStore | None = None,
         on_unknown_entity: str = "message",
+        max_concurrency: int | None = None,
     ) -> None:
+        self.in_flight = InFlightLimit(max_concurrency)
         if include_text and source_graph_store is None:
             raise ConfigurationError(
                 "include_text needs the LlamaIndex PropertyGraphStore holding the source chunks: "
@@ -343,7 +348,7 @@ class GRetrieverRetriever(BaseRetriever):
             node = with_source_text(node, source_chunks(self.source_graph_store, result.edges))
         return node
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+    def _nodes(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         try:
             return [self.retrieve_node(query_bundle.query_str)]
         except EntityNotFoundError as err:
@@ -351,6 +356,13 @@ class GRetrieverRetriever(BaseRetriever):
                 raise
             return [] if self.on_unknown_entity == "empty" else [not_found_node(err)]
 
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        with self.in_flight.hold():
+            return self._nodes(query_bundle)
+
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        # Embedding and PCST are CPU-bound: run them in a thread so the event loop stays free.
-        return await asyncio.to_thread(self._retrieve, query_bundle)
+        # Graph reads awaited (a blocking store: in the graph executor), embedding in the
+        # graph executor: the event loop stays free.
+        async with self.in_flight.ahold():
+            on_loop = reads_on_loop(self.gretriever)
+            return await run_graph_work(self._nodes, query_bundle, on_loop=on_loop)

@@ -42,7 +42,7 @@ from functools import partial
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, InvalidSettingError
-from kgcore.graph.store import GraphStore, check_limit
+from kgcore.graph.store import GraphStore, check_limit, reads_on_loop
 from kgcore.types import Triple, neighbor_sort_key
 
 #: Freebase machine ids (``m.0w4dx1v``) and generated ids (``g.1259pqvnv``): nodes without a
@@ -223,6 +223,26 @@ class CompoundNodeView:
         self.inner = store
         self.is_unnamed = unnamed_node_test(unnamed)
         self.max_compound_degree = max_compound_degree
+        self._pattern = unnamed if isinstance(unnamed, str) else None
+        self._no_unnamed = unnamed is None
+
+    @property
+    def reads_on_loop(self) -> bool:
+        """Whether the store it views may be read on the event loop
+        (:func:`~kgcore.graph.store.reads_on_loop`)."""
+        return reads_on_loop(self.inner)
+
+    def may_hold_unnamed(self) -> bool:
+        """Whether the store may hold an unnamed node: ``False`` only when the view has no
+        pattern, or the store says no node name matches it (``holds_names_matching``, asked
+        once by the stores that have it: the in-memory and Bolt stores); then
+        :meth:`triples_among` reads no neighbour lists to look for compound nodes."""
+        if self._no_unnamed:
+            return False
+        ask = getattr(self.inner, "holds_names_matching", None)
+        if self._pattern is None or not callable(ask):
+            return True
+        return bool(ask(self._pattern))
 
     def __repr__(self) -> str:
         return f"CompoundNodeView({self.inner!r})"
@@ -317,6 +337,8 @@ class CompoundNodeView:
         """Every triple (compound ones included) whose ends are both among the named
         ``nodes``, sorted."""
         members = {n for n in nodes if not self.is_unnamed(n)}
+        if not self.may_hold_unnamed():
+            return self.inner.triples_among(members)
         found = set(self.inner.triples_among(members))
         compounds: dict[str, list[Triple]] = {}
         # The compound nodes next to two members, read from the store in one call.

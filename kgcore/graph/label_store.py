@@ -164,6 +164,7 @@ class LabelGraphStore:
     def __init__(
         self, connection: Any, mapping: LabelMapping, name_cache_limit: int = 200_000
     ) -> None:
+        self.reads_on_loop = getattr(connection, "reads_on_loop", False) is True
         self.connection = connection
         self.mapping = mapping
         self.name_cache_limit = int(name_cache_limit)
@@ -181,10 +182,7 @@ class LabelGraphStore:
         return str(self.connection.uri)
 
     def _read(self, label: str, kind: str, **params: Any) -> list[list[Any]]:
-        query = self._q[label][kind]
-        return self.connection.read(
-            lambda tx: [r.values() for r in tx.run(query, params)], what=f"{kind} ({label})"
-        )
+        return list(self.connection.read_named(f"{kind} ({label})", self._q[label][kind], params))
 
     def _is_small(self) -> bool:
         if self._small is None:
@@ -192,16 +190,19 @@ class LabelGraphStore:
         return self._small
 
     def _names_directory(self) -> dict[str, tuple[str, ...]]:
-        """Every entity name with the labels holding it (copied once, under a lock)."""
-        with self._lock:
-            if self._directory is None:
-                found: dict[str, list[str]] = {}
-                for label in self._labels:
-                    for (name,) in self._read(label, "all_names"):
-                        if isinstance(name, str) and label not in found.get(name, ()):
-                            found.setdefault(name, []).append(label)
-                self._directory = {name: tuple(labels) for name, labels in found.items()}
-            return self._directory
+        """Every entity name with the labels holding it (copied once; the reads hold no lock,
+        since an awaited run may switch questions while one waits)."""
+        if self._directory is None:
+            found: dict[str, list[str]] = {}
+            for label in self._labels:
+                for (name,) in self._read(label, "all_names"):
+                    if isinstance(name, str) and label not in found.get(name, ()):
+                        found.setdefault(name, []).append(label)
+            directory = {name: tuple(labels) for name, labels in found.items()}
+            with self._lock:
+                if self._directory is None:
+                    self._directory = directory
+        return self._directory
 
     def labels_of(self, names: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """The entity labels holding each of ``names`` (no entry: none)."""

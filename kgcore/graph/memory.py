@@ -15,6 +15,7 @@ Example
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -47,6 +48,9 @@ class InMemoryGraphStore:
         An existing graph whose edge keys are relation names.
     """
 
+    #: Reads are in memory: an awaited run reads on the event loop (:func:`reads_on_loop`).
+    reads_on_loop = True
+
     def __init__(self, graph: nx.MultiDiGraph | None = None) -> None:
         self.graph: nx.MultiDiGraph = graph if graph is not None else nx.MultiDiGraph()
         self._neighbors: dict[str, list[Triple]] = {}
@@ -59,6 +63,7 @@ class InMemoryGraphStore:
         self._searches: dict[tuple[str, int], tuple[list[str], str | None]] = {}
         self._generation = 0  # bumped by every write adding names: a search begun before it
         # is not cached
+        self._matching: dict[str, tuple[int, bool]] = {}  # pattern -> (generation, found)
 
     # -- construction -------------------------------------------------------------------
     @classmethod
@@ -183,6 +188,23 @@ class InMemoryGraphStore:
                     self._searches = {}
                 self._searches[key] = entry
         return list(entry[0])
+
+    def holds_names_matching(self, pattern: str) -> bool:
+        """Whether a node's whole name matches the regular expression ``pattern`` (read once
+        per pattern until a write adds names).
+
+        >>> store = InMemoryGraphStore.from_triples([("m.0ab", "r", "Paris")])
+        >>> store.holds_names_matching(r"m\\.\\w+"), store.holds_names_matching(r"x+")
+        (True, False)
+        """
+        seen = self._matching.get(pattern)
+        generation = self._generation
+        if seen is None or seen[0] != generation:
+            compiled = re.compile(pattern)
+            with self._lock:
+                found = any(compiled.fullmatch(node) for node in self.graph)
+            seen = self._matching[pattern] = (generation, found)
+        return seen[1]
 
     def neighbors(self, node: str, limit: int | None = None) -> list[Triple]:
         limit = check_limit(limit)

@@ -46,6 +46,7 @@ from functools import partial
 from types import ModuleType, TracebackType
 from typing import Any, Self, TypeVar
 
+from kgcore.concurrency import await_io, in_awaited_run, off_loop
 from kgcore.exceptions import (
     ConfigurationError,
     GraphStoreError,
@@ -53,6 +54,7 @@ from kgcore.exceptions import (
     MissingDependencyError,
 )
 from kgcore.graph.failover import MemberList
+from kgcore.graph.neo4j_async import AsyncReads
 
 __all__ = ["MAX_TIMEOUT_S", "MEMBER_RETRY_S", "Neo4jConnection", "import_neo4j", "server_refusal"]
 
@@ -97,6 +99,10 @@ class Neo4jConnection:
     queries : collections.Counter
         The same, by query name (``"neighbors"``, ``"triples_among"``, ...).
     """
+
+    #: Named reads are awaited through the ``AsyncDriver`` in an awaited run
+    #: (:mod:`kgcore.graph.neo4j_async`), so they may run on the event loop.
+    reads_on_loop = True
 
     def __init__(
         self,
@@ -158,6 +164,7 @@ class Neo4jConnection:
         # driver has no client-side read timeout of its own (only a server hint).
         self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="kg-neo4j")
         self._driver = self._new_driver()
+        self.async_reads = AsyncReads(self)
 
     # -- connection -------------------------------------------------------------------
     def _new_driver(self) -> Any:
@@ -261,7 +268,9 @@ class Neo4jConnection:
         >>> store.read(lambda tx: tx.run("RETURN 1").single()[0])  # doctest: +SKIP
         1
         """
-        return self._on_member(lambda: self._transaction(work, args, what, write=False))
+        attempt = partial(self._transaction, work, args, what, write=False)
+        # A transaction function is synchronous: an awaited run waits for it off the loop.
+        return off_loop(self._on_member, attempt)
 
     def _transaction(
         self, work: Callable[..., _T], args: tuple[Any, ...], what: str, *, write: bool
@@ -329,7 +338,12 @@ class Neo4jConnection:
     def close(self) -> None:
         """Close the driver and its connections."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self.async_reads.forget()
         self._driver.close()
+
+    async def aclose(self) -> None:
+        """Close the running event loop's ``AsyncDriver`` (the synchronous driver stays)."""
+        await self.async_reads.aclose()
 
     def __enter__(self) -> Self:
         return self
@@ -354,6 +368,8 @@ class Neo4jConnection:
         Ends with :class:`GraphStoreError` within ``query_timeout`` seconds whatever the
         server does (on each member tried, given a member list).
         """
+        if in_awaited_run():  # awaited through the AsyncDriver (kgcore.graph.neo4j_async)
+            return self._on_member(lambda: await_io(self.async_reads.read(kind, query, params)))
         return self._on_member(partial(self._read_member, kind, query, params))
 
     def _read_member(self, kind: str, query: str, params: dict[str, Any]) -> list[Any]:

@@ -301,6 +301,7 @@ def read_queries(mapping: GraphMapping) -> dict[str, str]:
             f"RETURN DISTINCT h.{name} AS head, {relation} AS relation, t.{name} AS tail"
         ),
         "all_names": f"MATCH (n:{label}) RETURN n.{name} AS name ORDER BY name",
+        "names_matching": f"MATCH (n:{label}) WHERE n.{name} =~ $pattern RETURN 1 LIMIT 1",
         "fulltext": fulltext,
         "fulltext_variants": fulltext,
         "nearest": (

@@ -212,6 +212,7 @@ class Neo4jGraphStore(Neo4jConnection):
         self.name_cache_limit = int(name_cache_limit)
         self.name_search = name_search
         self._fulltext: bool | None = None  # whether the full-text index answered
+        self._matching: dict[str, bool] = {}  # holds_names_matching, by pattern
         self._name_cache: tuple[dict[str, list[str]], list[str]] | None = None
         self._too_many_names: bool | None = None
         self._q = read_queries(mapping)  # fixed for the store's lifetime
@@ -436,6 +437,15 @@ class Neo4jGraphStore(Neo4jConnection):
         self._name_cache = None
         self._too_many_names = None
         self._fulltext = None
+        self._matching.clear()
+
+    def holds_names_matching(self, pattern: str) -> bool:
+        """Whether a node's whole name matches the regular expression ``pattern`` (one query
+        per pattern, kept until :meth:`refresh_names`)."""
+        found = self._matching.get(pattern)
+        if found is None:
+            found = self._matching[pattern] = bool(self._read("names_matching", pattern=pattern))
+        return found
 
     def __repr__(self) -> str:
         db = f", database={self.database!r}" if self.database else ""

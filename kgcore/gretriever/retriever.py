@@ -23,11 +23,11 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from kgcore.concurrency import off_loop
 from kgcore.embeddings import TextEmbedder, default_embedder
 from kgcore.exceptions import (
     ConfigurationError,
@@ -37,7 +37,7 @@ from kgcore.exceptions import (
     InvalidQuestionError,
 )
 from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.store import GraphStore
+from kgcore.graph.store import GraphStore, reads_on_loop
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
 from kgcore.gretriever.prize_tree import retrieve_in_graph
 from kgcore.gretriever.prizes import top_k_indices
@@ -50,7 +50,7 @@ from kgcore.gretriever.region import (
 )
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.settings import PCSTSettings, RegionSettings
-from kgcore.gretriever.store_vectors import StoreVectors
+from kgcore.gretriever.store_vectors import StoreVectors, vector_database
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
 from kgcore.linking import link_entities, names_in_question, question_as_name
@@ -255,6 +255,11 @@ class GRetriever:
         return self.index
 
     @property
+    def reads_on_loop(self) -> bool:
+        """Whether an awaited retrieval may read on the event loop (``reads_on_loop``)."""
+        return self._store is None or reads_on_loop(self._store)
+
+    @property
     def store(self) -> GraphStore:
         """The store regions are read from (built from the index on first use)."""
         if self._store is None:
@@ -270,7 +275,7 @@ class GRetriever:
         assert self.embedder is not None
         # A cached embedder's inner model: questions are one-off texts, kept out of the cache.
         embedder = getattr(self.embedder, "uncached", self.embedder)
-        vector = np.asarray(embedder.embed([question]), dtype=np.float32)
+        vector = np.asarray(off_loop(embedder.embed, [question]), dtype=np.float32)
         if vector.ndim != 2 or vector.shape[0] != 1:
             raise EmbeddingError(f"the embedder returned shape {vector.shape} for one question")
         if self.index is not None and vector.shape[1] != self.index.dimension:
@@ -299,10 +304,12 @@ class GRetriever:
         if missing:
             with self._lock:
                 new = list(dict.fromkeys(texts[i] for i in missing if texts[i] not in self._fresh))
-                if new:
-                    assert self.embedder is not None
-                    fresh = EmbeddedTexts.embed(new, self.embedder)
+            if new:  # embedded without the lock: an awaited run may switch questions here
+                assert self.embedder is not None
+                fresh = off_loop(EmbeddedTexts.embed, new, self.embedder)
+                with self._lock:
                     self._fresh.update(zip(new, fresh.vectors[fresh.rows], strict=True))
+            with self._lock:
                 vectors = np.stack([self._fresh[texts[i]] for i in missing])
             sims[missing] = vectors @ query
         return sims
@@ -344,7 +351,7 @@ class GRetriever:
                     f"the index {self.index.dimension}"
                 )
         if not topic_entities and self.index is None and self._small_listable_graph():
-            self.build_index(progress=False)  # a small graph: embedding all of it is cheap
+            off_loop(self.build_index, False)  # a small graph: embedding all of it is cheap
         if not topic_entities:
             topic_entities = self.question_topics(question) or None
         use_region = (
@@ -477,19 +484,3 @@ class GRetriever:
         return retrieve_in_graph(
             graph, node_similarity, edge_similarity, self.pcst, question, seeds
         )
-
-
-def vector_database(store: GraphStore | None) -> Any:
-    """The graph database behind ``store`` that can hold G-Retriever's vectors (a store with
-    ``node_vectors`` and ``nearest_nodes``, seen through a compound-node view or not), or
-    ``None`` for an in-memory graph.
-
-    >>> vector_database(InMemoryGraphStore()) is None
-    True
-    """
-    inner = getattr(store, "inner", store)
-    if callable(getattr(inner, "node_vectors", None)) and callable(
-        getattr(inner, "nearest_nodes", None)
-    ):
-        return inner
-    return None

@@ -35,7 +35,13 @@ from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import EmbeddingError, InvalidSettingError
 from kgcore.graph.neo4j_store import RELATION_VECTOR_LABEL, Neo4jGraphStore
 
-__all__ = ["RELATION_LABEL", "EmbeddingSummary", "StoreVectors", "write_embeddings"]
+__all__ = [
+    "RELATION_LABEL",
+    "EmbeddingSummary",
+    "StoreVectors",
+    "vector_database",
+    "write_embeddings",
+]
 
 #: The label of the nodes holding relation texts' vectors (one per relation and graph label).
 RELATION_LABEL = RELATION_VECTOR_LABEL
@@ -273,3 +279,20 @@ class StoreVectors:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[t] for t in texts]).astype(np.float32)
+
+
+def vector_database(store: Any) -> Any:
+    """The graph database behind ``store`` that can hold G-Retriever's vectors (a store with
+    ``node_vectors`` and ``nearest_nodes``, seen through a compound-node view or not), or
+    ``None`` for an in-memory graph.
+
+    >>> from kgcore.graph import InMemoryGraphStore
+    >>> vector_database(InMemoryGraphStore()) is None
+    True
+    """
+    inner = getattr(store, "inner", store)
+    if callable(getattr(inner, "node_vectors", None)) and callable(
+        getattr(inner, "nearest_nodes", None)
+    ):
+        return inner
+    return None

@@ -37,6 +37,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
+from kgcore.graph.store import reads_on_loop
 from kgcore.llm.protocol import (
     AsyncChatLLM,
     ChatLLM,
@@ -205,8 +206,12 @@ class StepMethod(ABC, Generic[R]):
         retry: RetryPolicy | None = None,
         budget: Budget | None = None,
     ) -> R:
-        """Answer ``question`` with an asynchronous model (or a sync one, in a thread)."""
-        return await arun_steps(self.budgeted_steps(question, topic_entities, budget), llm, retry)
+        """Answer ``question`` with an asynchronous model (or a sync one, in a thread); the
+        graph work is awaited on the event loop when the method's ``store`` allows it
+        (:func:`~kgcore.graph.store.reads_on_loop`), else in a worker thread."""
+        steps = self.budgeted_steps(question, topic_entities, budget)
+        on_loop = reads_on_loop(getattr(self, "store", None))
+        return await arun_steps(steps, llm, retry, on_loop=on_loop)
 
     def budgeted_steps(
         self,

@@ -183,6 +183,16 @@ def path_scorer(embed: Callable[[list[str]], Any] | None = None) -> PathScorer:
         phrases = len(chain_phrases(question, topic))
         readings: dict[int, list[list[str]]] = {}
         ends = question_ends(question, topic) if not phrases else None
+        if embed is not None and (ends is not None or phrases):
+            # Every text compared below, embedded in one batch (``embed`` caches: FastToG's
+            # embed_cached), rather than one call per path and hop.
+            wanted: list[str] = [] if ends is None else [*ends]
+            for path in paths:
+                wanted += [hop.text() for hop in path.hops]
+                if phrases and len(path.hops) not in readings:
+                    readings[len(path.hops)] = chain_readings(question, topic, len(path.hops))
+            wanted += [p for found in readings.values() for reading in found for p in reading]
+            embed(list(dict.fromkeys(wanted)))
         if embed is not None and not phrases:
             # A relation is named whichever way a hop reads it.
             hop_names = [[verbalize_relation(hop.relation) for hop in p.hops] for p in paths]

@@ -53,6 +53,7 @@ from kgcore.llm.protocol.retry import (
     RetryPolicy,
     describe_error,
     is_transient,
+    retry_policy,
 )
 from kgcore.llm.protocol.types import (
     AsyncChatLLM,
@@ -90,6 +91,7 @@ __all__ = [
     "describe_error",
     "is_transient",
     "reply_char_cap",
+    "retry_policy",
     "run_steps",
     "worker_stats",
 ]

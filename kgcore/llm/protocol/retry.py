@@ -37,6 +37,7 @@ __all__ = [
     "RetryPolicy",
     "describe_error",
     "is_transient",
+    "retry_policy",
 ]
 
 #: Seconds a model call may take unless a policy says otherwise: every call has a deadline.
@@ -214,6 +215,24 @@ class RetryPolicy:
 #: The policy used when a driver is given none: 3 attempts, 0.5 s then about 1 s of backoff,
 #: each call cut off after :data:`DEFAULT_LLM_TIMEOUT` seconds.
 DEFAULT_RETRY = RetryPolicy()
+
+
+def retry_policy(retry: RetryPolicy | None = None, timeout: float | None = None) -> RetryPolicy:
+    """The policy of an adapter's ``retry`` and ``llm_timeout`` settings (the CLI's
+    ``--llm-timeout``): ``retry`` (default :data:`DEFAULT_RETRY`) with its ``timeout`` replaced
+    by ``timeout`` when one is given, checked as :class:`RetryPolicy` checks it.
+
+    >>> retry_policy(timeout=5).timeout, retry_policy().attempts
+    (5, 3)
+    >>> retry_policy(timeout=0)
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.InvalidSettingError: timeout must be in (0, 600] seconds, got 0
+    """
+    if retry is not None and not isinstance(retry, RetryPolicy):
+        raise InvalidSettingError(f"retry must be a RetryPolicy, got {type(retry).__name__}")
+    policy = retry or DEFAULT_RETRY
+    return policy if timeout is None else replace(policy, timeout=timeout)
 
 
 class CallGuard:

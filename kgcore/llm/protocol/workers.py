@@ -130,8 +130,10 @@ class WorkerPool:
     ) -> PendingCall:
         """Run ``function()`` (a call of ``model``) in a worker; its outcome (or what it raised)
         lands in the returned call's ``future``. Refused with :class:`ModelStuckError` when
-        ``model`` already runs ``max_abandoned`` abandoned calls."""
-        key = id(model)
+        ``model`` already runs ``max_abandoned`` abandoned calls. A model wrapper made anew per
+        question (a framework adapter's) names the model it wraps as ``model_identity``, so
+        its calls count together."""
+        key = id(getattr(model, "model_identity", model))
         call = PendingCall(key, function)
         with self._lock:
             stuck = self._abandoned.get(key, 0)

@@ -133,6 +133,7 @@ class FastToG(StepMethod[FastToGResult]):
         embedder: TextEmbedder | None = None,
     ) -> None:
         self.store = graph = compound_view(store)
+        self._holds_triples = False
         self.config = cfg = config or FastToGConfig()
         node_level = cfg.lcs.max_community_size == 1
         self.name = name or ("fasttog-node" if node_level else "fasttog")
@@ -182,8 +183,10 @@ class FastToG(StepMethod[FastToGResult]):
         5. :meth:`_fall_back`: IO, CoT or CoT-SC when no answer was found;
         6. :meth:`_finish`: the result.
         """
-        if self.store.num_triples() == 0:
-            raise EmptyGraphError("the knowledge graph has no triples: load some before asking")
+        if not self._holds_triples:  # asked until the graph has triples (a count is slow)
+            if self.store.num_triples() == 0:
+                raise EmptyGraphError("the knowledge graph has no triples: load some before asking")
+            self._holds_triples = True
         run = yield from self._link_topic_entities(question, topic_entities)
         if run.topic and self.config.paths.enabled:
             if (yield from self.paths.plan(run)):
@@ -309,6 +312,12 @@ class FastToG(StepMethod[FastToGResult]):
         """Every active chain grows by one community (:meth:`_grow_chain`), chain by chain,
         from ``depth``; returns whether any chain grew."""
         grew = False
+        if self.chain_choice == "similarity" and run.ahead:
+            with run.meter.graph():
+                self.similarity.prefetch(
+                    run.question,
+                    [c.candidates for i, c in run.ahead.items() if run.active[i]],
+                )
         for index in range(len(run.chains)):
             if run.active[index]:
                 grew = (yield from self._grow_chain(run, index, depth)) or grew

@@ -17,19 +17,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgcore.community.lcs import Community
+from kgcore.concurrency import off_loop
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.run_state import FastToGRun
 from kgcore.methods.fasttog.texts import CommunityTexts
 from kgcore.methods.kernel import report_step
+from kgcore.text_vectors import BoundedTextVectors
 
 if TYPE_CHECKING:
     from kgcore.embeddings import TextEmbedder
 
 logger = logging.getLogger(__name__)
-
-
-#: Texts whose embeddings a part keeps (:meth:`SimilarityChoices.embed_cached`).
-TEXT_VECTOR_CACHE = 50_000
 
 
 class SimilarityChoices:
@@ -54,7 +52,7 @@ class SimilarityChoices:
         self.given_embedder = embedder
         self._embedder = embedder
         self.texts = texts
-        self._text_vectors: dict[str, np.ndarray] = {}
+        self._vectors = BoundedTextVectors(lambda texts: off_loop(self.embedder.embed, texts))
 
     @property
     def first_choice(self) -> str:
@@ -121,11 +119,11 @@ class SimilarityChoices:
         return sorted(range(len(candidates)), key=lambda i: -float(scores[i]))
 
     def similarities(self, question: str, texts: Sequence[str]) -> np.ndarray:
-        """The cosine similarity of each of ``texts`` to ``question`` (one embedding call)."""
+        """The cosine similarity of each of ``texts`` to ``question`` (the embeddings cached:
+        :meth:`embed_cached`)."""
         # An app's embedder may return unnormalised rows, or NaN for an empty text; in float64,
         # so that near ties rank the same in every run.
-        embedded = self.embedder.embed([question, *texts])
-        vectors = np.nan_to_num(np.asarray(embedded, dtype=np.float64))
+        vectors = np.nan_to_num(self.embed_cached([question, *texts]))
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
         vectors = vectors / norms[:, None]
@@ -150,14 +148,15 @@ class SimilarityChoices:
         )
         return picked
 
+    def prefetch(self, question: str, groups: Sequence[Sequence[Community]]) -> None:
+        """Embed, in one call, the texts of every group of candidates a later choice may rank
+        (the chains' next candidates at one depth): one batch costs less than one per chain."""
+        texts = [t for group in groups if len(group) > 1 for t in self.texts.texts(group)]
+        if texts:
+            self.embed_cached([question, *texts])
+
     def embed_cached(self, texts: list[str]) -> np.ndarray:
-        """Sentence embeddings of ``texts``, cached (path planning embeds the same relation
-        paths and phrases question after question)."""
-        cache = self._text_vectors
-        if len(cache) > TEXT_VECTOR_CACHE:
-            cache.clear()
-        missing = [t for t in dict.fromkeys(texts) if t not in cache]
-        if missing:
-            rows = np.asarray(self.embedder.embed(missing), dtype=np.float64)
-            cache.update(zip(missing, rows, strict=True))
-        return np.vstack([cache[t] for t in texts])
+        """Sentence embeddings of ``texts`` (float64 rows), each text embedded once while it
+        is in the part's bounded :class:`~kgcore.text_vectors.BoundedTextVectors`: the question
+        at each choice, and the relation paths and phrases question after question."""
+        return self._vectors.vectors(texts)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kgcore.concurrency import off_loop
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
 from kgcore.gretriever.gnn.graph_data import VectorLookup
@@ -129,7 +130,8 @@ class SubgraphReader:
         """The embedding of the question with the topic entities' names taken out."""
         embedder = getattr(self.retriever.embedder, "uncached", self.retriever.embedder)
         assert embedder is not None  # GRetriever refuses to be built without one
-        return np.asarray(embedder.embed([without_names(question, names)]), np.float32)[0]
+        text = without_names(question, names)
+        return np.asarray(off_loop(embedder.embed, [text]), np.float32)[0]
 
     def read(
         self,

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kgcore.concurrency import apply_torch_threads
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
 from kgcore.local_models import G2T_HUB_IDS, graph2text_model_dir, shipped_graph2text_name
 from kgcore.text.graph2text.causal import generate_causal, is_model_folder, load_causal
@@ -177,6 +178,7 @@ class Graph2Text:
         device, dtype = pick_device(device)
         settings = G2TSettings.load(folder)
         options = {**settings.generation_options(), **options}
+        apply_torch_threads()  # the thread policy (kgcore.concurrency)
         if settings.architecture == "causal":
             model, tokenizer = load_causal(folder, settings, device, dtype)
             return cls(model, tokenizer, settings, **options)

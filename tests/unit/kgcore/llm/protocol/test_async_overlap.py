@@ -22,7 +22,10 @@ TRIPLES = [
 
 
 class SlowStore(InMemoryGraphStore):
-    """A graph whose every ``neighbors`` read blocks for :data:`DELAY` seconds (a slow server)."""
+    """A graph whose every ``neighbors`` read blocks for :data:`DELAY` seconds (a slow server):
+    a blocking store, so not one to read on the event loop."""
+
+    reads_on_loop = False
 
     def __init__(self) -> None:
         super().__init__()
