@@ -1,22 +1,24 @@
-"""How a method's graph work runs under ``asyncio``: awaited on the event loop, never blocking it.
+"""How a method's graph work runs under ``asyncio``: in a bounded executor, its I/O awaited on
+the event loop, which it never holds.
 
 A method is written once, as synchronous code between its model calls (the step generator of
-:mod:`kgcore.llm.protocol`). The async driver runs that code with :func:`run_awaited`: in a
-greenlet on the event loop, as SQLAlchemy's asyncio extension runs its synchronous core. Where
-the code waits on I/O it calls :func:`await_io` with a coroutine (a Bolt store's read through
-the driver's ``AsyncDriver``), and the loop awaits that coroutine while other questions run;
-where it computes for long (sentence embeddings, community detection) it calls
-:func:`off_loop`, which runs the function in the graph executor, a bounded thread pool, and
-awaits it. Outside :func:`run_awaited` (the sync ``run``), both calls simply run what they are
-given.
+:mod:`kgcore.llm.protocol`). The async driver runs each stretch of that code with
+:func:`run_graph_work`: in a thread of the *graph executor*, a bounded pool, so that its
+computing (path walks, sampling, community detection, sentence embeddings) never holds the
+event loop. Where that code waits on a server it calls :func:`await_io` with a coroutine (a
+Bolt store's read through the driver's ``AsyncDriver``): the coroutine runs on the caller's
+event loop, with its deadline there, and no driver thread waits on a socket. Cancelling the
+awaiting task stops the run at its next :func:`await_io` (the pending read is cancelled).
+Outside :func:`run_graph_work` (the sync ``run``), :func:`await_io` runs the coroutine to its
+end in the calling thread.
 
-The graph executor has :func:`graph_workers` threads (``KG_GRAPH_WORKERS``, default: the
-number of CPUs, at most 4); :func:`set_graph_workers` changes it. The thread policy: the local
-models (sentence embeddings, Graph2Text) compute with :func:`torch_threads` threads each
-(``KG_TORCH_THREADS``, default: half the CPUs, at least 1 and at most 4), set in torch when
-such a model loads (:func:`apply_torch_threads`), so that concurrent questions, or another
-busy process, do not oversubscribe the cores. ``docs/concurrency.md`` says how the pieces fit
-together.
+The graph executor has :func:`graph_workers` threads (``KG_GRAPH_WORKERS``, default
+:data:`DEFAULT_WORKERS`): questions doing graph work at once, the rest queue;
+:func:`set_graph_workers` changes it. The thread policy: the local models (sentence embeddings,
+Graph2Text) compute with :func:`torch_threads` threads each (``KG_TORCH_THREADS``, default
+half the CPUs, at least 1 and at most 4), set in torch when such a model loads
+(:func:`apply_torch_threads`), so that concurrent questions, or another busy process, do not
+oversubscribe the cores. ``docs/concurrency.md`` says how the pieces fit together.
 
 Example
 -------
@@ -24,41 +26,38 @@ Example
 >>> async def double(x):
 ...     await asyncio.sleep(0)
 ...     return 2 * x
->>> def work(x):  # synchronous code that waits on a coroutine and computes off the loop
-...     return await_io(double(x)) + off_loop(sum, [1, 2])
->>> asyncio.run(run_awaited(work, 5))
-13
->>> work.__name__, in_awaited_run()
-('work', False)
+>>> def work(x):  # synchronous graph work that waits on a coroutine
+...     return await_io(double(x)) + 1, in_awaited_run()
+>>> asyncio.run(run_graph_work(work, 5))
+(11, True)
+>>> work(5)  # sync: the coroutine runs here
+(11, False)
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import functools
 import os
 import threading
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
-
-import greenlet
 
 from kgcore.exceptions import InvalidSettingError
 
 __all__ = [
+    "DEFAULT_WORKERS",
     "InFlightLimit",
     "apply_torch_threads",
     "await_io",
     "graph_workers",
     "in_awaited_run",
-    "off_loop",
-    "run_awaited",
     "run_graph_work",
-    "run_blocking",
     "set_graph_workers",
     "set_torch_threads",
     "torch_threads",
@@ -66,33 +65,27 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: Threads of the graph executor at most by default (a small machine's cores, not more).
-DEFAULT_MAX_WORKERS = 4
+#: Threads of the graph executor by default: a stretch of graph work waiting on a server holds
+#: one, so it is more than the cores; computing is bounded by torch's threads.
+DEFAULT_WORKERS = 16
+#: Seconds between two looks of a waiting :func:`await_io` at its run's cancellation.
+CANCEL_POLL_S = 0.05
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
 _workers: int | None = None
 _torch_threads: int | None = None
-
-
-class _AwaitedRun(greenlet.greenlet):
-    """The greenlet of one :func:`run_awaited` call: what it hands up is awaited."""
-
-
-class _Handed:
-    """A coroutine handed up to the loop (so a plain value returned is never mistaken for it)."""
-
-    __slots__ = ("awaitable",)
-
-    def __init__(self, awaitable: Awaitable[Any]) -> None:
-        self.awaitable = awaitable
+#: The event loop (and cancellation event) of the run a thread's graph work belongs to.
+_RUN: contextvars.ContextVar[tuple[asyncio.AbstractEventLoop, threading.Event] | None] = (
+    contextvars.ContextVar("kg_graph_run", default=None)
+)
 
 
 def _default_workers() -> int:
     text = os.environ.get("KG_GRAPH_WORKERS", "").strip()
     if text:
         return _checked(int(text) if text.isdigit() else text)
-    return max(1, min(DEFAULT_MAX_WORKERS, os.cpu_count() or 1))
+    return DEFAULT_WORKERS
 
 
 def _checked(count: object) -> int:
@@ -109,7 +102,7 @@ def torch_threads() -> int:
         if _torch_threads is None:
             text = os.environ.get("KG_TORCH_THREADS", "").strip()
             cpus = os.cpu_count() or 1
-            default = max(1, min(DEFAULT_MAX_WORKERS, cpus // 2))
+            default = max(1, min(4, cpus // 2))
             _torch_threads = _checked(int(text) if text.isdigit() else text) if text else default
         return _torch_threads
 
@@ -158,43 +151,57 @@ def _graph_executor() -> ThreadPoolExecutor:
     with _lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="kg-graph")
+            # All threads now: a thread started later, from the event loop while the others
+            # compute, holds the loop until it is scheduled.
+            started = threading.Barrier(size + 1)
+            for _ in range(size):
+                _executor.submit(started.wait, 30)
+            started.wait(30)
         return _executor
 
 
 def in_awaited_run() -> bool:
-    """Whether the caller runs inside :func:`run_awaited` (on the event loop)."""
-    return isinstance(greenlet.getcurrent(), _AwaitedRun)
+    """Whether the caller's graph work runs for an event loop (:func:`run_graph_work`)."""
+    return _RUN.get() is not None
 
 
 def await_io(coroutine: Coroutine[Any, Any, T]) -> T:
-    """The value of ``coroutine``, awaited by the event loop when called inside
-    :func:`run_awaited`, else run to its end here (``asyncio.run``: no loop may be running in
-    this thread)."""
-    current = greenlet.getcurrent()
-    if isinstance(current, _AwaitedRun):
-        return current.parent.switch(_Handed(coroutine))
-    return asyncio.run(coroutine)
+    """The value of ``coroutine``: run on the event loop of the caller's run when there is
+    one (:func:`run_graph_work`; ``asyncio.CancelledError`` when the run is cancelled while
+    it waits, the coroutine cancelled too), else to its end here (``asyncio.run``)."""
+    run = _RUN.get()
+    if run is None:
+        return asyncio.run(coroutine)
+    loop, cancelled = run
+    if cancelled.is_set():
+        coroutine.close()
+        raise asyncio.CancelledError
+    future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+    while True:
+        try:
+            return future.result(timeout=CANCEL_POLL_S)
+        except concurrent.futures.TimeoutError:
+            if cancelled.is_set():
+                future.cancel()
+                raise asyncio.CancelledError from None
+        except concurrent.futures.CancelledError:
+            raise asyncio.CancelledError from None
 
 
-def off_loop(function: Callable[..., T], *args: Any) -> T:
-    """``function(*args)``: in the graph executor, awaited, inside :func:`run_awaited`; here
-    otherwise. For computing work that would hold the event loop (embedding, detection)."""
-    current = greenlet.getcurrent()
-    if not isinstance(current, _AwaitedRun):
-        return function(*args)
+async def run_graph_work(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in the graph executor, awaited (a copy of the caller's
+    ``contextvars``; its :func:`await_io` calls run on this loop). Cancelling the awaiting
+    task returns at once; the work stops at its next :func:`await_io`."""
+    loop = asyncio.get_running_loop()
+    cancelled = threading.Event()
     context = contextvars.copy_context()
+    context.run(_RUN.set, (loop, cancelled))
     call = functools.partial(context.run, function, *args)
-    future = asyncio.get_running_loop().run_in_executor(_graph_executor(), call)
-    return current.parent.switch(_Handed(future))
-
-
-async def run_graph_work(function: Callable[..., T], *args: Any, on_loop: bool) -> T:
-    """``function(*args)`` awaited: on the loop (:func:`run_awaited`) when ``on_loop`` (its
-    store's reads are in memory or awaited: :func:`~kgcore.graph.store.reads_on_loop`), else
-    in a worker thread (:func:`run_blocking`)."""
-    if on_loop:
-        return await run_awaited(function, *args)
-    return await run_blocking(function, *args)
+    try:
+        return await loop.run_in_executor(_graph_executor(), call)
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
 
 
 class InFlightLimit:
@@ -255,28 +262,3 @@ class InFlightLimit:
                 yield
             finally:
                 self.in_flight -= 1
-
-
-async def run_blocking(function: Callable[..., T], *args: Any) -> T:
-    """``function(*args)`` in a worker thread of the loop's default executor (bounded by
-    ``asyncio``; a copy of the caller's ``contextvars``), awaited: for work that may block on
-    I/O (an app's own graph store, a model's load), so that it never takes the graph
-    executor's few threads."""
-    return await asyncio.to_thread(function, *args)
-
-
-async def run_awaited(function: Callable[..., T], *args: Any) -> T:
-    """``function(*args)`` run on the event loop, its :func:`await_io` and :func:`off_loop`
-    calls awaited (other tasks run meanwhile). Cancelling the awaiting task raises
-    ``CancelledError`` inside ``function`` at the call it waits in, so its work stops there."""
-    run = _AwaitedRun(function)
-    run.gr_context = contextvars.copy_context()
-    handed = run.switch(*args)
-    while not run.dead:
-        try:
-            value = await handed.awaitable
-        except BaseException as err:  # noqa: BLE001 - thrown into the run, where it belongs
-            handed = run.throw(err)
-        else:
-            handed = run.switch(value)
-    return handed

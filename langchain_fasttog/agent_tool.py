@@ -29,7 +29,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from kgcore.agent_text import answer_text, name_as_topic, unknown_entity_text
-from kgcore.concurrency import run_blocking
+from kgcore.concurrency import run_graph_work
 from kgcore.exceptions import EntityNotFoundError
 from kgcore.graph.store import GraphStore
 
@@ -102,7 +102,7 @@ def method_tool(
     async def arun(
         question: str, topic_entities: list[str] | None = None, callbacks: Callbacks = None
     ) -> Reply:
-        value = await run_blocking(_input, chain, question, topic_entities)  # graph reads
+        value = await run_graph_work(_input, chain, question, topic_entities)  # graph reads
         try:
             return _reply(await chain.ainvoke(value, config={"callbacks": callbacks}))
         except EntityNotFoundError as err:

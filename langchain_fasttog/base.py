@@ -41,14 +41,14 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from kgcore.agent_text import name_as_topic, unknown_entity_text
-from kgcore.concurrency import run_blocking, run_graph_work
+from kgcore.concurrency import run_graph_work
 from kgcore.exceptions import (
     EntityNotFoundError,
     InvalidQuestionError,
     InvalidSettingError,
 )
 from kgcore.foreign_graphs import as_graph_store
-from kgcore.graph.store import GraphStore, reads_on_loop
+from kgcore.graph.store import GraphStore
 from kgcore.linking import bracketed_entities, link_entity_details
 from kgcore.methods.kernel import Budget, listening_to_steps
 from kgcore.methods.result import MethodResult
@@ -249,7 +249,7 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
         events = AsyncStepEvents(run_manager)
         async with self.in_flight.ahold():
             with listening_to_steps(events):
-                engine = await run_blocking(self.engine)  # may load a model
+                engine = await run_graph_work(self.engine)  # may load a model
                 result = await engine.arun(
                     question,
                     self._llm(run_manager),
@@ -394,15 +394,12 @@ class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
     ) -> list[Document]:
         k = self._k(k)
         events = AsyncStepEvents(run_manager)
-        # Reading the graph (topics, links) is awaited as the method's own graph work is.
-        on_loop = reads_on_loop(getattr(self, "graph", None))
+        # Reading the graph (topics, links) runs in the graph executor, as the method's does.
         async with self.in_flight.ahold():
-            topic_entities = await run_graph_work(
-                self._topics, query, topic_entities, on_loop=on_loop
-            )
+            topic_entities = await run_graph_work(self._topics, query, topic_entities)
             try:
                 with listening_to_steps(events):
-                    engine = await run_blocking(self.engine)  # may load a model
+                    engine = await run_graph_work(self.engine)  # may load a model
                     result = await engine.arun(
                         query,
                         self._llm(run_manager),
@@ -414,6 +411,4 @@ class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
                 return self._unknown_entity(err)
             await events.flush()
             docs = self.to_documents(result, k)
-            return await run_graph_work(
-                self._with_links, docs, query, topic_entities, on_loop=on_loop
-            )
+            return await run_graph_work(self._with_links, docs, query, topic_entities)

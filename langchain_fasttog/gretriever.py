@@ -31,9 +31,8 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_vali
 
 from kgcore.agent_text import name_as_topic
 from kgcore.builder import build_method
-from kgcore.concurrency import run_blocking, run_graph_work
+from kgcore.concurrency import run_graph_work
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
-from kgcore.graph.store import reads_on_loop
 from kgcore.linking import bracketed_entities
 from kgcore.methods.kernel import triple_text
 from kgcore.types import Triple
@@ -228,12 +227,9 @@ class GRetrieverRetriever(GRetrieverFields, ConcurrencyFields, DocumentOptions, 
         k: int | None = None,
         topic_entities: Sequence[str] | None = None,
     ) -> list[Document]:
-        # The graph reads are awaited (or, for a blocking store, run in the graph executor);
-        # embedding runs in the graph executor.
+        # Graph reads and embedding run in the graph executor; a Bolt read is awaited.
         async with self.in_flight.ahold():
-            await run_blocking(self.engine)  # the first call builds the engine
-            on_loop = reads_on_loop(self.graph)
-            return await run_graph_work(self._documents, query, k, topic_entities, on_loop=on_loop)
+            return await run_graph_work(self._documents, query, k, topic_entities)
 
 
 class GRetrieverChain(GRetrieverFields, KGMethodChain):

@@ -31,7 +31,7 @@ from llama_index.core.tools import FunctionTool
 
 from kgcore.agent_text import NO_TOPIC_TEXT, answer_text, name_as_topic, unknown_entity_text
 from kgcore.builder import build_method
-from kgcore.concurrency import run_blocking
+from kgcore.concurrency import run_graph_work
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.graph.store import GraphStore
 from kgcore.methods.base import StepMethod
@@ -84,7 +84,7 @@ def gretriever_tool(
 
     async def asearch(query: str, topic_entities: list[str] | None = None) -> str:
         """Knowledge-graph facts about the query; entities in [brackets] or topic_entities."""
-        return await run_blocking(gretriever_search, retriever, query, topic_entities)
+        return await run_graph_work(gretriever_search, retriever, query, topic_entities)
 
     return FunctionTool.from_defaults(
         fn=search, async_fn=asearch, name=name, description=description
@@ -151,7 +151,7 @@ def method_tool(
         """Answer a question from the knowledge graph; entities in [brackets] or
         topic_entities."""
         try:
-            given = await run_blocking(topics, question, topic_entities)
+            given = await run_graph_work(topics, question, topic_entities)
             result = await engine.arun(question, chat, given, budget=budget)
         except EntityNotFoundError as err:
             return unknown_entity_text(err)

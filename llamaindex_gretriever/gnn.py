@@ -28,7 +28,7 @@ from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.response_synthesizers.base import BaseSynthesizer
 from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType
 
-from kgcore.concurrency import run_blocking
+from kgcore.concurrency import run_graph_work
 from kgcore.exceptions import ConfigurationError
 from kgcore.gretriever.gnn.graph_data import VectorLookup, textual_graph_to_data
 from kgcore.gretriever.gnn.labels import UNPARSEABLE, parse_label
@@ -142,7 +142,7 @@ class GraphPromptSynthesizer(BaseSynthesizer):
         additional_source_nodes: Sequence[NodeWithScore] | None = None,
         **response_kwargs: Any,
     ) -> RESPONSE_TYPE:
-        return await run_blocking(
+        return await run_graph_work(
             self.synthesize, query, nodes, additional_source_nodes, **response_kwargs
         )
 
@@ -152,7 +152,7 @@ class GraphPromptSynthesizer(BaseSynthesizer):
         return self._answer([GraphPrompt(query_str, chunk, None)])[0]
 
     async def aget_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
-        return await run_blocking(self.get_response, query_str, text_chunks)
+        return await run_graph_work(self.get_response, query_str, text_chunks)
 
 
 def _placeholder_llm() -> Any:

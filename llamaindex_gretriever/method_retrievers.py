@@ -45,7 +45,6 @@ from kgcore.builder import build_method
 from kgcore.concurrency import InFlightLimit, run_graph_work
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidSettingError
 from kgcore.foreign_graphs import as_graph_store
-from kgcore.graph.store import reads_on_loop
 from kgcore.llm.protocol import RetryPolicy, retry_policy
 from kgcore.methods.kernel import Budget
 from kgcore.methods.result import MethodResult
@@ -181,8 +180,7 @@ class KGMethodRetriever(BaseRetriever):
         """The async :meth:`run`."""
         async with self.in_flight.ahold():
             # Linking reads the graph: awaited as the method's own graph work is.
-            on_loop = reads_on_loop(self.store)
-            topics = await run_graph_work(self.topics, question, topic_entities, on_loop=on_loop)
+            topics = await run_graph_work(self.topics, question, topic_entities)
             result: MethodResult = await self.engine.arun(
                 question, self.chat, topics or None, retry=self.retry, budget=self.budget
             )

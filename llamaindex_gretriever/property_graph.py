@@ -25,7 +25,7 @@ from llama_index.core.graph_stores.types import PropertyGraphStore
 from llama_index.core.indices.property_graph.sub_retrievers.base import BasePGRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from kgcore.concurrency import run_blocking
+from kgcore.concurrency import run_graph_work
 from kgcore.exceptions import EmptyGraphError
 from kgcore.foreign_graphs import read_property_graph
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
@@ -153,4 +153,4 @@ class GRetrieverPGRetriever(BasePGRetriever):
         return [node]
 
     async def aretrieve_from_graph(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return await run_blocking(self.retrieve_from_graph, query_bundle)
+        return await run_graph_work(self.retrieve_from_graph, query_bundle)

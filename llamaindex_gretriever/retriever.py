@@ -49,7 +49,6 @@ from kgcore.concurrency import InFlightLimit, run_graph_work
 from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.foreign_graphs import as_graph_store
-from kgcore.graph.store import reads_on_loop
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
@@ -361,8 +360,6 @@ class GRetrieverRetriever(BaseRetriever):
             return self._nodes(query_bundle)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        # Graph reads awaited (a blocking store: in the graph executor), embedding in the
-        # graph executor: the event loop stays free.
+        # Graph reads and embedding run in the graph executor; a Bolt read is awaited.
         async with self.in_flight.ahold():
-            on_loop = reads_on_loop(self.gretriever)
-            return await run_graph_work(self._nodes, query_bundle, on_loop=on_loop)
+            return await run_graph_work(self._nodes, query_bundle)

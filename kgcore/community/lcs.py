@@ -32,7 +32,6 @@ import networkx as nx
 from kgcore.community.detection import ALGORITHMS, detect_communities
 from kgcore.community.modularity import community_modularity
 from kgcore.community.sampling import NEIGHBORS_PER_HOP, SampledSubgraph, sample_neighborhood
-from kgcore.concurrency import off_loop
 from kgcore.exceptions import InvalidSettingError
 from kgcore.graph.store import GraphStore
 from kgcore.settings import Settings, checked_settings
@@ -245,8 +244,8 @@ def local_community_search(
     )
     skip = set(current) | set(exclude)
     graph = sub.to_networkx(exclude=skip)
-    communities = off_loop(
-        detect_communities, graph, config.algorithm, config.max_community_size, seed
+    communities = detect_communities(
+        graph, config.algorithm, max_size=config.max_community_size, seed=seed
     )
     candidates = coarse_prune(
         graph,

@@ -42,7 +42,7 @@ from functools import partial
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, InvalidSettingError
-from kgcore.graph.store import GraphStore, check_limit, reads_on_loop
+from kgcore.graph.store import GraphStore, check_limit
 from kgcore.types import Triple, neighbor_sort_key
 
 #: Freebase machine ids (``m.0w4dx1v``) and generated ids (``g.1259pqvnv``): nodes without a
@@ -226,12 +226,6 @@ class CompoundNodeView:
         self._pattern = unnamed if isinstance(unnamed, str) else None
         self._no_unnamed = unnamed is None
 
-    @property
-    def reads_on_loop(self) -> bool:
-        """Whether the store it views may be read on the event loop
-        (:func:`~kgcore.graph.store.reads_on_loop`)."""
-        return reads_on_loop(self.inner)
-
     def may_hold_unnamed(self) -> bool:
         """Whether the store may hold an unnamed node: ``False`` only when the view has no
         pattern, or the store says no node name matches it (``holds_names_matching``, asked
@@ -291,6 +285,8 @@ class CompoundNodeView:
         limit = check_limit(limit)
         named = [n for n in dict.fromkeys(nodes) if not self.is_unnamed(n)]
         raw = self.inner.neighbors_batch(named, limit=limit)
+        if not self.may_hold_unnamed():
+            return {node: list(raw.get(node, ())) for node in named}
         compounds = sorted(
             {
                 t.other(node)

@@ -164,7 +164,6 @@ class LabelGraphStore:
     def __init__(
         self, connection: Any, mapping: LabelMapping, name_cache_limit: int = 200_000
     ) -> None:
-        self.reads_on_loop = getattr(connection, "reads_on_loop", False) is True
         self.connection = connection
         self.mapping = mapping
         self.name_cache_limit = int(name_cache_limit)

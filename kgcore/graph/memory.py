@@ -48,9 +48,6 @@ class InMemoryGraphStore:
         An existing graph whose edge keys are relation names.
     """
 
-    #: Reads are in memory: an awaited run reads on the event loop (:func:`reads_on_loop`).
-    reads_on_loop = True
-
     def __init__(self, graph: nx.MultiDiGraph | None = None) -> None:
         self.graph: nx.MultiDiGraph = graph if graph is not None else nx.MultiDiGraph()
         self._neighbors: dict[str, list[Triple]] = {}

@@ -46,7 +46,7 @@ from functools import partial
 from types import ModuleType, TracebackType
 from typing import Any, Self, TypeVar
 
-from kgcore.concurrency import await_io, in_awaited_run, off_loop
+from kgcore.concurrency import await_io, in_awaited_run
 from kgcore.exceptions import (
     ConfigurationError,
     GraphStoreError,
@@ -99,10 +99,6 @@ class Neo4jConnection:
     queries : collections.Counter
         The same, by query name (``"neighbors"``, ``"triples_among"``, ...).
     """
-
-    #: Named reads are awaited through the ``AsyncDriver`` in an awaited run
-    #: (:mod:`kgcore.graph.neo4j_async`), so they may run on the event loop.
-    reads_on_loop = True
 
     def __init__(
         self,
@@ -268,9 +264,7 @@ class Neo4jConnection:
         >>> store.read(lambda tx: tx.run("RETURN 1").single()[0])  # doctest: +SKIP
         1
         """
-        attempt = partial(self._transaction, work, args, what, write=False)
-        # A transaction function is synchronous: an awaited run waits for it off the loop.
-        return off_loop(self._on_member, attempt)
+        return self._on_member(lambda: self._transaction(work, args, what, write=False))
 
     def _transaction(
         self, work: Callable[..., _T], args: tuple[Any, ...], what: str, *, write: bool

@@ -41,19 +41,6 @@ def check_limit(limit: int | None) -> int | None:
     return limit
 
 
-def reads_on_loop(store: object) -> bool:
-    """Whether an awaited run may read ``store`` on the event loop: its reads are fast and in
-    memory, or awaited (``reads_on_loop = True`` on the in-memory and Bolt stores and the views
-    over them). A store without the mark, an app's own (blocking) one say, is read off the loop:
-    the method's graph work then runs in a worker thread (:mod:`kgcore.concurrency`).
-
-    >>> from kgcore.graph import InMemoryGraphStore
-    >>> reads_on_loop(InMemoryGraphStore()), reads_on_loop(object()), reads_on_loop(None)
-    (True, False, True)
-    """
-    return store is None or getattr(store, "reads_on_loop", False) is True
-
-
 @runtime_checkable
 class GraphStore(Protocol):
     """What the methods need from a knowledge graph."""

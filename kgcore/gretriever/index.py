@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcore.concurrency import off_loop
 from kgcore.embeddings import TextEmbedder, default_embedder, embedding_dimension
 from kgcore.exceptions import EmbeddingError, InvalidQuestionError
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
@@ -257,7 +256,7 @@ class GraphIndex:
             raise InvalidQuestionError("the question must be a non-empty string")
         if self.embedder is None:
             raise EmbeddingError("this index has no embedder to embed the question with")
-        vector = _checked(off_loop(self.embedder.embed, [question]), 1)[0]
+        vector = _checked(self.embedder.embed([question]), 1)[0]
         if vector.shape[0] != self.dimension:
             raise EmbeddingError(
                 f"question embedding has {vector.shape[0]} dimensions, the index {self.dimension}"

@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from kgcore.concurrency import off_loop
 from kgcore.embeddings import TextEmbedder, default_embedder
 from kgcore.exceptions import (
     ConfigurationError,
@@ -37,7 +36,7 @@ from kgcore.exceptions import (
     InvalidQuestionError,
 )
 from kgcore.graph.memory import InMemoryGraphStore
-from kgcore.graph.store import GraphStore, reads_on_loop
+from kgcore.graph.store import GraphStore
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
 from kgcore.gretriever.prize_tree import retrieve_in_graph
 from kgcore.gretriever.prizes import top_k_indices
@@ -255,11 +254,6 @@ class GRetriever:
         return self.index
 
     @property
-    def reads_on_loop(self) -> bool:
-        """Whether an awaited retrieval may read on the event loop (``reads_on_loop``)."""
-        return self._store is None or reads_on_loop(self._store)
-
-    @property
     def store(self) -> GraphStore:
         """The store regions are read from (built from the index on first use)."""
         if self._store is None:
@@ -275,7 +269,7 @@ class GRetriever:
         assert self.embedder is not None
         # A cached embedder's inner model: questions are one-off texts, kept out of the cache.
         embedder = getattr(self.embedder, "uncached", self.embedder)
-        vector = np.asarray(off_loop(embedder.embed, [question]), dtype=np.float32)
+        vector = np.asarray(embedder.embed([question]), dtype=np.float32)
         if vector.ndim != 2 or vector.shape[0] != 1:
             raise EmbeddingError(f"the embedder returned shape {vector.shape} for one question")
         if self.index is not None and vector.shape[1] != self.index.dimension:
@@ -304,9 +298,9 @@ class GRetriever:
         if missing:
             with self._lock:
                 new = list(dict.fromkeys(texts[i] for i in missing if texts[i] not in self._fresh))
-            if new:  # embedded without the lock: an awaited run may switch questions here
+            if new:  # embedded without the lock: other questions go on meanwhile
                 assert self.embedder is not None
-                fresh = off_loop(EmbeddedTexts.embed, new, self.embedder)
+                fresh = EmbeddedTexts.embed(new, self.embedder)
                 with self._lock:
                     self._fresh.update(zip(new, fresh.vectors[fresh.rows], strict=True))
             with self._lock:
@@ -351,7 +345,7 @@ class GRetriever:
                     f"the index {self.index.dimension}"
                 )
         if not topic_entities and self.index is None and self._small_listable_graph():
-            off_loop(self.build_index, False)  # a small graph: embedding all of it is cheap
+            self.build_index(progress=False)  # a small graph: embedding all of it is cheap
         if not topic_entities:
             topic_entities = self.question_topics(question) or None
         use_region = (

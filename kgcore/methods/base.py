@@ -37,7 +37,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from kgcore.graph.store import reads_on_loop
 from kgcore.llm.protocol import (
     AsyncChatLLM,
     ChatLLM,
@@ -207,11 +206,9 @@ class StepMethod(ABC, Generic[R]):
         budget: Budget | None = None,
     ) -> R:
         """Answer ``question`` with an asynchronous model (or a sync one, in a thread); the
-        graph work is awaited on the event loop when the method's ``store`` allows it
-        (:func:`~kgcore.graph.store.reads_on_loop`), else in a worker thread."""
+        graph work runs in the graph executor, never on the event loop."""
         steps = self.budgeted_steps(question, topic_entities, budget)
-        on_loop = reads_on_loop(getattr(self, "store", None))
-        return await arun_steps(steps, llm, retry, on_loop=on_loop)
+        return await arun_steps(steps, llm, retry)
 
     def budgeted_steps(
         self,

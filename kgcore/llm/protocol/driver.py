@@ -41,7 +41,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from kgcore.concurrency import run_awaited, run_blocking
+from kgcore.concurrency import run_graph_work
 from kgcore.llm.protocol.retry import DEFAULT_RETRY, CallGuard, RetryPolicy
 from kgcore.llm.protocol.types import (
     AsyncChatLLM,
@@ -265,17 +265,13 @@ async def arun_steps(
     steps: Steps[T],
     llm: AsyncChatLLM | ChatLLM,
     retry: RetryPolicy | None = None,
-    on_loop: bool = False,
 ) -> T:
     """Drive a step generator with an asynchronous model (or a sync one, in a thread).
 
     The generator's own work between model calls (graph reads, community search, embedding,
-    PCST) never blocks the event loop. With ``on_loop`` (the methods set it when their store's
-    reads are in memory or awaited: :func:`~kgcore.graph.store.reads_on_loop`) it is awaited
-    on the loop (:func:`kgcore.concurrency.run_awaited`): a Bolt store's reads go through the
-    driver's ``AsyncDriver`` and the long computations to the bounded graph executor. Without
-    it (an unknown generator, a blocking store) each stretch of work runs in a worker thread
-    (:func:`kgcore.concurrency.run_blocking`). Either way concurrent runs overlap their graph
+    PCST) never blocks the event loop: each stretch of it runs in the bounded graph executor
+    (:func:`kgcore.concurrency.run_graph_work`), and a Bolt store's reads in it are awaited
+    on this loop through the driver's ``AsyncDriver``. Concurrent runs overlap their graph
     waits as they overlap their model calls.
 
     Example
@@ -292,7 +288,7 @@ async def arun_steps(
     guard = CallGuard(retry or DEFAULT_RETRY)
     reply: LLMReply | None = None
     while True:
-        step = await (run_awaited if on_loop else run_blocking)(_resume, steps, reply)
+        step = await run_graph_work(_resume, steps, reply)
         if isinstance(step, _Finished):
             return step.value
         reply = await _acall(llm, guard.prepare(step), guard)

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgcore.community.lcs import Community
-from kgcore.concurrency import off_loop
 from kgcore.methods.fasttog.config import FastToGConfig
 from kgcore.methods.fasttog.run_state import FastToGRun
 from kgcore.methods.fasttog.texts import CommunityTexts
@@ -52,7 +51,7 @@ class SimilarityChoices:
         self.given_embedder = embedder
         self._embedder = embedder
         self.texts = texts
-        self._vectors = BoundedTextVectors(lambda texts: off_loop(self.embedder.embed, texts))
+        self._vectors = BoundedTextVectors(lambda texts: self.embedder.embed(texts))
 
     @property
     def first_choice(self) -> str:

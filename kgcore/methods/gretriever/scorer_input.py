@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgcore.concurrency import off_loop
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
 from kgcore.gretriever.gnn.graph_data import VectorLookup
@@ -131,7 +130,7 @@ class SubgraphReader:
         embedder = getattr(self.retriever.embedder, "uncached", self.retriever.embedder)
         assert embedder is not None  # GRetriever refuses to be built without one
         text = without_names(question, names)
-        return np.asarray(off_loop(embedder.embed, [text]), np.float32)[0]
+        return np.asarray(embedder.embed([text]), np.float32)[0]
 
     def read(
         self,

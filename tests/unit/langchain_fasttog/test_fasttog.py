@@ -193,10 +193,8 @@ def test_a_runs_cache_scope_is_passed_only_to_a_model_that_caches_runs() -> None
 
 
 class SlowStore(InMemoryGraphStore):
-    """Every ``neighbors`` read blocks for 0.3 s, as a slow graph server would (a blocking
-    store: not read on the event loop)."""
+    """Every ``neighbors`` read blocks for 0.3 s, as a slow graph server would."""
 
-    reads_on_loop = False
     calls = 0
     lock = threading.Lock()
 

@@ -100,7 +100,6 @@ async def test_two_concurrent_aretrieves_overlap_their_graph_waits(embedder) -> 
     from kgcore.graph import InMemoryGraphStore
 
     class SlowStore(InMemoryGraphStore):
-        reads_on_loop = False  # it blocks: read off the event loop
         calls = 0
         lock = threading.Lock()
 

@@ -22,10 +22,7 @@ TRIPLES = [
 
 
 class SlowStore(InMemoryGraphStore):
-    """A graph whose every ``neighbors`` read blocks for :data:`DELAY` seconds (a slow server):
-    a blocking store, so not one to read on the event loop."""
-
-    reads_on_loop = False
+    """A graph whose every ``neighbors`` read blocks for :data:`DELAY` seconds (a slow server)."""
 
     def __init__(self) -> None:
         super().__init__()
