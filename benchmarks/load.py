@@ -126,9 +126,11 @@ def graph_time_child(kind: str, conn: dict[str, Any] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in ("recorded", "worst"):
         model = recorded_model() if name == "recorded" else instant
-        clear = getattr(getattr(engine, "similarity", None), "_vectors", None)
-        if clear is not None:
-            clear.clear()  # each model's pass starts with no cached text embeddings
+        similarity = getattr(engine, "similarity", None)
+        for cache in ("_vectors", "_text_vectors"):  # this tree's, the baseline's
+            found = getattr(similarity, cache, None)
+            if found is not None:
+                found.clear()  # each model's pass starts with no cached text embeddings
         times = []
         for question in asked[:16]:
             started = time.perf_counter()

@@ -14,11 +14,18 @@ end in the calling thread.
 
 The graph executor has :func:`graph_workers` threads (``KG_GRAPH_WORKERS``, default
 :data:`DEFAULT_WORKERS`): questions doing graph work at once, the rest queue;
-:func:`set_graph_workers` changes it. The thread policy: the local models (sentence embeddings,
+:func:`set_graph_workers` changes it. Of those, at most :func:`graph_compute` compute at once
+(``KG_GRAPH_COMPUTE``, default :data:`DEFAULT_COMPUTE`); the others wait on a server or for
+their turn without taking Python's GIL, so the event loop's thread gets it within a switch
+interval or two. The thread policy: the local models (sentence embeddings,
 Graph2Text) compute with :func:`torch_threads` threads each (``KG_TORCH_THREADS``, default
 half the CPUs, at least 1 and at most 4), set in torch when such a model loads
 (:func:`apply_torch_threads`), so that concurrent questions, or another busy process, do not
-oversubscribe the cores. ``docs/concurrency.md`` says how the pieces fit together.
+oversubscribe the cores. The collector policy: what lives as long as the process (a large
+graph loaded in memory, a local model, a store's filled caches) is taken out of the cycle
+collector's sight (:func:`keep_out_of_collections`, ``gc.freeze``), since a full collection
+over it holds the GIL, and so the event loop, for tenths of a second; ``KG_GC_FREEZE=0``
+turns this off. ``docs/concurrency.md`` says how the pieces fit together.
 
 Example
 -------
@@ -41,6 +48,7 @@ import concurrent.futures
 import contextlib
 import contextvars
 import functools
+import gc
 import os
 import threading
 import weakref
@@ -51,13 +59,17 @@ from typing import Any, TypeVar
 from kgcore.exceptions import InvalidSettingError
 
 __all__ = [
+    "DEFAULT_COMPUTE",
     "DEFAULT_WORKERS",
     "InFlightLimit",
     "apply_torch_threads",
     "await_io",
+    "graph_compute",
     "graph_workers",
     "in_awaited_run",
+    "keep_out_of_collections",
     "run_graph_work",
+    "set_graph_compute",
     "set_graph_workers",
     "set_torch_threads",
     "torch_threads",
@@ -68,6 +80,9 @@ T = TypeVar("T")
 #: Threads of the graph executor by default: a stretch of graph work waiting on a server holds
 #: one, so it is more than the cores; computing is bounded by torch's threads.
 DEFAULT_WORKERS = 16
+#: Graph-work threads computing at once by default: with more, the event loop's thread waits
+#: for the GIL behind every one of them (``benchmarks/load.py``'s loop gap).
+DEFAULT_COMPUTE = 2
 #: Seconds between two looks of a waiting :func:`await_io` at its run's cancellation.
 CANCEL_POLL_S = 0.05
 
@@ -75,17 +90,18 @@ _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
 _workers: int | None = None
 _torch_threads: int | None = None
-#: The event loop (and cancellation event) of the run a thread's graph work belongs to.
-_RUN: contextvars.ContextVar[tuple[asyncio.AbstractEventLoop, threading.Event] | None] = (
-    contextvars.ContextVar("kg_graph_run", default=None)
-)
+_compute: int | None = None
+_compute_gate: threading.Semaphore | None = None
+#: The event loop, cancellation event and compute gate of the run a thread's graph work is for.
+_Run = tuple[asyncio.AbstractEventLoop, threading.Event, threading.Semaphore]
+_RUN: contextvars.ContextVar[_Run | None] = contextvars.ContextVar("kg_graph_run", default=None)
 
 
-def _default_workers() -> int:
-    text = os.environ.get("KG_GRAPH_WORKERS", "").strip()
+def _from_env(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
     if text:
         return _checked(int(text) if text.isdigit() else text)
-    return DEFAULT_WORKERS
+    return default
 
 
 def _checked(count: object) -> int:
@@ -125,13 +141,47 @@ def apply_torch_threads() -> None:
         torch.set_num_threads(torch_threads())
 
 
+def keep_out_of_collections(collect: bool = True) -> None:
+    """Take every object alive now out of the cycle collector's sight (``gc.freeze``), after
+    a full collection when ``collect`` (at load time; without it, cyclic garbage alive now is
+    never freed). Objects freed by reference counting still are. Off with ``KG_GC_FREEZE=0``.
+    """
+    if os.environ.get("KG_GC_FREEZE", "1").strip() == "0":
+        return
+    if collect:
+        gc.collect()
+    gc.freeze()
+
+
 def graph_workers() -> int:
     """Threads of the graph executor (:func:`set_graph_workers`, ``KG_GRAPH_WORKERS``)."""
     global _workers
     with _lock:
         if _workers is None:
-            _workers = _default_workers()
+            _workers = _from_env("KG_GRAPH_WORKERS", DEFAULT_WORKERS)
         return _workers
+
+
+def graph_compute() -> int:
+    """Graph-work threads computing at once (:func:`set_graph_compute`, ``KG_GRAPH_COMPUTE``)."""
+    return _gate()[0]
+
+
+def set_graph_compute(count: int) -> None:
+    """Let ``count`` threads (1 to 256) of graph work compute at once, from the next run."""
+    global _compute, _compute_gate
+    count = _checked(count)
+    with _lock:
+        _compute, _compute_gate = count, threading.Semaphore(count)
+
+
+def _gate() -> tuple[int, threading.Semaphore]:
+    global _compute, _compute_gate
+    with _lock:
+        if _compute is None or _compute_gate is None:
+            _compute = _from_env("KG_GRAPH_COMPUTE", DEFAULT_COMPUTE)
+            _compute_gate = threading.Semaphore(_compute)
+        return _compute, _compute_gate
 
 
 def set_graph_workers(count: int) -> None:
@@ -172,20 +222,29 @@ def await_io(coroutine: Coroutine[Any, Any, T]) -> T:
     run = _RUN.get()
     if run is None:
         return asyncio.run(coroutine)
-    loop, cancelled = run
+    loop, cancelled, gate = run
     if cancelled.is_set():
         coroutine.close()
         raise asyncio.CancelledError
     future = asyncio.run_coroutine_threadsafe(coroutine, loop)
-    while True:
-        try:
-            return future.result(timeout=CANCEL_POLL_S)
-        except concurrent.futures.TimeoutError:
-            if cancelled.is_set():
-                future.cancel()
+    gate.release()  # waiting is not computing: another question's work may go on
+    try:
+        while True:
+            try:
+                return future.result(timeout=CANCEL_POLL_S)
+            except concurrent.futures.TimeoutError:
+                if cancelled.is_set():
+                    future.cancel()
+                    raise asyncio.CancelledError from None
+            except concurrent.futures.CancelledError:
                 raise asyncio.CancelledError from None
-        except concurrent.futures.CancelledError:
-            raise asyncio.CancelledError from None
+    finally:
+        gate.acquire()
+
+
+def _computing(gate: threading.Semaphore, call: Callable[[], T]) -> T:
+    with gate:
+        return call()
 
 
 async def run_graph_work(function: Callable[..., T], *args: Any) -> T:
@@ -194,9 +253,10 @@ async def run_graph_work(function: Callable[..., T], *args: Any) -> T:
     task returns at once; the work stops at its next :func:`await_io`."""
     loop = asyncio.get_running_loop()
     cancelled = threading.Event()
+    gate = _gate()[1]
     context = contextvars.copy_context()
-    context.run(_RUN.set, (loop, cancelled))
-    call = functools.partial(context.run, function, *args)
+    context.run(_RUN.set, (loop, cancelled, gate))
+    call = functools.partial(_computing, gate, functools.partial(context.run, function, *args))
     try:
         return await loop.run_in_executor(_graph_executor(), call)
     except asyncio.CancelledError:

@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from kgcore.concurrency import apply_torch_threads
+from kgcore.concurrency import apply_torch_threads, keep_out_of_collections
 from kgcore.exceptions import ConfigurationError, EmbeddingError, MissingDependencyError
 
 
@@ -112,6 +112,7 @@ class SentenceTransformerEmbedder:
                         self.model_path, device=self.device, local_files_only=not local
                     )
                     apply_torch_threads()  # the thread policy (kgcore.concurrency)
+                    keep_out_of_collections()  # the model lives as long as the process
                 except Exception as err:
                     raise ConfigurationError(
                         f"cannot load sentence-transformers model {self.model_path!r} "

@@ -161,6 +161,7 @@ class _LLMFields(RunFields):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     llm: Runnable
+    method: str = "method"
     sampling: Sampling = None
     max_llm_calls: int | None = None
     max_prompt_tokens: int | None = None
@@ -196,6 +197,48 @@ class _LLMFields(RunFields):
             return self.sampling
         return self.requested_sampling()
 
+    def engine(self) -> Any:
+        """The kgcore engine (subclasses build it)."""
+        raise NotImplementedError
+
+    def run_prefix(self) -> str:
+        """Prefix of the child runs' names (``fasttog.prune``, ``cgpe.clues``, ...)."""
+        return self.method
+
+    def _llm(self, run_manager: Any) -> LangChainLLM:
+        return LangChainLLM(
+            self.llm,
+            callbacks=run_manager.get_child(),
+            run_name_prefix=self.run_prefix(),
+            sampling=self.sampling_policy(),
+        )
+
+    def _run_engine(
+        self, question: str, topic: Sequence[str] | None, run_manager: Any
+    ) -> MethodResult:
+        """The engine's result for ``question``, with this object's run settings."""
+        return self.engine().run(
+            question,
+            self._llm(run_manager),
+            topic,
+            retry=self.retry_policy(),
+            budget=self.cost_cap(),
+        )
+
+    async def _arun_engine(
+        self, question: str, topic: Sequence[str] | None, run_manager: Any
+    ) -> MethodResult:
+        """The async :meth:`_run_engine` (the engine is built in the graph executor: it may
+        load a model)."""
+        engine = await run_graph_work(self.engine)
+        return await engine.arun(
+            question,
+            self._llm(run_manager),
+            topic,
+            retry=self.retry_policy(),
+            budget=self.cost_cap(),
+        )
+
 
 class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]):
     """Base of the method Runnables: a kgcore engine driven through a LangChain chat model.
@@ -211,35 +254,10 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    llm: Runnable
-    method: str = "method"
-    sampling: Sampling = None
-
-    def engine(self) -> Any:
-        raise NotImplementedError
-
-    def run_prefix(self) -> str:
-        """Prefix of the child runs' names (``fasttog.prune``, ``tog.reason``, ...)."""
-        return self.method
-
-    def _llm(self, run_manager: Any) -> LangChainLLM:
-        return LangChainLLM(
-            self.llm,
-            callbacks=run_manager.get_child(),
-            run_name_prefix=self.run_prefix(),
-            sampling=self.sampling_policy(),
-        )
-
     def _run(self, value: ChainInput, run_manager: CallbackManagerForChainRun) -> dict[str, Any]:
         question, topic = unpack_input(value)
         with self.in_flight.hold(), listening_to_steps(StepEvents(run_manager)):
-            result = self.engine().run(
-                question,
-                self._llm(run_manager),
-                topic,
-                retry=self.retry_policy(),
-                budget=self.cost_cap(),
-            )
+            result = self._run_engine(question, topic, run_manager)
         return dict(result.to_dict())
 
     async def _arun(
@@ -249,14 +267,7 @@ class KGMethodChain(_LLMFields, RunnableSerializable[ChainInput, dict[str, Any]]
         events = AsyncStepEvents(run_manager)
         async with self.in_flight.ahold():
             with listening_to_steps(events):
-                engine = await run_graph_work(self.engine)  # may load a model
-                result = await engine.arun(
-                    question,
-                    self._llm(run_manager),
-                    topic,
-                    retry=self.retry_policy(),
-                    budget=self.cost_cap(),
-                )
+                result = await self._arun_engine(question, topic, run_manager)
         await events.flush()
         return dict(result.to_dict())
 
@@ -331,27 +342,8 @@ class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    llm: Runnable
-    method: str = "method"
-    sampling: Sampling = None
-
-    def engine(self) -> Any:
-        raise NotImplementedError
-
     def to_documents(self, result: MethodResult, k: int | None) -> list[Document]:
         raise NotImplementedError
-
-    def _llm(self, run_manager: Any) -> LangChainLLM:
-        return LangChainLLM(
-            self.llm,
-            callbacks=run_manager.get_child(),
-            run_name_prefix=self.run_prefix(),
-            sampling=self.sampling_policy(),
-        )
-
-    def run_prefix(self) -> str:
-        """Prefix of the child runs' names (``cgpe.clues``, ``fasttog.prune``, ...)."""
-        return self.method
 
     def _topics(self, query: str, topic_entities: Sequence[str] | None) -> Sequence[str] | None:
         """The caller's topic entities, else the query itself when it is a node's name."""
@@ -373,13 +365,7 @@ class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
             topic_entities = self._topics(query, topic_entities)
             try:
                 with listening_to_steps(StepEvents(run_manager)):
-                    result = self.engine().run(
-                        query,
-                        self._llm(run_manager),
-                        topic_entities,
-                        retry=self.retry_policy(),
-                        budget=self.cost_cap(),
-                    )
+                    result = self._run_engine(query, topic_entities, run_manager)
             except EntityNotFoundError as err:
                 return self._unknown_entity(err)
             return self._with_links(self.to_documents(result, k), query, topic_entities)
@@ -399,14 +385,7 @@ class KGMethodRetriever(_LLMFields, DocumentOptions, BaseRetriever):
             topic_entities = await run_graph_work(self._topics, query, topic_entities)
             try:
                 with listening_to_steps(events):
-                    engine = await run_graph_work(self.engine)  # may load a model
-                    result = await engine.arun(
-                        query,
-                        self._llm(run_manager),
-                        topic_entities,
-                        retry=self.retry_policy(),
-                        budget=self.cost_cap(),
-                    )
+                    result = await self._arun_engine(query, topic_entities, run_manager)
             except EntityNotFoundError as err:
                 return self._unknown_entity(err)
             await events.flush()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from kgcore.concurrency import keep_out_of_collections
 from kgcore.graph.loaders import read_triples
 from kgcore.graph.names import check_triples, normalize_name, rank_names
 from kgcore.graph.store import check_limit
@@ -29,6 +30,11 @@ from kgcore.types import Triple, neighbor_sort_key
 
 #: Fuzzy searches remembered by :meth:`InMemoryGraphStore.search_nodes`.
 SEARCH_CACHE = 4096
+#: Triples from which a store built at once (:meth:`InMemoryGraphStore.from_triples`) takes
+#: its objects out of the cycle collector's sight, and again each time its cached neighbour
+#: lists grow by as many (:func:`~kgcore.concurrency.keep_out_of_collections`): a full
+#: collection over MetaQA's graph and caches held the GIL, and so the event loop, for 0.4 s.
+FREEZE_STEP = 10_000
 
 
 class InMemoryGraphStore:
@@ -51,6 +57,7 @@ class InMemoryGraphStore:
     def __init__(self, graph: nx.MultiDiGraph | None = None) -> None:
         self.graph: nx.MultiDiGraph = graph if graph is not None else nx.MultiDiGraph()
         self._neighbors: dict[str, list[Triple]] = {}
+        self._unfrozen = 0  # triples cached in neighbour lists since the last freeze
         self._by_normal: dict[str, list[str]] | None = None
         self._names: list[str] | None = None
         self._lock = threading.RLock()
@@ -74,6 +81,8 @@ class InMemoryGraphStore:
         """
         store = cls()
         store.add_triples(list(check_triples(triples)))
+        if store.graph.number_of_edges() >= FREEZE_STEP:
+            keep_out_of_collections()  # the graph lives as long as the store
         return store
 
     @classmethod
@@ -217,6 +226,10 @@ class InMemoryGraphStore:
                 ]
                 triples.sort(key=lambda tr: neighbor_sort_key(node, tr))
                 self._neighbors[node] = cached = triples
+                self._unfrozen += len(triples)
+                if self._unfrozen >= FREEZE_STEP:  # the cache lives as long as the store
+                    self._unfrozen = 0
+                    keep_out_of_collections(collect=False)
         return cached if limit is None else cached[:limit]
 
     def neighbors_batch(

@@ -20,8 +20,6 @@ import asyncio
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from kgcore.exceptions import GraphStoreError
-
 if TYPE_CHECKING:
     from kgcore.graph.neo4j_connection import Neo4jConnection
 
@@ -69,10 +67,7 @@ class AsyncReads:
             )
         except TimeoutError:
             self._drop(driver)
-            raise GraphStoreError(
-                f"Neo4j query {kind!r} on {_where(conn)} got no answer within "
-                f"{conn.query_timeout:g} s (query_timeout): the server is stalled or gone"
-            ) from None
+            raise conn.no_answer(f"query {kind!r}") from None
 
     async def _read_now(
         self, driver: Any, kind: str, query: str, params: dict[str, Any]
@@ -93,18 +88,13 @@ class AsyncReads:
             config["bookmark_manager"] = neo4j.AsyncGraphDatabase.bookmark_manager(
                 initial_bookmarks=bookmarks
             )
-        exceptions = neo4j.exceptions
         try:
             async with driver.session(
                 database=conn.database, default_access_mode=neo4j.READ_ACCESS, **config
             ) as session:
                 return list(await session.execute_read(work))
-        except exceptions.AuthError as err:
-            raise GraphStoreError(
-                f"Neo4j at {conn.uri} refused the credentials of user {conn.username!r}: {err}"
-            ) from err
-        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
-            raise GraphStoreError(f"Neo4j query {kind!r} failed on {_where(conn)}: {err}") from err
+        except conn.failures as err:
+            raise conn.failed(f"query {kind!r}", err) from err
 
     async def aclose(self) -> None:
         """Close the running loop's driver."""
@@ -130,7 +120,3 @@ async def _close_quietly(driver: Any) -> None:
         await driver.close()
     except Exception:  # noqa: BLE001 - a stalled driver may fail to close; it is dropped anyway
         pass
-
-
-def _where(conn: Neo4jConnection) -> str:
-    return f"{conn.uri} (database {conn.database!r})" if conn.database else conn.uri

@@ -289,23 +289,41 @@ class Neo4jConnection:
                 result: _T = execute(unit, *args)
                 return result
 
-        where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
         future = _in_daemon_thread(run, name=f"kg-neo4j-{'write' if write else 'read'}")
         if not wait_futures([future], timeout=timeout).done:
             self._replace_driver(driver)
-            raise GraphStoreError(
-                f"Neo4j {what} on {where} got no answer within {timeout:g} s ({setting}): "
-                "the server is stalled or gone"
-            ) from TimeoutError(f"{setting} {timeout:g} s")
-        exceptions = neo4j.exceptions
+            raise self.no_answer(what, setting) from TimeoutError(f"{setting} {timeout:g} s")
         try:
             return future.result()
-        except exceptions.AuthError as err:
-            raise GraphStoreError(
-                f"Neo4j at {self.uri} refused the credentials of user {self.username!r}: {err}"
-            ) from err
-        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
-            raise GraphStoreError(f"Neo4j {what} failed on {where}: {err}") from err
+        except self.failures as err:
+            raise self.failed(what, err) from err
+
+    @property
+    def where(self) -> str:
+        """The server (and database) that errors name."""
+        return f"{self.uri} (database {self.database!r})" if self.database else self.uri
+
+    @property
+    def failures(self) -> tuple[type[BaseException], ...]:
+        """The driver's errors that a read or write reports as :class:`GraphStoreError`."""
+        exceptions = self._neo4j.exceptions
+        return (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError)
+
+    def failed(self, what: str, error: BaseException) -> GraphStoreError:
+        """The error for ``what`` (a read or write) that ended with the driver's ``error``."""
+        if isinstance(error, self._neo4j.exceptions.AuthError):
+            return GraphStoreError(
+                f"Neo4j at {self.uri} refused the credentials of user {self.username!r}: {error}"
+            )
+        return GraphStoreError(f"Neo4j {what} failed on {self.where}: {error}")
+
+    def no_answer(self, what: str, setting: str = "query_timeout") -> GraphStoreError:
+        """The error for ``what`` that got no answer within the deadline ``setting``."""
+        timeout = self.write_timeout if setting == "write_timeout" else self.query_timeout
+        return GraphStoreError(
+            f"Neo4j {what} on {self.where} got no answer within {timeout:g} s ({setting}): "
+            "the server is stalled or gone"
+        )
 
     def verify(self) -> None:
         """Check that the server answers and accepts the credentials.
@@ -375,11 +393,7 @@ class Neo4jConnection:
         except FutureTimeout:
             future.cancel()
             self._replace_driver(driver)
-            where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
-            raise GraphStoreError(
-                f"Neo4j query {kind!r} on {where} got no answer within "
-                f"{self.query_timeout:g} s (query_timeout): the server is stalled or gone"
-            ) from None
+            raise self.no_answer(f"query {kind!r}") from None
 
     def _read_now(self, driver: Any, kind: str, query: str, params: dict[str, Any]) -> list[Any]:
         neo4j = self._neo4j
@@ -391,7 +405,6 @@ class Neo4jConnection:
             self.queries[kind] += 1
             return [record.values() for record in tx.run(query, params)]
 
-        exceptions = neo4j.exceptions
         try:
             with driver.session(
                 database=self.database,
@@ -400,13 +413,8 @@ class Neo4jConnection:
                 fetch_size=-1,
             ) as session:
                 return list(session.execute_read(work))
-        except exceptions.AuthError as err:
-            raise GraphStoreError(
-                f"Neo4j at {self.uri} refused the credentials of user {self.username!r}: {err}"
-            ) from err
-        except (exceptions.Neo4jError, exceptions.DriverError, OSError, ValueError) as err:
-            where = f"{self.uri} (database {self.database!r})" if self.database else self.uri
-            raise GraphStoreError(f"Neo4j query {kind!r} failed on {where}: {err}") from err
+        except self.failures as err:
+            raise self.failed(f"query {kind!r}", err) from err
 
 
 def server_refusal(error: BaseException) -> str | None:

@@ -147,7 +147,9 @@ def _word_similarity(text: str, others: Sequence[str]) -> list[float]:
     return [_share(other, asked) for other in others]
 
 
-def path_scorer(embed: Callable[[list[str]], Any] | None = None) -> PathScorer:
+def path_scorer(
+    embed: Callable[[list[str]], Any] | None = None, *, embed_caches: bool = False
+) -> PathScorer:
     """A :data:`PathScorer`: each path's closeness to the question, hop by hop where the
     question is a chain of relation phrases.
 
@@ -163,6 +165,9 @@ def path_scorer(embed: Callable[[list[str]], Any] | None = None) -> PathScorer:
       chain, with ``embed``, at most :data:`~kgcore.paths.settings.NAMED_RELATIONS_MAX`
       relation names in the paths) :data:`~kgcore.paths.settings.NAMED_HOP_COST` less per hop
       past the first whose relation the question does not name (:func:`mentioned_relations`).
+
+    ``embed_caches``: ``embed`` keeps what it embedded (FastToG's ``embed_cached``), so every
+    text compared is embedded first in one batch.
 
     >>> from kgcore.paths.walk import Hop
     >>> paths = [RelationPath("X", hops, {"Y": 1}, {"Y"}, ()) for hops in (
@@ -183,9 +188,8 @@ def path_scorer(embed: Callable[[list[str]], Any] | None = None) -> PathScorer:
         phrases = len(chain_phrases(question, topic))
         readings: dict[int, list[list[str]]] = {}
         ends = question_ends(question, topic) if not phrases else None
-        if embed is not None and (ends is not None or phrases):
-            # Every text compared below, embedded in one batch (``embed`` caches: FastToG's
-            # embed_cached), rather than one call per path and hop.
+        if embed is not None and embed_caches and (ends is not None or phrases):
+            # Every text compared below, embedded in one batch rather than per path and hop.
             wanted: list[str] = [] if ends is None else [*ends]
             for path in paths:
                 wanted += [hop.text() for hop in path.hops]

@@ -56,3 +56,24 @@ LLAMAINDEX_MOVIE_TRIPLES: tuple[tuple[str, str, str], ...] = tuple(
     for t in GRETRIEVER_MOVIE_TRIPLES
     if t not in {("Giant", "release_year", "1956"), ("Shane", "has_genre", "Western")}
 )
+
+#: The films the many-users tests ask about ("who directed [film]"), and what their scripted
+#: model answers: a cross-talk between concurrent questions would give one another's answer.
+ASKED_FILMS = ("Cleopatra", "Giant", "Shane", "Charade", "All About Eve", "Guys and Dolls")
+DIRECTOR_QUESTIONS = [f"who directed [{film}]" for film in ASKED_FILMS]
+SCRIPTED_DIRECTORS = {
+    "Giant": "George Stevens",
+    "Shane": "George Stevens",
+    "All About Eve": "Joseph L. Mankiewicz",
+    "Guys and Dolls": "Joseph L. Mankiewicz",
+}
+
+
+def scripted_director_reply(prompt: str, prune: bool) -> str:
+    """A stateless script: pruning (``prune``) takes option 1, reasoning names the asked film's
+    director from :data:`SCRIPTED_DIRECTORS` (``Unknown`` for the others: their chains grow)."""
+    if prune:
+        return "{1}"
+    asked = prompt.split("Question:")[-1]
+    film = next((f for f in ASKED_FILMS if f"[{f}]" in asked), "")
+    return "{" + SCRIPTED_DIRECTORS.get(film, "Unknown") + "}"

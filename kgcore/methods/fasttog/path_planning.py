@@ -104,7 +104,9 @@ class PathPlanner:
         """How this engine ranks relation paths (:func:`~kgcore.paths.ranking.path_scorer`
         with its embedder when it ranks by similarity)."""
         similarity = self.similarity
-        return path_scorer(similarity.embed_cached if similarity.ranks_by_similarity else None)
+        if not similarity.ranks_by_similarity:
+            return path_scorer()
+        return path_scorer(similarity.embed_cached, embed_caches=True)
 
     def _answer_by_chain(self, run: FastToGRun) -> bool:
         """A question read as a chain of relation phrases is answered by the nodes its aligned

@@ -137,6 +137,45 @@ def test_thread_settings_are_checked_and_applied(monkeypatch: pytest.MonkeyPatch
     assert 1 <= concurrency.torch_threads() <= 4
 
 
+def test_at_most_graph_compute_runs_compute_at_once_and_waiting_frees_a_turn() -> None:
+    before = concurrency.graph_compute()
+    computing = 0
+    most = 0
+    count = threading.Lock()
+
+    def compute(waits: bool) -> None:
+        nonlocal computing, most
+        with count:
+            computing += 1
+            most = max(most, computing)
+        time.sleep(0.02)
+        with count:
+            computing -= 1
+        if waits:  # a server read: the turn goes to another question meanwhile
+            await_io(asyncio.sleep(0.2))
+
+    async def questions(waits: bool) -> float:
+        started = time.perf_counter()
+        await asyncio.gather(*(run_graph_work(compute, waits) for _ in range(6)))
+        return time.perf_counter() - started
+
+    try:
+        concurrency.set_graph_compute(1)
+        assert concurrency.graph_compute() == 1
+        asyncio.run(questions(False))
+        assert most == 1
+        # Six 0.2 s waits overlap: with the turn held while waiting they would take 1.2 s.
+        assert asyncio.run(questions(True)) < 0.8
+        assert most == 1
+        concurrency.set_graph_compute(3)
+        asyncio.run(questions(False))
+        assert most == 3
+    finally:
+        concurrency.set_graph_compute(before)
+    with pytest.raises(InvalidSettingError, match="thread counts"):
+        concurrency.set_graph_compute(0)
+
+
 def test_the_in_flight_limit_holds_for_threads_and_for_tasks() -> None:
     limit = InFlightLimit(2)
     seen: list[int] = []
@@ -167,3 +206,30 @@ def test_the_in_flight_limit_holds_for_threads_and_for_tasks() -> None:
     assert limit.in_flight == 0
     with pytest.raises(InvalidSettingError, match="max_concurrency"):
         InFlightLimit(0)
+
+
+def test_a_large_graph_and_its_filled_caches_leave_the_collectors_sight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    from kgcore.graph import InMemoryGraphStore, memory
+
+    triples = [(f"film {i}", "directed_by", f"director {i % 50}") for i in range(200)]
+    monkeypatch.setattr(memory, "FREEZE_STEP", 100)
+    try:
+        gc.unfreeze()
+        monkeypatch.setenv("KG_GC_FREEZE", "0")
+        InMemoryGraphStore.from_triples(triples)
+        assert gc.get_freeze_count() == 0
+        monkeypatch.delenv("KG_GC_FREEZE")
+        store = InMemoryGraphStore.from_triples(triples)
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        for i in range(50):  # 50 hubs' neighbour lists: 200 cached triples
+            store.neighbors(f"director {i}")
+        assert gc.get_freeze_count() > frozen
+        small = InMemoryGraphStore.from_triples(triples[:99])
+        assert small.num_triples() == 99
+    finally:
+        gc.unfreeze()

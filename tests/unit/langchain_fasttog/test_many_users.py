@@ -18,27 +18,17 @@ from kgcore.graph import InMemoryGraphStore
 from kgcore.llm.protocol import RetryPolicy, worker_stats
 from langchain_fasttog import FastToGRetriever
 from tests.support.fake_embedder import FakeEmbedder
-
-FILMS = ("Cleopatra", "Giant", "Shane", "Charade", "All About Eve", "Guys and Dolls")
-QUESTIONS = [f"who directed [{film}]" for film in FILMS]
-#: What the script answers (a cross-talk would give a question another one's answer).
-DIRECTORS = {
-    "Giant": "George Stevens",
-    "Shane": "George Stevens",
-    "All About Eve": "Joseph L. Mankiewicz",
-    "Guys and Dolls": "Joseph L. Mankiewicz",
-}
+from tests.support.movie_graph import ASKED_FILMS as FILMS
+from tests.support.movie_graph import DIRECTOR_QUESTIONS as QUESTIONS
+from tests.support.movie_graph import SCRIPTED_DIRECTORS as DIRECTORS
+from tests.support.movie_graph import scripted_director_reply
 
 
 def reply_for(messages: list[BaseMessage]) -> str:
-    """A stateless script: pruning takes option 1, reasoning names the asked film's director
-    (``Unknown`` for Cleopatra and Charade, so that their chains grow)."""
+    """The script's reply to a chat (:func:`scripted_director_reply`)."""
     text = str(messages[-1].content)
-    if "Reply with its number" in text or "Reply with their numbers" in text:
-        return "{1}"
-    asked = text.split("Question:")[-1]
-    film = next((f for f in FILMS if f"[{f}]" in asked), "")
-    return "{" + DIRECTORS.get(film, "Unknown") + "}"
+    prune = "Reply with its number" in text or "Reply with their numbers" in text
+    return scripted_director_reply(text, prune)
 
 
 class Scripted(BaseChatModel):

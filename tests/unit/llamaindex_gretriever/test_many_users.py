@@ -10,17 +10,14 @@ from kgcore.graph import InMemoryGraphStore
 from kgcore.llm import LLMReply, LLMRequest
 from llamaindex_gretriever import FastToGRetriever, GRetrieverRetriever
 from tests.support.fake_embedder import FakeEmbedder
-from tests.support.movie_graph import GRETRIEVER_MOVIE_TRIPLES, MOVIE_TRIPLES
-
-FILMS = ("Cleopatra", "Giant", "Shane", "Charade", "All About Eve", "Guys and Dolls")
-QUESTIONS = [f"who directed [{film}]" for film in FILMS]
-#: What the script answers (a cross-talk would give a question another one's answer).
-DIRECTORS = {
-    "Giant": "George Stevens",
-    "Shane": "George Stevens",
-    "All About Eve": "Joseph L. Mankiewicz",
-    "Guys and Dolls": "Joseph L. Mankiewicz",
-}
+from tests.support.movie_graph import ASKED_FILMS as FILMS
+from tests.support.movie_graph import DIRECTOR_QUESTIONS as QUESTIONS
+from tests.support.movie_graph import (
+    GRETRIEVER_MOVIE_TRIPLES,
+    MOVIE_TRIPLES,
+    scripted_director_reply,
+)
+from tests.support.movie_graph import SCRIPTED_DIRECTORS as DIRECTORS
 
 
 class Scripted:
@@ -34,11 +31,8 @@ class Scripted:
         self.most = 0
 
     def generate(self, request: LLMRequest) -> LLMReply:
-        text = request.prompt_text
-        if request.purpose == "prune":
-            return LLMReply(text="{1}")
-        film = next((f for f in FILMS if f"[{f}]" in text.split("Question:")[-1]), None)
-        return LLMReply(text="{" + DIRECTORS.get(film or "", "Unknown") + "}")
+        prune = request.purpose == "prune"
+        return LLMReply(text=scripted_director_reply(request.prompt_text, prune))
 
     async def agenerate(self, request: LLMRequest) -> LLMReply:
         self.in_flight += 1
