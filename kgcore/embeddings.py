@@ -23,6 +23,7 @@ import numpy as np
 
 from kgcore.concurrency import apply_torch_threads, keep_out_of_collections
 from kgcore.exceptions import ConfigurationError, EmbeddingError, MissingDependencyError
+from kgcore.progress import quiet_model_loading
 
 
 @runtime_checkable
@@ -108,9 +109,10 @@ class SentenceTransformerEmbedder:
                     # Never reach a model hub at run time.
                     os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 try:
-                    self._model = SentenceTransformer(
-                        self.model_path, device=self.device, local_files_only=not local
-                    )
+                    with quiet_model_loading():
+                        self._model = SentenceTransformer(
+                            self.model_path, device=self.device, local_files_only=not local
+                        )
                     apply_torch_threads()  # the thread policy (kgcore.concurrency)
                     keep_out_of_collections()  # the model lives as long as the process
                 except Exception as err:

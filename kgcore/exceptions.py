@@ -83,12 +83,12 @@ class EmbeddingError(KGRetrieverError):
 
 
 class MissingDependencyError(ConfigurationError, ImportError):
-    """An optional dependency is needed; the message names the extra that installs it."""
+    """An optional dependency is needed; the message names the extra that installs it
+    (``None``: a dependency of the package itself, which a plain install brings back)."""
 
-    def __init__(self, package: str, extra: str) -> None:
-        super().__init__(
-            f"{package!r} is required for this feature: pip install 'kg-retrievers[{extra}]'"
-        )
+    def __init__(self, package: str, extra: str | None) -> None:
+        where = f"kg-retrievers[{extra}]" if extra else "kg-retrievers"
+        super().__init__(f"{package!r} is required for this feature: pip install '{where}'")
 
 
 class OutputWriteError(KGRetrieverError, OSError):

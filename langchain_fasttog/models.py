@@ -11,11 +11,12 @@ Example
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from kgcore.exceptions import ConfigurationError
+from kgcore.exceptions import ConfigurationError, MissingDependencyError
 from kgcore.local_models import qwen_gguf_path, smollm_gguf_path
 from langchain_fasttog.llm import SamplingPolicy
 
@@ -63,6 +64,8 @@ def resolve_chat_model(spec: str, **kwargs: Any) -> BaseChatModel:
     """A chat model for ``local``, ``local-small`` or a ``provider:model`` string."""
     from langchain_fasttog.local_llm import ChatLlamaCppLocal
 
+    if is_local(spec) and importlib.util.find_spec("llama_cpp") is None:
+        raise MissingDependencyError("llama-cpp-python", "local")  # as `kgqa ask --llm local`
     if spec == "local":
         return ChatLlamaCppLocal(model_path=str(qwen_gguf_path()), chat_format="chatml", **kwargs)
     if spec == "local-small":

@@ -85,7 +85,7 @@ def build_llamacpp_llm(
     try:
         from llama_index.llms.llama_cpp import LlamaCPP
     except ImportError as err:  # pragma: no cover - depends on the install
-        raise MissingDependencyError("llama-index-llms-llama-cpp", "llamaindex") from err
+        raise MissingDependencyError("llama-index-llms-llama-cpp", "llamaindex-local") from err
     if model_path is None:
         model_path = qwen_gguf_path()
     path = Path(model_path)

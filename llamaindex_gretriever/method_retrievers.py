@@ -121,7 +121,7 @@ class KGMethodRetriever(BaseRetriever):
         self,
         method: str,
         graph: Any,
-        llm: Any,
+        llm: Any = None,
         *,
         embeddings: Any = None,
         options: Mapping[str, Any] | None = None,
@@ -136,6 +136,11 @@ class KGMethodRetriever(BaseRetriever):
         verbose: bool = False,
         **settings: Any,
     ) -> None:
+        if llm is None:
+            raise ConfigurationError(
+                f"{type(self).__name__} needs llm=: a LlamaIndex LLM, e.g. OpenAI(model=...), "
+                "or llamaindex_gretriever.build_llamacpp_llm() for the offline local model"
+            )
         if k is not None and k < 1:
             raise InvalidSettingError("k must be >= 1")
         if on_unknown_entity not in UNKNOWN_ENTITY_MODES:
@@ -279,7 +284,7 @@ class FastToGRetriever(KGMethodRetriever):
     def __init__(
         self,
         graph: Any,
-        llm: Any,
+        llm: Any = None,
         config: Any = None,
         *,
         preset: str | None = None,
@@ -309,7 +314,7 @@ class ToGRetriever(KGMethodRetriever):
         ``callback_manager``, and ToGConfig fields.
     """
 
-    def __init__(self, graph: Any, llm: Any, config: Any = None, **kwargs: Any) -> None:
+    def __init__(self, graph: Any, llm: Any = None, config: Any = None, **kwargs: Any) -> None:
         super().__init__("tog", graph, llm, options={"config": config}, **kwargs)
 
 
@@ -331,5 +336,5 @@ class CGPERetriever(KGMethodRetriever):
         ``callback_manager``, and CGPEConfig fields.
     """
 
-    def __init__(self, graph: Any, llm: Any, config: Any = None, **kwargs: Any) -> None:
+    def __init__(self, graph: Any, llm: Any = None, config: Any = None, **kwargs: Any) -> None:
         super().__init__("cgpe", graph, llm, options={"config": config}, **kwargs)

@@ -13,7 +13,7 @@ Example
 >>> build_method("tog", store, widht=2)
 Traceback (most recent call last):
 ...
-kgcore.exceptions.ConfigurationError: bad option for method 'tog': widht (it takes ...)
+kgcore.exceptions.ConfigurationError: bad option for method 'tog': widht (did you mean 'width'?) ...
 """
 
 from __future__ import annotations

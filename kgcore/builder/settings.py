@@ -20,7 +20,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kgcore.builder.catalogue import BUDGET_OPTIONS, get_method, method_options
@@ -28,6 +29,7 @@ from kgcore.builder.configs import fasttog_config, take_preset
 from kgcore.exceptions import ConfigurationError
 
 __all__ = [
+    "unknown_names",
     "check_options",
     "config_option_names",
     "fasttog_config",
@@ -69,7 +71,23 @@ def check_names(name: str, options: Mapping[str, Any]) -> None:
     unknown = sorted(set(options) - accepted)
     if unknown:
         takes = f"it takes {', '.join(sorted(accepted))}"
-        raise ConfigurationError(f"bad option for method {name!r}: {', '.join(unknown)} ({takes})")
+        named = unknown_names(unknown, accepted)
+        raise ConfigurationError(f"bad option for method {name!r}: {named} ({takes})")
+
+
+def unknown_names(unknown: Iterable[str], accepted: Iterable[str]) -> str:
+    """The ``unknown`` setting names, each with the closest accepted one where one is close
+    (a misspelling).
+
+    >>> unknown_names(["widht", "colour"], ["width", "max_depth"])
+    "widht (did you mean 'width'?), colour"
+    """
+    choices = sorted(accepted)
+    named = []
+    for word in unknown:
+        close = difflib.get_close_matches(word, choices, n=1, cutoff=0.7)
+        named.append(f"{word} (did you mean {close[0]!r}?)" if close else word)
+    return ", ".join(named)
 
 
 def method_config(
@@ -136,6 +154,8 @@ def fold_options(
     for settings_class in spec.settings_classes():
         known = set(settings_class.setting_names())
         settings_class(**{k: v for k, v in rest.items() if k in known})  # checked, not kept
+    if preset is not None:  # a method without a config takes its preset as it is
+        rest["preset"] = preset
     return rest, budget
 
 

@@ -166,9 +166,10 @@ def _decoded_lines(path: Path) -> Iterator[tuple[int, str, int]]:
 
 
 def read_triples(
-    path: str | Path, fmt: str | None = None, progress: bool = True
+    path: str | Path, fmt: str | None = None, progress: bool | None = None
 ) -> Iterator[Triple]:
-    """Yield the triples of a file, with a progress bar over its bytes.
+    """Yield the triples of a file, with a progress bar over its bytes (``progress``: ``None``,
+    the default, shows it only when stderr is a terminal; a library stays quiet in a log).
 
     Raises
     ------
@@ -190,7 +191,7 @@ def read_triples(
         unit="B",
         unit_scale=True,
         desc=f"loading {path.name}",
-        disable=not progress,
+        disable=None if progress is None else not progress,
     ) as bar:
         found = False
         for number, line, size in _decoded_lines(path):

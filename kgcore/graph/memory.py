@@ -87,9 +87,10 @@ class InMemoryGraphStore:
 
     @classmethod
     def from_file(
-        cls, path: str | Path, fmt: str | None = None, progress: bool = True
+        cls, path: str | Path, fmt: str | None = None, progress: bool | None = None
     ) -> InMemoryGraphStore:
-        """Load a triple file (see :mod:`kgcore.graph.loaders` for the formats)."""
+        """Load a triple file (see :mod:`kgcore.graph.loaders` for the formats; ``progress``
+        as in :func:`~kgcore.graph.loaders.read_triples`)."""
         return cls.from_triples(read_triples(path, fmt=fmt, progress=progress))
 
     def add_triples(self, triples: Iterable[Sequence[str]]) -> None:

@@ -246,15 +246,15 @@ def read_through_schema(
     return store.with_mapping(mapping)
 
 
-def open_store(spec: str, progress: bool = True, **kwargs: Any) -> GraphStore:
+def open_store(spec: str, progress: bool | None = None, **kwargs: Any) -> GraphStore:
     """The graph store ``spec`` names: a triple file or a Neo4j server.
 
     Parameters
     ----------
     spec : str
         A triple file path, a ``bolt://``/``neo4j://`` URI, or ``"neo4j"`` (environment).
-    progress : bool
-        Show a progress bar while a file loads.
+    progress : bool, optional
+        Show a progress bar while a file loads (default: only when stderr is a terminal).
     **kwargs
         For a Neo4j spec, further :class:`Neo4jGraphStore` arguments; for a file, ``fmt``.
 

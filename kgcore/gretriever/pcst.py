@@ -147,7 +147,7 @@ def _checked_pcst_fast() -> Any:
     try:
         from pcst_fast import pcst_fast
     except ImportError as err:  # pragma: no cover - depends on the install
-        raise MissingDependencyError("pcst-fast2", "all") from err
+        raise MissingDependencyError("pcst-fast2", None) from err
     vertices, edges = pcst_fast(
         np.array([[0, 1], [1, 2]], dtype=np.int64),
         np.array([3.0, 0.0, 2.0]),

@@ -43,7 +43,7 @@ def train_unigram_tokenizer(texts: Iterable[str], vocab_size: int = 4000) -> Any
         from tokenizers.implementations import SentencePieceUnigramTokenizer
         from transformers import PreTrainedTokenizerFast
     except ImportError as err:  # pragma: no cover - both come with the [local] extra
-        raise MissingDependencyError("transformers", "local") from err
+        raise MissingDependencyError("transformers", "g2t") from err
 
     base = SentencePieceUnigramTokenizer()
     base.train_from_iterator(

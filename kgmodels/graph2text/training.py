@@ -250,7 +250,7 @@ def train(
         from tqdm.auto import tqdm
         from transformers import get_linear_schedule_with_warmup
     except ImportError as err:  # pragma: no cover - installed with the [local] extra
-        raise MissingDependencyError("torch and transformers", "local") from err
+        raise MissingDependencyError("torch and transformers", "g2t") from err
 
     config = config.resolved()
     settings = config.settings()

@@ -65,7 +65,7 @@ def load_causal(folder: Path, settings: G2TSettings, device: str, dtype: Any) ->
     try:
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as err:  # pragma: no cover - installed with the [local] extra
-        raise MissingDependencyError("transformers", "local") from err
+        raise MissingDependencyError("transformers", "g2t") from err
     adapter = (folder / ADAPTER_FILE).is_file()
     weights = base_model_path(settings) if adapter else str(folder)
     has_tokenizer = (folder / "tokenizer_config.json").is_file()

@@ -31,6 +31,7 @@ from typing import Any
 from kgcore.concurrency import apply_torch_threads
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
 from kgcore.local_models import G2T_HUB_IDS, graph2text_model_dir, shipped_graph2text_name
+from kgcore.progress import quiet_model_loading
 from kgcore.text.graph2text.causal import generate_causal, is_model_folder, load_causal
 from kgcore.text.graph2text.delex import delexicalize, relexicalize
 from kgcore.text.graph2text.linearize import linearize, plain_triples
@@ -172,19 +173,21 @@ class Graph2Text:
         folder's writing defaults (``g2t_config.json``: beams, sentence plan, candidates)."""
         try:
             from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-        except ImportError as err:  # pragma: no cover - installed with the [local] extra
-            raise MissingDependencyError("transformers", "local") from err
+        except ImportError as err:  # pragma: no cover - installed with the [g2t] extra
+            raise MissingDependencyError("transformers", "g2t") from err
         folder = resolve_model_folder(name_or_path)
         device, dtype = pick_device(device)
         settings = G2TSettings.load(folder)
         options = {**settings.generation_options(), **options}
         apply_torch_threads()  # the thread policy (kgcore.concurrency)
         if settings.architecture == "causal":
-            model, tokenizer = load_causal(folder, settings, device, dtype)
+            with quiet_model_loading():
+                model, tokenizer = load_causal(folder, settings, device, dtype)
             return cls(model, tokenizer, settings, **options)
         try:
-            tokenizer = AutoTokenizer.from_pretrained(folder)
-            model = AutoModelForSeq2SeqLM.from_pretrained(folder, dtype=dtype)
+            with quiet_model_loading():
+                tokenizer = AutoTokenizer.from_pretrained(folder)
+                model = AutoModelForSeq2SeqLM.from_pretrained(folder, dtype=dtype)
         except (OSError, ValueError) as err:
             raise ConfigurationError(f"cannot load Graph2Text model from {folder}: {err}") from err
         model.to(device).eval()

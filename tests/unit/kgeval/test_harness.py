@@ -162,7 +162,9 @@ def test_bad_input_is_refused_clearly(tmp_path: Path) -> None:
 
 def test_registry_checks_options_against_what_the_engine_accepts() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
-    with pytest.raises(ConfigurationError, match=r"'tog': widht \(it takes .*\bwidth\b"):
+    with pytest.raises(
+        ConfigurationError, match=r"'tog': widht \(did you mean 'width'\?\) \(it takes .*\bwidth\b"
+    ):
         make_method("tog", store, widht=2)
     with pytest.raises(ConfigurationError, match=r"'fasttog': beam .*max_community_size"):
         make_method("fasttog", store, beam=2)

@@ -32,7 +32,7 @@ def test_cgpe_adapters_take_a_typed_config() -> None:
 
 @pytest.mark.parametrize("cls", [ToGChain, CGPERetriever, CGPEChain])
 def test_the_untyped_options_dict_is_refused_like_any_unknown_keyword(cls: type) -> None:
-    with pytest.raises(ValidationError, match="options"):
+    with pytest.raises(ConfigurationError, match="has no setting options"):
         cls(graph=STORE, llm=LLM, options={"max_depth": 2})
 
 

@@ -13,7 +13,6 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableLambda
-from pydantic import ValidationError
 
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError, InvalidQuestionError
 from kgcore.graph import InMemoryGraphStore
@@ -128,7 +127,7 @@ def test_unknown_keywords_are_refused_and_config_fields_accepted(
     )
     assert (merged.config.lcs.algorithm, merged.config.width) == ("leiden", 2)
     for cls in (FastToGRetriever, FastToGChain, CGPERetriever, CGPEChain, ToGChain):
-        with pytest.raises(ValidationError, match="widht"):
+        with pytest.raises(ConfigurationError, match="has no setting widht"):
             cls(graph=movie_store, llm=llm, widht=1)
 
 
