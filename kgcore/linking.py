@@ -28,7 +28,7 @@ Example
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -146,6 +146,27 @@ def names_in_question(
                 found.append((first, node))
     found.sort()  # by position in the question; positions are distinct
     return cap_names((node for _, node in found), MAX_TOPIC_ENTITIES)
+
+
+def partly_named(question: str, names: Sequence[str]) -> bool:
+    """Whether ``question`` reads as one name (no function word, at most
+    :data:`MAX_NAME_WORDS` words: a query like ``Cleopatre 1963``) of which ``names``, the node
+    names found in it, leave a word out: a misspelt name beside a found one, which is to be
+    linked, or refused with the closest names, as a whole rather than answered by the part.
+
+    >>> partly_named("Cleopatre 1963", ["1963"])
+    True
+    >>> partly_named("Cleopatra 1963", ["Cleopatra", "1963"])
+    False
+    >>> partly_named("who directed Cleopatre in 1963", ["1963"])
+    False
+    """
+    words = [w.strip(".,;:!?\"'()[]").lower() for w in question.split()]
+    words = [w for w in words if w]
+    if not words or len(words) > MAX_NAME_WORDS or any(w in FUNCTION_WORDS for w in words):
+        return False
+    held = {w.lower() for name in names for w in name.split()}
+    return any(w not in held for w in words)
 
 
 def question_as_name(question: str) -> str:

@@ -68,6 +68,8 @@ def documents_to_result(question: str, docs: Sequence[Document]) -> FastToGResul
     start: ChainCommunity | None = None
     for doc in docs:
         m = doc.metadata
+        if m.get("kind") == "answers":  # the reached answer set: no community
+            continue
         triples = tuple((str(h), str(r), str(t)) for h, r, t in m["triples"])
         community = ChainCommunity(
             int(m["chain"]),

@@ -29,7 +29,7 @@ from typing import Any
 
 from llama_index.core.tools import FunctionTool
 
-from kgcore.agent_text import NO_TOPIC_TEXT, answer_text, name_as_topic, unknown_entity_text
+from kgcore.agent_text import answer_text, name_as_topic, unknown_entity_text
 from kgcore.builder import build_method
 from kgcore.concurrency import run_graph_work
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
@@ -37,15 +37,10 @@ from kgcore.graph.store import GraphStore
 from kgcore.methods.base import StepMethod
 from kgcore.methods.kernel import Budget
 from llamaindex_gretriever.method_llm import as_chat_llm
-from llamaindex_gretriever.retriever import GRetrieverRetriever
+from llamaindex_gretriever.retriever import GRETRIEVER_TOOL_DESCRIPTION, GRetrieverRetriever
 
 __all__ = ["GRETRIEVER_TOOL_DESCRIPTION", "gretriever_tool", "method_tool"]
 
-GRETRIEVER_TOOL_DESCRIPTION = (
-    "Finds the knowledge-graph facts about a question, as (head, relation, tail) triples. "
-    "Write the entities the question is about in [brackets], e.g. 'who directed [Cleopatra]', "
-    "or pass them as topic_entities. An unknown name gets the closest names in the graph."
-)
 METHOD_TOOL_DESCRIPTION = (
     "Answers a question from the knowledge graph. Write the entities the question is about in "
     "[brackets], e.g. 'who directed [Cleopatra]', or pass them as topic_entities. An unknown "
@@ -56,18 +51,9 @@ METHOD_TOOL_DESCRIPTION = (
 def gretriever_search(
     retriever: GRetrieverRetriever, query: str, topic_entities: list[str] | None = None
 ) -> str:
-    """The G-Retriever subgraph of ``query`` as text, or what the agent should do instead."""
-    topics = retriever.topic_entities(query, topic_entities)
-    try:
-        node = retriever.retrieve_node(query, topics)
-    except EntityNotFoundError as err:
-        return unknown_entity_text(err)
-    except ConfigurationError:
-        if topics:
-            raise
-        return NO_TOPIC_TEXT  # a lazy retriever needs a topic entity to seed the region
-    text = node.node.get_content()
-    return text or "The knowledge graph holds no facts on this question."
+    """The G-Retriever subgraph of ``query`` as text, or what the agent should do instead
+    (:meth:`GRetrieverRetriever.search_text`)."""
+    return retriever.search_text(query, topic_entities)
 
 
 def gretriever_tool(
@@ -76,19 +62,8 @@ def gretriever_tool(
     description: str = GRETRIEVER_TOOL_DESCRIPTION,
 ) -> FunctionTool:
     """``retriever`` as a tool: ``query`` and optional ``topic_entities`` in, the subgraph's
-    triples out as text (see the module's text)."""
-
-    def search(query: str, topic_entities: list[str] | None = None) -> str:
-        """Knowledge-graph facts about the query; entities in [brackets] or topic_entities."""
-        return gretriever_search(retriever, query, topic_entities)
-
-    async def asearch(query: str, topic_entities: list[str] | None = None) -> str:
-        """Knowledge-graph facts about the query; entities in [brackets] or topic_entities."""
-        return await run_graph_work(gretriever_search, retriever, query, topic_entities)
-
-    return FunctionTool.from_defaults(
-        fn=search, async_fn=asearch, name=name, description=description
-    )
+    triples out as text (see the module's text; :meth:`GRetrieverRetriever.as_tool`)."""
+    return retriever.as_tool(name, description)
 
 
 def method_tool(

@@ -44,7 +44,7 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.graph_stores.types import PropertyGraphStore
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from kgcore.agent_text import name_as_topic, unknown_entity_text
+from kgcore.agent_text import NO_TOPIC_TEXT, name_as_topic, unknown_entity_text
 from kgcore.concurrency import InFlightLimit, run_graph_work
 from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
@@ -54,6 +54,7 @@ from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities, link_entity_details
+from kgcore.paths.settings import PathSettings
 from llamaindex_gretriever.embeddings import text_embedder
 from llamaindex_gretriever.source_text import source_chunks, with_source_text
 
@@ -119,6 +120,13 @@ def _depth(kwargs: dict[str, Any], path_depth: int | None) -> dict[str, Any]:
     if kwargs.get("hops") is not None:
         raise ConfigurationError("give hops or path_depth, not both")
     return {**kwargs, "hops": path_depth}
+
+
+GRETRIEVER_TOOL_DESCRIPTION = (
+    "Finds the knowledge-graph facts about a question, as (head, relation, tail) triples. "
+    "Write the entities the question is about in [brackets], e.g. 'who directed [Cleopatra]', "
+    "or pass them as topic_entities. An unknown name gets the closest names in the graph."
+)
 
 
 class GRetrieverRetriever(BaseRetriever):
@@ -213,6 +221,7 @@ class GRetrieverRetriever(BaseRetriever):
         embed_model: Any = None,
         similarity_top_k: int | None = None,
         path_depth: int | None = None,
+        preset: str | None = None,
         **kwargs: Any,
     ) -> GRetrieverRetriever:
         """A retriever over ``(head, relation, tail)`` triples.
@@ -237,6 +246,9 @@ class GRetrieverRetriever(BaseRetriever):
             LlamaIndex's name for ``PCSTSettings.k_nodes``.
         path_depth : int, optional
             LlamaIndex's name for ``hops``.
+        preset : {None, "paper"}
+            ``"paper"``: the paper's prizes alone; by default the relation paths the question
+            plans from its topic entities are prized too (:mod:`kgcore.gretriever.planned`).
         kwargs :
             ``__init__``'s ``text_format``, ``entity_extractor`` (default: names in
             ``[brackets]``), ``hops``, ``callback_manager``.
@@ -245,13 +257,14 @@ class GRetrieverRetriever(BaseRetriever):
         pcst = _top_k(pcst, similarity_top_k)
         kwargs = _depth(kwargs, path_depth)
         kwargs.setdefault("entity_extractor", bracketed_entities)
+        paths = _paths(preset)
         if lazy:
             core = GRetriever.lazy(
-                triples, embedder, edge_text, cache_dir, pcst=pcst, region=region
+                triples, embedder, edge_text, cache_dir, pcst=pcst, region=region, paths=paths
             )
         else:
             core = GRetriever.from_triples(
-                triples, embedder, edge_text, cache_dir, progress, pcst=pcst, region=region
+                triples, embedder, edge_text, cache_dir, progress, pcst, region, paths
             )
         return cls(core, **kwargs)
 
@@ -268,6 +281,7 @@ class GRetrieverRetriever(BaseRetriever):
         embed_model: Any = None,
         similarity_top_k: int | None = None,
         path_depth: int | None = None,
+        preset: str | None = None,
         **kwargs: Any,
     ) -> GRetrieverRetriever:
         """A lazy retriever over a graph object: a kgcore ``GraphStore``, a LlamaIndex
@@ -284,6 +298,7 @@ class GRetrieverRetriever(BaseRetriever):
             cache_dir,
             pcst=_top_k(pcst, similarity_top_k),
             region=region,
+            paths=_paths(preset),
         )
         kwargs.setdefault("entity_extractor", bracketed_entities)
         if isinstance(graph, PropertyGraphStore):
@@ -347,6 +362,49 @@ class GRetrieverRetriever(BaseRetriever):
             node = with_source_text(node, source_chunks(self.source_graph_store, result.edges))
         return node
 
+    def as_query_engine(self, llm: Any = None, **kwargs: Any) -> Any:
+        """A query engine whose ``llm`` (LlamaIndex's ``Settings.llm`` when ``None``) answers
+        from this retriever's subgraph (:func:`~llamaindex_gretriever.graph_query_engine`)."""
+        from llamaindex_gretriever.prompts import graph_query_engine
+
+        return graph_query_engine(self, llm=llm, **kwargs)
+
+    def search_text(self, query: str, topic_entities: Sequence[str] | None = None) -> str:
+        """The subgraph of ``query`` as text, or what an agent should do instead: the closest
+        names for an unknown one, :data:`~kgcore.agent_text.NO_TOPIC_TEXT` when a lazy graph
+        has no topic entity to seed the region."""
+        topics = self.topic_entities(query, topic_entities)
+        try:
+            node = self.retrieve_node(query, topics)
+        except EntityNotFoundError as err:
+            return unknown_entity_text(err)
+        except ConfigurationError:
+            if topics:
+                raise
+            return NO_TOPIC_TEXT  # a lazy retriever needs a topic entity to seed the region
+        text = node.node.get_content()
+        return text or "The knowledge graph holds no facts on this question."
+
+    def as_tool(
+        self, name: str = "knowledge_graph", description: str = GRETRIEVER_TOOL_DESCRIPTION
+    ) -> Any:
+        """This retriever as an agent's ``FunctionTool``: ``query`` and optional
+        ``topic_entities`` in, the subgraph's triples as text out (:meth:`search_text`: an
+        unknown name is answered with the closest names); ``tool.fn`` for other frameworks."""
+        from llama_index.core.tools import FunctionTool
+
+        def search(query: str, topic_entities: list[str] | None = None) -> str:
+            """Knowledge-graph facts about the query; entities in [brackets] or topic_entities."""
+            return self.search_text(query, topic_entities)
+
+        async def asearch(query: str, topic_entities: list[str] | None = None) -> str:
+            """Knowledge-graph facts about the query; entities in [brackets] or topic_entities."""
+            return await run_graph_work(self.search_text, query, topic_entities)
+
+        return FunctionTool.from_defaults(
+            fn=search, async_fn=asearch, name=name, description=description
+        )
+
     def _nodes(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         try:
             return [self.retrieve_node(query_bundle.query_str)]
@@ -363,3 +421,10 @@ class GRetrieverRetriever(BaseRetriever):
         # Graph reads and embedding run in the graph executor; a Bolt read is awaited.
         async with self.in_flight.ahold():
             return await run_graph_work(self._nodes, query_bundle)
+
+
+def _paths(preset: str | None) -> PathSettings | None:
+    """The path planning of the default retrieval; ``None`` for the ``paper`` preset."""
+    if preset not in (None, "paper"):
+        raise ConfigurationError(f"G-Retriever's presets: 'paper'; got {preset!r}")
+    return None if preset == "paper" else PathSettings()

@@ -313,6 +313,7 @@ METHODS: dict[str, MethodSpec] = {
             "G-Retriever subgraph retrieval + answer",
             _gretriever_options,
             embeddings="default",
+            presets=True,
             settings_classes=_gretriever_classes,
         ),
         MethodSpec(

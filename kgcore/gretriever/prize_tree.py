@@ -26,8 +26,10 @@ def retrieve_in_graph(
     settings: PCSTSettings | None = None,
     question: str = "",
     seeds: Sequence[str] = (),
+    bonus: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> GRetrieverResult:
-    """The paper's prizes and PCST on one graph, given its similarities to the question.
+    """The paper's prizes and PCST on one graph, given its similarities to the question
+    (``bonus``: node and edge prizes added to the paper's, :mod:`kgcore.gretriever.planned`).
 
     Example
     -------
@@ -46,6 +48,8 @@ def retrieve_in_graph(
     settings = settings or PCSTSettings()
     n_prizes = node_prizes(node_similarity, settings.k_nodes)
     e_prizes = edge_prizes(edge_similarity, settings.k_edges)
+    if bonus is not None:
+        n_prizes, e_prizes = n_prizes + bonus[0], e_prizes + bonus[1]
     solution = solve_pcst(
         graph.edge_index,
         n_prizes,

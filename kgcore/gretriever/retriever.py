@@ -38,6 +38,7 @@ from kgcore.exceptions import (
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
+from kgcore.gretriever.planned import PlannedPaths, plan_paths
 from kgcore.gretriever.prize_tree import retrieve_in_graph
 from kgcore.gretriever.prizes import top_k_indices
 from kgcore.gretriever.region import (
@@ -52,7 +53,8 @@ from kgcore.gretriever.settings import PCSTSettings, RegionSettings
 from kgcore.gretriever.store_vectors import StoreVectors, vector_database
 from kgcore.gretriever.text_cache import CachedEmbedder, TextVectorCache
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
-from kgcore.linking import link_entities, names_in_question, question_as_name
+from kgcore.linking import link_entities, names_in_question, partly_named, question_as_name
+from kgcore.paths.settings import PathSettings
 from kgcore.types import Triple
 
 #: Texts embedded per step of :meth:`GRetriever.build_index` (the first one times the estimate).
@@ -82,6 +84,9 @@ class GRetriever:
         Candidate-region settings for large graphs.
     edge_text : {"relation", "triple"}
         Edge texts of a store-only retriever (an index fixes its own).
+    paths : PathSettings, optional
+        Prize the relation paths the question plans from its topic entities
+        (:mod:`kgcore.gretriever.planned`); ``None``, the paper's prizes alone.
 
     Example
     -------
@@ -99,6 +104,7 @@ class GRetriever:
         pcst: PCSTSettings | None = None,
         region: RegionSettings | None = None,
         edge_text: EdgeTextMode = "relation",
+        paths: PathSettings | None = None,
     ) -> None:
         if index is None and store is None:
             raise ConfigurationError("GRetriever needs a GraphIndex, a GraphStore, or both")
@@ -116,6 +122,7 @@ class GRetriever:
             self.embedder = StoreVectors(database, base)
         self.pcst = pcst or PCSTSettings()
         self.region = region or RegionSettings()
+        self.paths = paths
         self.edge_text: EdgeTextMode = index.edge_text if index is not None else edge_text
         self._fresh: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -131,13 +138,14 @@ class GRetriever:
         progress: bool = True,
         pcst: PCSTSettings | None = None,
         region: RegionSettings | None = None,
+        paths: PathSettings | None = None,
     ) -> GRetriever:
         """Index ``(head, relation, tail)`` triples (embeddings cached) and wrap them."""
         graph = TextualGraph.from_triples(triples)
         if graph.num_nodes == 0:
             raise EmptyGraphError("no triples were given: nothing to retrieve from")
         index = GraphIndex.build(graph, embedder, edge_text, cache_dir, progress)
-        return cls(index, pcst=pcst, region=region)
+        return cls(index, pcst=pcst, region=region, paths=paths)
 
     @classmethod
     def lazy(
@@ -148,6 +156,7 @@ class GRetriever:
         cache_dir: str | Path | None = "default",
         pcst: PCSTSettings | None = None,
         region: RegionSettings | None = None,
+        paths: PathSettings | None = None,
     ) -> GRetriever:
         """A retriever that embeds only what questions reach, cached by text as it goes.
 
@@ -165,7 +174,7 @@ class GRetriever:
             The knowledge graph.
         embedder : TextEmbedder, optional
             Default: the offline all-MiniLM-L6-v2.
-        edge_text, pcst, region :
+        edge_text, pcst, region, paths :
             As for :class:`GRetriever`.
         cache_dir : path, "default" or None
             Root of the embedding cache (``None``: memory only).
@@ -190,7 +199,9 @@ class GRetriever:
         if cache_dir is not None and vector_database(store) is None:
             # In memory, the file cache; a graph database keeps the vectors itself.
             base = CachedEmbedder(base, TextVectorCache(text_cache_dir(cache_dir), base.model_id))
-        retriever = cls(store=store, embedder=base, pcst=pcst, region=region, edge_text=edge_text)
+        retriever = cls(
+            store=store, embedder=base, pcst=pcst, region=region, edge_text=edge_text, paths=paths
+        )
         retriever._triples = triples
         return retriever
 
@@ -362,18 +373,23 @@ class GRetriever:
                 question,
             )
         seeds = self._seeds(query, topic_entities)
+        planned = PlannedPaths()
+        if self.paths is not None and seeds:
+            assert self.embedder is not None
+            planned = plan_paths(self.store, question, seeds, self.paths, self.embedder.embed)
         node_table = self.index.nodes if self.index is not None else None
         edge_table = self.index.edges if self.index is not None else None
         region = self._region(
             question, seeds, hops, lambda names: self._similarity(node_table, names, query)
         )
-        graph = TextualGraph.from_triples(region.triples, nodes=region.nodes)
+        graph = TextualGraph.from_triples([*region.triples, *planned.facts], nodes=region.nodes)
         return self.search(
             graph,
             self._similarity(node_table, graph.node_texts, query),
             self._similarity(edge_table, graph.edge_texts(self.edge_text), query),
             question,
             seeds=region.seeds,
+            bonus=planned.prizes(graph) if planned.facts else None,
         )
 
     def _region(
@@ -436,6 +452,8 @@ class GRetriever:
         if self.searches_whole_graph():
             return []
         names = names_in_question(self.store, question)
+        if names and partly_named(question, names):  # "Cleopatre 1963": not the year alone
+            return [question_as_name(question)]
         if names or self.seeds_by_similarity():
             return names
         name = question_as_name(question)
@@ -473,8 +491,10 @@ class GRetriever:
         edge_similarity: np.ndarray,
         question: str = "",
         seeds: Sequence[str] = (),
+        bonus: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> GRetrieverResult:
-        """Run the paper's prizes and PCST on ``graph`` with this retriever's settings."""
+        """Run the paper's prizes (plus ``bonus``, node and edge prizes) and PCST on ``graph``
+        with this retriever's settings."""
         return retrieve_in_graph(
-            graph, node_similarity, edge_similarity, self.pcst, question, seeds
+            graph, node_similarity, edge_similarity, self.pcst, question, seeds, bonus
         )

@@ -42,6 +42,15 @@ LANGCHAIN_CHECK = textwrap.dedent(
     docs = FastToGRetriever(graph=store, llm=llm, max_community_size=2).invoke(
         "which films share the director of [Cleopatra]")
     assert docs[0].metadata["answer"] == "All About Eve", docs
+    # every retriever, as an agent's tool
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_fasttog import CGPERetriever, GRetrieverRetriever, ToGRetriever
+    retrievers = [cls(graph=store, llm=llm) for cls in (FastToGRetriever, ToGRetriever,
+                                                        CGPERetriever)]
+    fake = DeterministicFakeEmbedding(size=8)
+    retrievers.append(GRetrieverRetriever(graph=store, embeddings=fake))
+    for retriever in retrievers:
+        assert retriever.as_tool(name="kg", description="the movie graph").name == "kg"
     assert importlib.util.find_spec("llama_index") is None, "LlamaIndex in a LangChain install"
     assert importlib.util.find_spec("neo4j") is None
     print("retrieval ok")
@@ -59,6 +68,16 @@ LLAMAINDEX_CHECK = textwrap.dedent(
                                                  cache_dir=None)
     response = graph_query_engine(retriever, llm=MockLLM()).query("who directed [Cleopatra]")
     assert "(Cleopatra, directed by, Joseph L. Mankiewicz)" in str(response), str(response)
+    # every retriever, as a query engine and as an agent's tool
+    from kgcore.graph import InMemoryGraphStore
+    from llamaindex_gretriever import CGPERetriever, FastToGRetriever, ToGRetriever
+    store = InMemoryGraphStore.from_triples({TRIPLES})
+    retrievers = [cls(store, MockLLM()) for cls in (FastToGRetriever, ToGRetriever, CGPERetriever)]
+    for each in [retriever, *retrievers]:
+        own = dict(llm=MockLLM()) if each is retriever else dict()
+        engine = each.as_query_engine(**own)
+        assert str(engine.query("who directed [Cleopatra]"))
+        assert each.as_tool().metadata.name
     assert importlib.util.find_spec("langchain_core") is None, "LangChain in a LlamaIndex install"
     assert importlib.util.find_spec("llama_cpp") is None, "llama-cpp-python without [local]"
     print("retrieval ok")

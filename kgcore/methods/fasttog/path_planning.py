@@ -84,6 +84,11 @@ class PathPlanner:
         if not run.followed:
             return False
         run.path = self._paths_community(run.followed)
+        # Every followed path's whole answer set: the documents list each one (the prompt
+        # shows PATH_ENDS_SHOWN of them).
+        run.result.extra["reached"] = [
+            {"label": f.label(), "answers": list(f.answers[:MAX_ANSWERS])} for f in run.followed
+        ]
         run.trace.append(
             report_step(
                 {

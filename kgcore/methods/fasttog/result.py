@@ -100,7 +100,40 @@ class FastToGResult(MethodResult):
             )
             for c in (*start, *chains)
         ]
+        reached = self.reached_answers()
+        if reached:  # every answer of the set, whatever the other texts show
+            label, answers = reached
+            meta = {**run, "kind": "answers", "chain": -2, "depth": 0, "entities": answers}
+            meta |= {"triples": [], "modularity": None, "answers": answers}
+            text = f"Answers reached by the path {label!r} ({len(answers)}): {'; '.join(answers)}."
+            items.insert(0, Evidence(text, {**meta, "supports_answer": True}))
         return supporting_first(items)
+
+    def reached_answers(self) -> tuple[str, list[str]] | None:
+        """The followed path's label and the whole answer set it reached, when the method
+        answered by it: the path that gave the answer (``extra["answers"]``), else the followed
+        path whose set holds the most of the answer's names; ``None`` when no set holds one or
+        the set is the answer's one name.
+
+        >>> r = FastToGResult(question="q", answer="A; B", method="fasttog",
+        ...                   extra={"reached": [{"label": "p", "answers": ["A", "B", "C"]}]})
+        >>> r.reached_answers()
+        ('p', ['A', 'B', 'C'])
+        """
+        names = set(answer_names(self.answer))
+        if not names:
+            return None
+        label = str((self.extra.get("path") or {}).get("label", ""))
+        found = list(self.extra.get("answers") or [])
+        if not found:
+            sets = [
+                (str(r.get("label", "")), list(r.get("answers") or []))
+                for r in self.extra.get("reached") or []
+            ]
+            label, found = max(sets, key=lambda s: len(set(s[1]) & names), default=("", []))
+        if not set(found) & names or len(found) < 2:
+            return None
+        return label, found
 
     def draw(self, path: str | Path, **options: Any) -> Path:
         """Draw the chains to an image (see :func:`kgcore.visualize.draw_fasttog`).

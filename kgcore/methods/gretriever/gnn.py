@@ -139,7 +139,12 @@ class GRetrieverGNNQA(StepMethod[MethodResult]):
         # Reuse the text-prompted engine's retriever set-up (whole small graphs, regions of
         # large ones); its text format is the paper's, as the model was trained on.
         self._text_engine = GRetrieverQA(
-            store, embedder=embedder, text_format="paper", max_graph_tokens=None, **settings
+            store,
+            embedder=embedder,
+            text_format="paper",
+            max_graph_tokens=None,
+            preset="paper",  # the paper's retrieval, the subgraphs the model was trained on
+            **settings,
         )
         self.retriever = self._text_engine.retriever
         from kgcore.gretriever.gnn.labels import EXPLAGRAPHS_LABELS

@@ -50,6 +50,7 @@ from kgcore.methods.kernel import (
     topic_names,
 )
 from kgcore.methods.result import MethodResult
+from kgcore.paths.settings import PathSettings
 from kgcore.settings import Settings, checked_settings
 from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.validation import MAX_TOKENS
@@ -138,8 +139,14 @@ class GRetrieverQA(StepMethod[MethodResult]):
         max_graph_tokens: int | None = 2048,
         chars_per_token: float = 3.0,
         verbalizer: Verbalizer | str = verbalize_relation,
+        preset: str | None = None,
         **settings: Any,
     ) -> None:
+        if preset not in (None, "paper"):
+            raise ConfigurationError(f"G-Retriever's presets: 'paper'; got {preset!r}")
+        # The default plans the question's relation paths (kgcore.gretriever.planned); the
+        # paper preset prizes by embedding similarity alone.
+        paths = None if preset == "paper" else PathSettings()
         self.config = GRetrieverQAConfig(
             text_format=text_format,
             max_tokens=max_tokens,
@@ -160,10 +167,18 @@ class GRetrieverQA(StepMethod[MethodResult]):
         triples = _all_triples(store) if store.num_nodes() <= region.whole_graph_max_nodes else None
         if triples:
             self.retriever = GRetriever.from_triples(
-                triples, embedder, cache_dir=None, progress=False, pcst=pcst, region=region
+                triples,
+                embedder,
+                cache_dir=None,
+                progress=False,
+                pcst=pcst,
+                region=region,
+                paths=paths,
             )
         else:
-            self.retriever = GRetriever(store=store, embedder=embedder, pcst=pcst, region=region)
+            self.retriever = GRetriever(
+                store=store, embedder=embedder, pcst=pcst, region=region, paths=paths
+            )
         self.text_format: TextFormat = check_text_format(self.config.text_format)
         self.max_tokens = self.config.max_tokens
         self.max_graph_tokens = self.config.max_graph_tokens

@@ -110,7 +110,10 @@ class SubgraphReader:
 
         self.subgraph = check_subgraph_mode(subgraph)
         self.seed = int(seed)
-        engine = GRetrieverQA(store, embedder=embedder, max_graph_tokens=None, **settings)
+        # The paper's retrieval: the subgraphs the scorers were trained on.
+        engine = GRetrieverQA(
+            store, embedder=embedder, max_graph_tokens=None, preset="paper", **settings
+        )
         self.store = engine.store
         self.retriever = engine.retriever
         index = self.retriever.index

@@ -18,12 +18,14 @@ def lazy(
     triples: list[tuple[str, str, str]],
     embedder: FakeEmbedder,
     cache: Path,
+    preset: str | None = None,
     **region: int,
 ) -> GRetrieverRetriever:
     settings = RegionSettings(whole_graph_max_nodes=3, **region)  # "large": embedded by region
     return GRetrieverRetriever.from_triples(
-        triples, embedder, cache_dir=cache, region=settings, on_unknown_entity="raise"
-    )
+        triples, embedder, cache_dir=cache, region=settings, on_unknown_entity="raise",
+        preset=preset,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -66,7 +68,8 @@ def test_a_plain_question_naming_no_node_raises_with_the_closest_names(
 def test_a_hub_question_embeds_at_most_the_cap(tmp_path: Path, cap: int) -> None:
     hub = [(f"Film {i:03d}", "starred_actors", "Rock Hudson") for i in range(400)]
     embedder = FakeEmbedder()
-    retriever = lazy(hub, embedder, tmp_path, max_region_texts=cap)
+    # The paper's retrieval: the default's planned paths embed their own texts too.
+    retriever = lazy(hub, embedder, tmp_path, preset="paper", max_region_texts=cap)
     question = "which films did Rock Hudson star in"
     node = retriever.retrieve(question)[0].node
     assert node.metadata["entity_links"][0]["node"] == "Rock Hudson"

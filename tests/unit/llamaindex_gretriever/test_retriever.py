@@ -60,6 +60,7 @@ def test_triples_format_and_entity_extractor(movie_triples, embedder, tmp_path: 
         text_format="triples",
         entity_extractor=bracketed_entities,
         hops=1,
+        preset="paper",  # the region alone: the default adds the planned paths' facts
     )
     node = retriever.retrieve("who directed [Shane]")[0].node
     assert node.metadata["seeds"] == ["Shane"]

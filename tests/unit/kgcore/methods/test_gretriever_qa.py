@@ -208,8 +208,9 @@ def test_a_graph_searched_whole_asks_no_extraction_for_a_plain_question() -> Non
 
 
 def test_the_region_cap_is_a_setting_of_the_engine() -> None:
-    """``max_region_texts`` reaches the region (checked when the engine is made)."""
-    engine = lazy_engine(max_region_texts=3, hops=1)
+    """``max_region_texts`` reaches the region (checked when the engine is made; the paper's
+    retrieval: the default's planned paths embed their own texts beside the region's)."""
+    engine = lazy_engine(max_region_texts=3, hops=1, preset="paper")
     embedder = engine.retriever.embedder
     result = engine.run("who directed Cleopatra", ScriptedLLM(["{Joseph L. Mankiewicz}"]))
     assert result.extra["nodes"] <= 3
