@@ -38,7 +38,7 @@ from kgcore.exceptions import (
 from kgcore.graph.memory import InMemoryGraphStore
 from kgcore.graph.store import GraphStore
 from kgcore.gretriever.index import EmbeddedTexts, GraphIndex, default_cache_dir
-from kgcore.gretriever.planned import PlannedPaths, plan_paths
+from kgcore.gretriever.planned import PathPlanner, PlannedPaths
 from kgcore.gretriever.prize_tree import retrieve_in_graph
 from kgcore.gretriever.prizes import top_k_indices
 from kgcore.gretriever.region import (
@@ -85,15 +85,7 @@ class GRetriever:
     edge_text : {"relation", "triple"}
         Edge texts of a store-only retriever (an index fixes its own).
     paths : PathSettings, optional
-        Prize the relation paths the question plans from its topic entities
-        (:mod:`kgcore.gretriever.planned`); ``None``, the paper's prizes alone.
-
-    Example
-    -------
-    >>> retriever = GRetriever.from_triples(   # doctest: +SKIP
-    ...     [("Cleopatra", "directed_by", "Joseph L. Mankiewicz")], cache_dir=None)
-    >>> retriever.retrieve("who directed Cleopatra").num_edges   # doctest: +SKIP
-    1
+        Prize the question's planned relation path (:mod:`kgcore.gretriever.planned`).
     """
 
     def __init__(
@@ -123,6 +115,7 @@ class GRetriever:
         self.pcst = pcst or PCSTSettings()
         self.region = region or RegionSettings()
         self.paths = paths
+        self._planner: PathPlanner | None = None
         self.edge_text: EdgeTextMode = index.edge_text if index is not None else edge_text
         self._fresh: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -373,10 +366,7 @@ class GRetriever:
                 question,
             )
         seeds = self._seeds(query, topic_entities)
-        planned = PlannedPaths()
-        if self.paths is not None and seeds:
-            assert self.embedder is not None
-            planned = plan_paths(self.store, question, seeds, self.paths, self.embedder.embed)
+        planned = self._plan(question, seeds)
         node_table = self.index.nodes if self.index is not None else None
         edge_table = self.index.edges if self.index is not None else None
         region = self._region(
@@ -391,6 +381,14 @@ class GRetriever:
             seeds=region.seeds,
             bonus=planned.prizes(graph) if planned.facts else None,
         )
+
+    def _plan(self, question: str, seeds: Sequence[str]) -> PlannedPaths:
+        if self.paths is None or not seeds:
+            return PlannedPaths()
+        if self._planner is None:
+            assert self.embedder is not None
+            self._planner = PathPlanner(self.paths, self.embedder.embed)
+        return self._planner.plan(self.store, question, seeds)
 
     def _region(
         self, question: str, seeds: Sequence[str], hops: int | None, similarity: NodeScorer
@@ -493,8 +491,7 @@ class GRetriever:
         seeds: Sequence[str] = (),
         bonus: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> GRetrieverResult:
-        """Run the paper's prizes (plus ``bonus``, node and edge prizes) and PCST on ``graph``
-        with this retriever's settings."""
+        """The paper's prizes (plus ``bonus``'s) and PCST on ``graph`` with these settings."""
         return retrieve_in_graph(
             graph, node_similarity, edge_similarity, self.pcst, question, seeds, bonus
         )
