@@ -16,8 +16,10 @@ triples), in memory and in an ArcadeDB Bolt server (``arcadedb-embedded``, its d
    ``--latency`` seconds (a hosted LLM). Printed: throughput, p50/p95 latency, the event loop's
    worst gap (a 10 ms ticker), errors, RSS at start and end, and whether every answer equals
    the sequential run's.
-3. **Memory**: ``--questions`` questions (default 1,000) in one process, in memory, the
+3. **Memory**: ``--questions`` questions (default 1,000) in one process, per store, the
    instant model, 16 at a time; RSS after the first 100 and at the end.
+4. **Busy neighbour** (``--parts busy``): LangChain's ``invoke`` against ``ainvoke`` for the
+   same questions while another process keeps every core busy (:func:`busy_neighbour`).
 
 The last full run is committed as ``benchmarks/results/load.json`` (``--out``), with per store
 ``throughput_ratio_16``, ``max_loop_gap_ms``, ``errors``, ``identical``, ``graph_speedup``, and
@@ -244,10 +246,71 @@ def load_store(kind: str, conn: dict[str, Any] | None, args: argparse.Namespace)
     }
 
 
+# -- 4. sync beside a busy process ---------------------------------------------------------
+def _spin(seconds: float) -> None:
+    stop = time.time() + seconds
+    while time.time() < stop:
+        pass
+
+
+def busy_neighbour(count: int = 8) -> dict[str, Any]:
+    """LangChain's ``FastToGRetriever`` with an instant chat model: ``invoke`` against
+    ``ainvoke`` for the same questions (dev 2-hop 1-``count``, alternating), in memory, while
+    another process keeps every core busy (one spinning process per CPU)."""
+    import multiprocessing
+
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    from langchain_fasttog import FastToGRetriever
+
+    class Instant(BaseChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "instant"
+
+        def _generate(self, messages: Any, stop: Any = None, **kw: Any) -> ChatResult:
+            text = str(messages[-1].content)
+            prune = "Reply with its number" in text or "Reply with their numbers" in text
+            reply = AIMessage("{1}" if prune else "{Unknown}")
+            return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    retriever = FastToGRetriever(graph=open_graph("memory", None), llm=Instant())
+    asked = questions(count + 1)
+    retriever.invoke(asked[count])  # warm up: the embedding model loads
+    spinners = [
+        multiprocessing.Process(target=_spin, args=(600.0,), daemon=True)
+        for _ in range(os.cpu_count() or 1)
+    ]
+    for spinner in spinners:
+        spinner.start()
+    sync_s: list[float] = []
+    async_s: list[float] = []
+    try:
+        for question in asked[:count]:
+            started = time.perf_counter()
+            retriever.invoke(question)
+            sync_s.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            asyncio.run(retriever.ainvoke(question))
+            async_s.append(time.perf_counter() - started)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+    sync, awaited = statistics.median(sync_s), statistics.median(async_s)
+    return {
+        "questions": count,
+        "sync_median_s": round(sync, 3),
+        "async_median_s": round(awaited, 3),
+        "sync_over_async": round(sync / awaited, 2),
+    }
+
+
 # -- 3. memory growth -----------------------------------------------------------------------
-def memory_growth(total: int) -> dict[str, Any]:
+def memory_growth(total: int, kind: str, conn: dict[str, Any] | None) -> dict[str, Any]:
     pool = questions(max(64, min(total, 1000)))
-    engine = build(open_graph("memory", None))
+    engine = build(open_graph(kind, conn))
     instant, _ = make_models(0.0)
     marks: dict[int, float] = {}
 
@@ -297,8 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--stores", nargs="+", default=["memory", "bolt"])
-    parser.add_argument("--parts", nargs="+", default=["graph", "load", "memory"])
+    parser.add_argument("--parts", nargs="+", default=["graph", "load", "memory", "busy"])
     parser.add_argument("--baseline-ref", default=BASELINE_REF)
+    parser.add_argument("--merge", action="store_true", help="update --out with these parts")
     parser.add_argument("--quick", action="store_true", help="30 s per row, 200 questions")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "load.json")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -315,7 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     server, conn = (None, None)
     if "bolt" in args.stores:
         server, conn = arcadedb_conn()
-    report: dict[str, Any] = {
+    report: dict[str, Any] = {}
+    if args.merge and args.out.exists():  # the parts run now replace theirs
+        report = json.loads(args.out.read_text(encoding="utf-8"))
+    report |= {
         "latency_s": args.latency,
         "seconds_per_row": args.seconds,
         "cpus": os.cpu_count(),
@@ -325,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         old_tree = baseline_tree(args.baseline_ref) if "graph" in args.parts else None
         for kind in args.stores:
             use = conn if kind == "bolt" else None
-            report[kind] = {}
+            report.setdefault(kind, {})
             if old_tree is not None:
                 old = run_child(old_tree, kind, use)
                 new = run_child(ROOT, kind, use)
@@ -348,9 +415,13 @@ def main(argv: list[str] | None = None) -> int:
                 )
             if "load" in args.parts:
                 report[kind].update(load_store(kind, use, args))
-        if "memory" in args.parts:
-            report["memory_growth"] = memory_growth(args.questions)
-            report.setdefault("memory", {})["rss_growth"] = report["memory_growth"]["rss_growth"]
+            if "memory" in args.parts:
+                growth = memory_growth(args.questions, kind, use)
+                print(f"  {kind} memory growth {json.dumps(growth)}", flush=True)
+                report[kind].update(memory_growth=growth, rss_growth=growth["rss_growth"])
+            if "busy" in args.parts and kind == "memory":
+                report["busy_neighbour"] = busy_neighbour()
+                print(f"  busy neighbour {json.dumps(report['busy_neighbour'])}", flush=True)
     finally:
         if server is not None:
             server.stop()

@@ -183,5 +183,6 @@ def preset_help() -> str:
         f"FastToG preset, one of {', '.join(sorted(PRESETS))}: paper is the paper's FastToG as "
         "written (LLM choices, rho 0.5, one sentence per triple, none of this project's "
         "additions; docs/fasttog.md), metaqa the movie demonstrations; the options given "
-        "override it (default: none, the project's defaults)"
+        "override it (default: none, the project's defaults); G-Retriever's paper is the "
+        "paper's retrieval alone, without the question's planned relation paths"
     )
