@@ -65,16 +65,19 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 
 def with_preset(method: str, options: dict[str, Any], preset: str | None) -> dict[str, Any]:
-    """``options`` for ``method`` with ``kgqa eval --preset``: FastToG methods take it as their
-    ``preset`` option (so a run's label reads ``fasttog[preset=paper]``), others ignore it.
-    Different presets from ``--preset`` and ``--set preset=`` are an error.
+    """``options`` for ``method`` with ``kgqa eval --preset``: the methods with presets (FastToG,
+    G-Retriever) take it as their ``preset`` option (so a run's label reads
+    ``fasttog[preset=paper]``), others ignore it. Different presets from ``--preset`` and
+    ``--set preset=`` are an error.
 
     >>> with_preset("fasttog", {"width": 2}, "paper")
     {'width': 2, 'preset': 'paper'}
     >>> with_preset("tog", {"width": 2}, "paper")
     {'width': 2}
     """
-    if preset is None or not method.startswith("fasttog"):
+    from kgcore.builder import get_method
+
+    if preset is None or not get_method(method).presets:
         return dict(options)
     given = options.get("preset")
     if given is not None and given != preset:
@@ -192,7 +195,7 @@ def _graph_for(
 
 def run_eval_command(args: argparse.Namespace) -> int:
     """The ``kgqa eval`` handler: evaluate every (method, dataset) pair, print a table."""
-    from kgcore.builder import check_options, get_method
+    from kgcore.builder import check_options, get_method, method_names
     from kgeval.datasets import load_datasets
     from kgeval.harness import evaluate
     from kgeval.lock import check_output_folder
@@ -212,10 +215,11 @@ def run_eval_command(args: argparse.Namespace) -> int:
     specs = [get_method(m) for m in methods]  # unknown names fail before the model loads
     options = dict(parse_option(o) for o in args.set)
     by_method = {spec.name: with_preset(spec.name, options, args.preset) for spec in specs}
-    if args.preset and not any(spec.name.startswith("fasttog") for spec in specs):
+    if args.preset and not any(spec.presets for spec in specs):
+        with_presets = ", ".join(n for n in method_names() if get_method(n).presets)
         raise ConfigurationError(
-            f"--preset {args.preset} sets FastToG; none of the methods ({', '.join(methods)}) "
-            "is a FastToG method (fasttog, fasttog-node)"
+            f"--preset {args.preset}: none of the methods ({', '.join(methods)}) takes a "
+            f"preset ({with_presets} do)"
         )
     for spec in specs:  # bad settings too: checked by the methods' configs, no model needed
         check_options(spec.name, by_method[spec.name])
