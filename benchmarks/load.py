@@ -270,7 +270,9 @@ def busy_neighbour(count: int = 8) -> dict[str, Any]:
         def _llm_type(self) -> str:
             return "instant"
 
-        def _generate(self, messages: Any, stop: Any = None, **kw: Any) -> ChatResult:
+        def _generate(
+            self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
+        ) -> ChatResult:
             text = str(messages[-1].content)
             prune = "Reply with its number" in text or "Reply with their numbers" in text
             reply = AIMessage("{1}" if prune else "{Unknown}")
