@@ -49,12 +49,12 @@ from kgcore.concurrency import InFlightLimit, run_graph_work
 from kgcore.embeddings import TextEmbedder
 from kgcore.exceptions import ConfigurationError, EntityNotFoundError
 from kgcore.foreign_graphs import as_graph_store
+from kgcore.gretriever.planned import preset_paths
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
 from kgcore.linking import bracketed_entities, link_entity_details
-from kgcore.paths.settings import PathSettings
 from llamaindex_gretriever.embeddings import text_embedder
 from llamaindex_gretriever.source_text import source_chunks, with_source_text
 
@@ -257,7 +257,7 @@ class GRetrieverRetriever(BaseRetriever):
         pcst = _top_k(pcst, similarity_top_k)
         kwargs = _depth(kwargs, path_depth)
         kwargs.setdefault("entity_extractor", bracketed_entities)
-        paths = _paths(preset)
+        paths = preset_paths(preset)
         if lazy:
             core = GRetriever.lazy(
                 triples, embedder, edge_text, cache_dir, pcst=pcst, region=region, paths=paths
@@ -298,7 +298,7 @@ class GRetrieverRetriever(BaseRetriever):
             cache_dir,
             pcst=_top_k(pcst, similarity_top_k),
             region=region,
-            paths=_paths(preset),
+            paths=preset_paths(preset),
         )
         kwargs.setdefault("entity_extractor", bracketed_entities)
         if isinstance(graph, PropertyGraphStore):
@@ -421,10 +421,3 @@ class GRetrieverRetriever(BaseRetriever):
         # Graph reads and embedding run in the graph executor; a Bolt read is awaited.
         async with self.in_flight.ahold():
             return await run_graph_work(self._nodes, query_bundle)
-
-
-def _paths(preset: str | None) -> PathSettings | None:
-    """The path planning of the default retrieval; ``None`` for the ``paper`` preset."""
-    if preset not in (None, "paper"):
-        raise ConfigurationError(f"G-Retriever's presets: 'paper'; got {preset!r}")
-    return None if preset == "paper" else PathSettings()

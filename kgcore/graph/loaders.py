@@ -33,6 +33,7 @@ from tqdm.auto import tqdm
 
 from kgcore.exceptions import GraphLoadError, KGRetrieverError
 from kgcore.graph.names import check_triple
+from kgcore.progress import show_progress
 from kgcore.types import Triple
 
 FORMATS = ("pipe", "tsv", "csv", "jsonl")
@@ -191,7 +192,7 @@ def read_triples(
         unit="B",
         unit_scale=True,
         desc=f"loading {path.name}",
-        disable=None if progress is None else not progress,
+        disable=not show_progress(progress),
     ) as bar:
         found = False
         for number, line, size in _decoded_lines(path):

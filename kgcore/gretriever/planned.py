@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from kgcore.exceptions import ConfigurationError
 from kgcore.graph.store import GraphStore
 from kgcore.gretriever.textgraph import TextualGraph
 from kgcore.paths.ranking import path_scorer
@@ -41,7 +42,14 @@ from kgcore.paths.settings import MAX_ANSWERS, PathSettings
 from kgcore.text_vectors import BoundedTextVectors
 from kgcore.types import Triple
 
-__all__ = ["ANSWER_PRIZE", "FACT_PRIZE", "PathPlanner", "PlannedPaths", "plan_paths"]
+__all__ = [
+    "ANSWER_PRIZE",
+    "FACT_PRIZE",
+    "PathPlanner",
+    "PlannedPaths",
+    "plan_paths",
+    "preset_paths",
+]
 
 #: The prize of a node a planned path reaches: the paper's top node prize (``k_nodes``, 3).
 ANSWER_PRIZE = 3.0
@@ -102,12 +110,17 @@ def plan_paths(
     if not topic or not settings.enabled:
         return PlannedPaths()
     scorer = path_scorer(embed, embed_caches=embed_caches)
-    followed, _ = read_paths(store, question, topic, settings, scorer)
-    followed = followed[:1]  # the best path: every followed path's facts crowded the prompt
-    facts: dict[Triple, None] = {}
-    answers: dict[str, None] = {}
-    for path in followed:
-        reached = path.answers[:MAX_ANSWERS]
-        answers.update(dict.fromkeys(reached))
-        facts.update(dict.fromkeys(path.supporting_facts(reached)))
-    return PlannedPaths(tuple(facts), tuple(answers))
+    # The best path that reaches something: every followed path's facts crowded the prompt.
+    followed, _ = read_paths(store, question, topic, settings, scorer, most=1)
+    if not followed:
+        return PlannedPaths()
+    answers = followed[0].answers[:MAX_ANSWERS]
+    return PlannedPaths(tuple(followed[0].supporting_facts(answers)), tuple(answers))
+
+
+def preset_paths(preset: str | None) -> PathSettings | None:
+    """The path planning of G-Retriever's ``preset``: the default's, or ``None`` for
+    ``"paper"`` (the paper's prizes alone); another name is refused."""
+    if preset not in (None, "paper"):
+        raise ConfigurationError(f"G-Retriever's presets: 'paper'; got {preset!r}")
+    return None if preset == "paper" else PathSettings()

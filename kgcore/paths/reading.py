@@ -16,6 +16,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 
 from kgcore.graph.store import GraphStore
 from kgcore.paths.question_chain import chain_readings
@@ -63,6 +64,7 @@ def read_paths(
     topic: Sequence[str],
     settings: PathSettings,
     scorer: PathScorer | None = None,
+    most: int | None = None,
 ) -> tuple[list[FollowedPath], bool]:
     """The :data:`~kgcore.paths.settings.OFFERED` relation paths closest to ``question`` that
     reach something (distinct, best first), each followed on the graph: what a reasoning step
@@ -70,7 +72,8 @@ def read_paths(
     spouse of X's dad", :func:`~kgcore.paths.question_chain.chain_readings`) whose best path
     has a reading of its length is offered that path alone: its hops were matched phrase by
     phrase, and a small model reading several chains side by side loses its place. Returns
-    the followed paths and whether the question was read as such a chain."""
+    the followed paths and whether the question was read as such a chain; ``most``: stop after
+    that many paths that reach something (the rest are not walked)."""
     paths = list_paths(store, question, topic, settings, scorer)
     ranked = distinct_paths([paths[i] for i in rank_paths(question, paths, scorer, topic)])
     offered = OFFERED
@@ -78,7 +81,7 @@ def read_paths(
     if chained:
         offered = 1  # a chain question: the path aligned hop by hop with its phrases alone
     followed = (_follow(store, path, topic) for path in ranked[:offered])
-    return [f for f in followed if f.answers], chained
+    return list(islice((f for f in followed if f.answers), most)), chained
 
 
 def path_answer(

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.compound import compound_view
 from kgcore.graph.store import GraphStore
+from kgcore.gretriever.planned import preset_paths
 from kgcore.linking import bracketed_entities, link_entities, names_in_question
 from kgcore.llm.protocol import LLMRequest, Steps, UsageMeter
 from kgcore.methods.base import StepMethod
@@ -50,7 +51,6 @@ from kgcore.methods.kernel import (
     topic_names,
 )
 from kgcore.methods.result import MethodResult
-from kgcore.paths.settings import PathSettings
 from kgcore.settings import Settings, checked_settings
 from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.validation import MAX_TOKENS
@@ -142,11 +142,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
         preset: str | None = None,
         **settings: Any,
     ) -> None:
-        if preset not in (None, "paper"):
-            raise ConfigurationError(f"G-Retriever's presets: 'paper'; got {preset!r}")
-        # The default plans the question's relation paths (kgcore.gretriever.planned); the
-        # paper preset prizes by embedding similarity alone.
-        paths = None if preset == "paper" else PathSettings()
+        paths = preset_paths(preset)  # None for "paper": its prizes alone
         self.config = GRetrieverQAConfig(
             text_format=text_format,
             max_tokens=max_tokens,
