@@ -70,7 +70,9 @@ class BoundedTextVectors:
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             rows = np.asarray(self.embed(missing), dtype=np.float32)
-            fresh = dict(zip(missing, rows, strict=True))
+            # One copy per row: a view would keep its whole batch (and the tensor behind it)
+            # alive for as long as any one row stays cached.
+            fresh = {text: row.copy() for text, row in zip(missing, rows, strict=True)}
             found.update(fresh)
             with self._lock:
                 self._rows.update(fresh)

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from kgcore.concurrency import run_graph_work
+from kgcore.heap import release_free_heap
 from kgcore.llm.protocol.retry import DEFAULT_RETRY, CallGuard, RetryPolicy
 from kgcore.llm.protocol.types import (
     AsyncChatLLM,
@@ -242,6 +243,7 @@ def run_steps(steps: Steps[T], llm: ChatLLM, retry: RetryPolicy | None = None) -
             request = guard.prepare(request)
             request = steps.send(_call(llm, request, guard))
     except StopIteration as stop:
+        release_free_heap()
         return stop.value
 
 
@@ -258,6 +260,7 @@ def _resume(steps: Steps[T], reply: LLMReply | None) -> LLMRequest | _Finished[T
     try:
         return next(steps) if reply is None else steps.send(reply)
     except StopIteration as stop:
+        release_free_heap()  # in the graph executor's thread: off the event loop
         return _Finished(stop.value)
 
 
