@@ -186,7 +186,8 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
-    """hit@1 overall (with its 95% interval, F1, strict and grounded) and per dataset, LLM
+    """hit@1 overall (with its 95% interval, F1, strict, grounded and answer recall) and per
+    dataset, LLM
     calls, prompt tokens and wall seconds per question, one line per run.
 
     ``None`` unless some run spans several datasets (the detailed table says it all then).
@@ -199,9 +200,9 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
     ...     {"run": "io", "dataset": "all", "hit@1": 0.5, "f1": 0.25, "llm_calls": 1.0, "n": 2},
     ... ]
     >>> print(overview_table(rows).replace("misses, gold shown | LLM calls | prompt tok", "..."))
-    | method | n | hit@1 all | CI | F1 | strict | grounded | a | b | ... | wall s |
-    |---|---|---|---|---|---|---|---|---|---|---|---|---|
-    | io | 2 | 0.50 | – | 0.25 | – | – | 1.00 | 0.00 | – | 1.0 | – | – |
+    | method | n | hit@1 all | CI | F1 | strict | grounded | answer recall | a | b | ... | wall s |
+    |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+    | io | 2 | 0.50 | – | 0.25 | – | – | – | 1.00 | 0.00 | – | 1.0 | – | – |
     """
     datasets = list(dict.fromkeys(r["dataset"] for r in rows if r["dataset"] != "all"))
     if not any(r["dataset"] == "all" for r in rows):
@@ -218,6 +219,7 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
         "F1",
         "strict",
         "grounded",
+        "answer recall",
         *datasets,
         "misses, gold shown",
         "LLM calls",
@@ -228,7 +230,7 @@ def overview_table(rows: Sequence[dict[str, Any]]) -> str | None:
     for run in order:
         row = overall[run]
         cells = [run, _cell("n", row.get("n")), _cell("hit@1", row.get("hit@1"))]
-        cells += [_cell(k, row.get(k)) for k in ("hit@1_ci", "f1", "strict", "grounded")]
+        cells += [_cell(k, row.get(k)) for k in ("hit@1_ci", "f1", "strict", "grounded", "recall")]
         for dataset in datasets:
             part = by_key.get((run, dataset))
             cells.append(_cell("hit@1", part.get("hit@1") if part else None))

@@ -298,16 +298,20 @@ def test_report_overview_ranks_runs_with_hit_at_1_per_dataset(tmp_path: Path) ->
         with (tmp_path / f"{run}__{dataset}.jsonl").open("w") as handle:
             for i, hit in enumerate(values):
                 record = trace_record(f"q{i}", run, dataset, hit=hit)
-                handle.write(json.dumps(record | {"llm_calls": 1 if run == "io" else 3}) + "\n")
+                calls = 1 if run == "io" else 3
+                extra = {"llm_calls": calls, "recall": 1.0 if hit else 0.0}
+                handle.write(json.dumps(record | extra) + "\n")
     text = write_report(tmp_path, plots=False).read_text()
     overview = text[text.index("## Overview") : text.index("## Details")]
     assert overview.splitlines()[2:5] == [
-        "| method | n | hit@1 all | CI | F1 | strict | grounded | one | two | misses, gold shown "
-        "| LLM calls | prompt tok | wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-        "| cgpe | 1 | 1.00 | 0.21–1.00 | 1.00 | 1.00 | 0.00 | 1.00 | – | – | 3.0 | – | – |",
+        "| method | n | hit@1 all | CI | F1 | strict | grounded | answer recall | one | two "
+        "| misses, gold shown | LLM calls | prompt tok | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| cgpe | 1 | 1.00 | 0.21–1.00 | 1.00 | 1.00 | 0.00 | 1.00 | 1.00 | – | – | 3.0 | – | – |",
     ]
-    io_row = "| io | 4 | 0.25 | 0.05–0.70 | 0.25 | 0.25 | 0.00 | 0.00 | 0.50 | – | 1.0 | – | – |"
+    io_row = (
+        "| io | 4 | 0.25 | 0.05–0.70 | 0.25 | 0.25 | 0.00 | 0.25 | 0.00 | 0.50 | – | 1.0 | – | – |"
+    )
     assert io_row in overview
 
 
