@@ -45,6 +45,7 @@ COLUMNS = (
     ("strict", "strict"),
     ("grounded", "grounded"),
     ("recall", "answer recall"),
+    ("gold_share", "gold share"),
     ("shown_misses", "misses, gold shown"),
     ("llm_calls", "LLM calls"),
     ("prompt_tokens", "prompt tok"),
@@ -135,7 +136,8 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "f1": _avg(s.f1 for s in scores),
         "strict": _avg(s.strict for s in scores),
         "grounded": _avg(s.grounded for s in scores),
-        "recall": _avg(r.get("recall") for r in records),
+        "recall": _avg(None if r.get("recall") is None else r["recall"] > 0 for r in records),
+        "gold_share": _avg(r.get("recall") for r in records),
         "shown_misses": _shown_misses(records, scores),
         "llm_calls": _avg(r.get("llm_calls", 0) for r in records),
         "prompt_tokens": _avg(r.get("prompt_tokens") for r in records),
@@ -168,7 +170,7 @@ def _cell(key: str, value: Any) -> str:
         return "–"
     if key == "shown_misses":
         return f"{value[0]}/{value[1]}"
-    if key in ("hit@1", "f1", "recall", "strict", "grounded"):
+    if key in ("hit@1", "f1", "recall", "gold_share", "strict", "grounded"):
         return f"{value:.2f}"
     if key == "hit@1_ci":
         return f"{value[0]:.2f}–{value[1]:.2f}"
@@ -336,8 +338,9 @@ def write_report(
         f"has a <data>{NOT_LOOP_BACK} row over the others only; the 'all' rows count each",
         "question once. The echo method answers the first topic entity with no LLM call: what",
         "echoing alone scores.",
-        "Answer recall: share of gold answers found in the retrieved context (graph methods",
-        "only). Misses, gold shown: of the misses, how many had a gold answer in that context",
+        "Answer recall: share of the records whose retrieved context holds a gold answer (graph",
+        "methods only); gold share: the share of gold answers that context holds, averaged.",
+        "Misses, gold shown: of the misses, how many had a gold answer in that context",
         "(lost in the reading, not in the retrieval). Averages are per question (prompt tokens",
         "and wall seconds too); errors count as misses.",
         "",

@@ -492,3 +492,13 @@ def test_the_same_error_on_the_first_questions_stops_the_run(tmp_path: Path) -> 
     assert run.skipped == 0 and run.accuracy == pytest.approx(2 / 3)
     with pytest.raises(ConfigurationError, match="llm must be a kgcore ChatLLM.*got str"):
         evaluate("io", toy_dataset(), "gpt-4o", progress=False)
+
+
+def test_answer_recall_counts_questions_holding_a_gold_answer_and_gold_share_the_share():
+    records = [
+        trace_record("q0", "m", "d", hit=True) | {"recall": 0.25},  # 1 of 4 golds shown
+        trace_record("q1", "m", "d", hit=False) | {"recall": 0.0},
+        trace_record("q2", "m", "d", hit=False) | {"recall": None},  # no context: not counted
+    ]
+    row = summarize(records)
+    assert row["recall"] == 0.5 and row["gold_share"] == 0.125
