@@ -28,6 +28,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from kgcore.concurrency import run_graph_work
 from kgcore.exceptions import EmptyGraphError
 from kgcore.foreign_graphs import read_property_graph
+from kgcore.gretriever.planned import preset_paths
 from kgcore.gretriever.retriever import GRetriever, PCSTSettings, RegionSettings
 from kgcore.gretriever.textgraph import EdgeTextMode
 from kgcore.gretriever.textualize import TextFormat, check_text_format
@@ -67,6 +68,9 @@ class GRetrieverPGRetriever(BasePGRetriever):
         ``max_region_texts`` texts are embedded per question; :meth:`build_index` embeds all.
     embed_model : BaseEmbedding, optional
         A LlamaIndex embedding model (LlamaIndex's name for it), instead of ``embedder``.
+    preset : {None, "paper"}
+        ``"paper"``: the paper's prizes alone; by default also the relation path the question
+        plans from its topic entities (as every G-Retriever builder does).
     """
 
     def __init__(
@@ -84,8 +88,10 @@ class GRetrieverPGRetriever(BasePGRetriever):
         *,
         lazy: bool = True,
         embed_model: Any = None,
+        preset: str | None = None,
         **kwargs: Any,
     ) -> None:
+        self._paths = preset_paths(preset)
         self._embedder = text_embedder(embedder, embed_model)
         self._pcst = pcst
         self._region = region
@@ -119,6 +125,7 @@ class GRetrieverPGRetriever(BasePGRetriever):
                         self._cache_dir,
                         pcst=self._pcst,
                         region=self._region,
+                        paths=self._paths,
                     )
                 else:
                     self._core = GRetriever.from_triples(
@@ -129,6 +136,7 @@ class GRetrieverPGRetriever(BasePGRetriever):
                         self._progress,
                         pcst=self._pcst,
                         region=self._region,
+                        paths=self._paths,
                     )
             return self._core
 

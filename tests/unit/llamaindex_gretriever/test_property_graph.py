@@ -141,3 +141,22 @@ def test_include_text_without_a_property_graph_is_refused(movie_triples, embedde
         GRetrieverRetriever.from_triples(
             movie_triples, embedder=embedder, cache_dir=None, include_text=True
         )
+
+
+def test_the_default_plans_the_question_path_and_the_paper_preset_does_not(tmp_path: Path) -> None:
+    from tests.support.fake_embedder import FakeEmbedder
+    from tests.support.many_answers import DIRECTORS, QUESTION, TRIPLES
+
+    region = RegionSettings(whole_graph_max_nodes=2, hops=1)  # one hop: no director
+    found = {}
+    for preset in (None, "paper"):
+        sub = GRetrieverPGRetriever(
+            make_store(TRIPLES), embedder=FakeEmbedder(dim=32), region=region,
+            cache_dir=tmp_path / str(preset), entity_extractor=lambda q: ["Jane Seymour"],
+            preset=preset,
+        )  # fmt: skip
+        found[preset] = set(sub.retrieve(QUESTION)[0].node.metadata["nodes"])
+    assert set(DIRECTORS) <= found[None]
+    assert not set(DIRECTORS) & found["paper"]
+    with pytest.raises(ConfigurationError, match="presets: 'paper'"):
+        GRetrieverPGRetriever(make_store(TRIPLES), preset="papr")
