@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from kgcore.exceptions import InvalidSettingError
 from kgcore.gretriever.textgraph import TextualGraph
@@ -29,6 +29,11 @@ from kgcore.gretriever.textualize import (
 )
 from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.types import Triple, qualified, qualifier_of
+
+#: How a subgraph's edges are ordered in its text: the graph's (PCST's, the paper's) order, or
+#: the most relevant first (:meth:`GRetrieverResult.edge_relevance`).
+EdgeOrder = Literal["graph", "relevance"]
+EDGE_ORDERS: tuple[str, ...] = ("graph", "relevance")
 
 
 def with_note(relation: str, note: str) -> str:
@@ -104,6 +109,7 @@ class GRetrieverResult:
         fmt: TextFormat = "paper",
         max_edges: int | None = None,
         verbalize: Verbalizer = verbalize_relation,
+        order: EdgeOrder = "graph",
     ) -> str:
         """The subgraph as text: the paper's node/edge tables, or one triple per line.
 
@@ -114,7 +120,9 @@ class GRetrieverResult:
         ``max_edges`` keeps only that many edges, the most relevant first (see
         :meth:`edge_relevance`; ties keep PCST's order), and the nodes they touch; this is how
         a prompt is fitted to a model's context window (G-Retriever's code truncates the
-        graph text to ``max_txt_len`` tokens instead, wherever the cut falls).
+        graph text to ``max_txt_len`` tokens instead, wherever the cut falls). ``order``: the
+        edges in the graph's order (``"graph"``, the paper's), or the most relevant first
+        (``"relevance"``).
 
         Example
         -------
@@ -133,10 +141,14 @@ class GRetrieverResult:
         cut = max_edges is not None and max_edges < len(edges)
         if max_edges is not None and max_edges < 0:
             raise InvalidSettingError(f"max_edges must be at least 0, got {max_edges}")
-        if cut:
+        if order not in EDGE_ORDERS:
+            raise InvalidSettingError(f"order must be one of {EDGE_ORDERS}, got {order!r}")
+        if cut or order == "relevance":
             relevance = self.edge_relevance()
             # sorted() is stable: equal relevance keeps PCST's order, so the cut repeats.
-            edges = sorted(sorted(edges, key=lambda i: -relevance[i])[:max_edges])
+            edges = sorted(edges, key=lambda i: -relevance[i])[:max_edges]
+            if order == "graph":
+                edges.sort()
         if fmt == "triples":
             return textualize_triples(
                 qualified(Triple(e.head, verbalize(e.relation), e.tail), qualifier_of(e))

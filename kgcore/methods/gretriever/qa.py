@@ -78,7 +78,7 @@ def _all_triples(store: GraphStore) -> list[tuple[str, str, str]] | None:
     "G-Retriever",
     limits={"max_tokens": (1, MAX_TOKENS), "max_graph_tokens": (1, 1_000_000),
             "chars_per_token": (0.1, 100.0)},
-    choices={"text_format": ("triples", "paper")},
+    choices={"text_format": ("triples", "paper"), "text_order": ("graph", "relevance")},
 )  # fmt: skip
 @dataclass(frozen=True)
 class GRetrieverQAConfig(Settings):
@@ -92,6 +92,7 @@ class GRetrieverQAConfig(Settings):
     """
 
     text_format: str = "triples"
+    text_order: str = "graph"
     max_tokens: int = 96
     max_graph_tokens: int | None = 2048
     chars_per_token: float = 3.0
@@ -108,6 +109,8 @@ class GRetrieverQA(StepMethod[MethodResult]):
         Default: the offline all-MiniLM-L6-v2.
     text_format : {"triples", "paper"}
         How the subgraph is written into the prompt.
+    text_order : {"graph", "relevance"}
+        Its edges in the graph's order (the paper's) or the most relevant first.
     max_tokens : int
         Cap on the answer.
     max_graph_tokens : int or None
@@ -140,11 +143,13 @@ class GRetrieverQA(StepMethod[MethodResult]):
         chars_per_token: float = 3.0,
         verbalizer: Verbalizer | str = verbalize_relation,
         preset: str | None = None,
+        text_order: str = "graph",
         **settings: Any,
     ) -> None:
         paths = preset_paths(preset)  # None for "paper": its prizes alone
         self.config = GRetrieverQAConfig(
             text_format=text_format,
+            text_order=text_order,
             max_tokens=max_tokens,
             max_graph_tokens=max_graph_tokens,
             chars_per_token=chars_per_token,
@@ -186,9 +191,9 @@ class GRetrieverQA(StepMethod[MethodResult]):
         The largest number of edges whose text fits is found by bisection (the text grows
         with every edge kept).
         """
-        fmt = self.text_format
+        fmt, order = self.text_format, self.config.text_order
         verbalize = self.verbalizer
-        text = retrieved.textualize(fmt, verbalize=verbalize)
+        text = retrieved.textualize(fmt, verbalize=verbalize, order=order)  # type: ignore[arg-type]
         if self.max_graph_tokens is None:
             return text, retrieved.num_edges
         budget = int(self.max_graph_tokens * self.chars_per_token)
@@ -197,11 +202,12 @@ class GRetrieverQA(StepMethod[MethodResult]):
         low, high = 0, retrieved.num_edges - 1  # low always fits (or is 0), high + 1 does not
         while low < high:
             middle = (low + high + 1) // 2
-            if len(retrieved.textualize(fmt, max_edges=middle, verbalize=verbalize)) <= budget:
+            cut = retrieved.textualize(fmt, middle, verbalize, order)  # type: ignore[arg-type]
+            if len(cut) <= budget:
                 low = middle
             else:
                 high = middle - 1
-        return retrieved.textualize(fmt, max_edges=low, verbalize=verbalize), low
+        return retrieved.textualize(fmt, low, verbalize, order), low  # type: ignore[arg-type]
 
     @staticmethod
     def ground(

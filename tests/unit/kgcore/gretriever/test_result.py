@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kgcore.exceptions import InvalidSettingError
 from kgcore.gretriever.result import GRetrieverResult
 from kgcore.types import Triple
 
@@ -35,6 +36,14 @@ def test_max_edges_keeps_the_most_relevant_edges_in_pcst_order() -> None:
     assert result.textualize("triples", max_edges=2) == "(b, s, c)\n(c, t, d)"
     assert result.textualize("triples", max_edges=0) == ""
     assert result.textualize("triples", max_edges=3) == result.textualize("triples")
+
+
+def test_relevance_order_writes_the_most_relevant_edges_first() -> None:
+    result = _result()
+    assert result.textualize("triples", order="relevance") == "(c, t, d)\n(b, s, c)\n(a, r, b)"
+    assert result.textualize("triples", max_edges=2, order="relevance") == "(c, t, d)\n(b, s, c)"
+    with pytest.raises(InvalidSettingError, match="order must be one of"):
+        result.textualize("triples", order="random")  # type: ignore[arg-type]
 
 
 def test_paper_format_cut_keeps_only_nodes_of_kept_edges() -> None:
