@@ -52,6 +52,7 @@ from kgcore.methods.kernel import (
 )
 from kgcore.methods.result import MethodResult
 from kgcore.settings import Settings, checked_settings
+from kgcore.text.answer_forms import normalize_answer
 from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.validation import MAX_TOKENS
 
@@ -222,13 +223,19 @@ class GRetrieverQA(StepMethod[MethodResult]):
         'counter'``) is answered by one of them (``grounded=False``: no node). Otherwise each
         name is written as the subgraph node it names and the others are dropped
         (:func:`~kgcore.methods.kernel.check_answer` with ``nodes``); a topic entity, or a
-        sentence about one, is no answer (as for every method). ``None`` when nothing is left.
+        sentence about one, is no answer (as for every method) unless the subgraph holds a
+        fact from it to itself (PathQuestion's ``(Indiana, recording, Indiana)``: the graph
+        says it is its own answer). ``None`` when nothing is left.
         """
         choice = choice_answer(answer, offered_choices(question))
         if choice is not None:
             return choice, False
         nodes = GRetrieverQA.shown_nodes(retrieved)
-        return check_answer(answer, topic_names(question, topic_entities), nodes=nodes), True
+        looped = {normalize_answer(e.head) for e in retrieved.edges if e.head == e.tail}
+        topics = [
+            t for t in topic_names(question, topic_entities) if normalize_answer(t) not in looped
+        ]
+        return check_answer(answer, topics, nodes=nodes), True
 
     @staticmethod
     def shown_nodes(retrieved: GRetrieverResult) -> list[str]:

@@ -104,6 +104,17 @@ def test_the_answer_step_and_its_raw_reply_are_in_the_trace() -> None:
     assert result.answer == "Joseph L. Mankiewicz"
 
 
+def test_a_topic_entity_the_subgraph_loops_back_to_is_an_answer() -> None:
+    """PathQuestion's same-name facts: the graph says Indiana's recording is Indiana."""
+    triples = [("Indiana", "recording", "Indiana"), ("Trenton", "containedby", "Indiana")]
+    engine = GRetrieverQA(InMemoryGraphStore.from_triples(triples), embedder=FakeEmbedder(dim=64))
+    question = "what is the recording of recording of Indiana 's recording ?"
+    result = engine.run(question, ScriptedLLM(["{Indiana}"]), topic_entities=["Indiana"])
+    assert result.answer == "Indiana" and result.grounded
+    result = engine.run(question, ScriptedLLM(["{Trenton}"]), topic_entities=["Trenton"])
+    assert result.answer == "Unknown"  # no fact from Trenton to itself
+
+
 def test_the_topic_entity_is_no_gretriever_answer() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
     engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64))
