@@ -44,6 +44,7 @@ from kgcore.exceptions import GraphStoreError
 from kgcore.graph.label_mapping import LabelMapping, is_id_key
 from kgcore.graph.label_queries import fulltext_index_name, label_queries
 from kgcore.graph.names import normalize_name, rank_names
+from kgcore.graph.neighbor_cache import NeighborCache
 from kgcore.graph.neo4j_fulltext import fulltext_names
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key, qualified
@@ -174,6 +175,10 @@ class LabelGraphStore:
         self._small: bool | None = None
         self._warned = False
         self._fulltext: dict[str, str] = {}  # label -> the full-text index that answers, or ""
+        kept = getattr(connection, "neighbor_cache", None)  # the connection's bounds, its own lists
+        self.neighbor_cache = (
+            NeighborCache(kept.max_triples, kept.seconds) if kept else NeighborCache()
+        )
 
     # -- reading ------------------------------------------------------------------------
     @property
@@ -264,8 +269,10 @@ class LabelGraphStore:
         self, nodes: Iterable[str], limit: int | None = None
     ) -> Mapping[str, Sequence[Triple]]:
         """Neighbours of a frontier: one query per entity label in it; literals have none."""
-        frontier = list(dict.fromkeys(nodes))
+        asked = list(dict.fromkeys(nodes))
         limit = check_limit(limit)
+        cached = self.neighbor_cache.get_many(asked, limit)
+        frontier = [node for node in asked if node not in cached]
         by_label: dict[str, dict[str, str]] = {}  # label -> name -> key
         for key, (label, name) in self.resolve_many(frontier).items():
             by_label.setdefault(label, {})[name] = key
@@ -296,7 +303,9 @@ class LabelGraphStore:
                 )
             ordered = sorted(triples, key=partial(neighbor_sort_key, key))
             result[key] = ordered if limit is None else ordered[:limit]
-        return result
+        for key in frontier:
+            self.neighbor_cache.put(key, limit, result[key])
+        return {key: list(cached[key]) if key in cached else result[key] for key in asked}
 
     def triples_among(self, nodes: Iterable[str]) -> list[Triple]:
         members = set(nodes)

@@ -33,12 +33,13 @@ from __future__ import annotations
 import copy
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from kgcore.exceptions import GraphStoreError, InvalidSettingError
 from kgcore.graph.names import normalize_name, rank_names
+from kgcore.graph.neighbor_cache import DEFAULT_CACHE_SECONDS, DEFAULT_CACHE_TRIPLES, NeighborCache
 from kgcore.graph.neo4j_connection import (
     MAX_TIMEOUT_S,
     MEMBER_RETRY_S,
@@ -70,6 +71,8 @@ from kgcore.graph.neo4j_queries import (
 )
 from kgcore.graph.store import check_limit
 from kgcore.types import Triple, neighbor_sort_key
+
+_T = TypeVar("_T")
 
 __all__ = [
     "DEFAULT_MAPPING",
@@ -150,6 +153,11 @@ class Neo4jGraphStore(Neo4jConnection):
         Check the connection and credentials now (raises :class:`GraphStoreError`).
     driver_config : dict, optional
         Further keyword arguments for ``neo4j.GraphDatabase.driver``.
+    neighbor_cache_triples, neighbor_cache_seconds : int, float
+        The neighbour lists read are kept, at most this many triples in all and each for at
+        most this many seconds (:mod:`kgcore.graph.neighbor_cache`; how stale a read may be
+        when the graph changes elsewhere; a write through the store clears them). 0 turns
+        the cache off.
     members : sequence of str, optional
         The URIs of a cluster's members (same credentials and database): reads go to one
         (``uri``, default the first) and move to the next when it is unavailable (connection
@@ -190,6 +198,8 @@ class Neo4jGraphStore(Neo4jConnection):
         verify: bool = True,
         driver_config: Mapping[str, Any] | None = None,
         members: Sequence[str] | None = None,
+        neighbor_cache_triples: int = DEFAULT_CACHE_TRIPLES,
+        neighbor_cache_seconds: float = DEFAULT_CACHE_SECONDS,
     ) -> None:
         if name_search not in NAME_SEARCHES:
             raise InvalidSettingError(
@@ -216,6 +226,7 @@ class Neo4jGraphStore(Neo4jConnection):
         self._name_cache: tuple[dict[str, list[str]], list[str]] | None = None
         self._too_many_names: bool | None = None
         self._q = read_queries(mapping)  # fixed for the store's lifetime
+        self.neighbor_cache = NeighborCache(neighbor_cache_triples, neighbor_cache_seconds)
         if verify:
             try:
                 self._on_member(self.verify)
@@ -231,6 +242,9 @@ class Neo4jGraphStore(Neo4jConnection):
         other._q = read_queries(mapping)
         other.queries = Counter()
         other._name_cache = other._too_many_names = other._fulltext = None
+        other.neighbor_cache = NeighborCache(
+            self.neighbor_cache.max_triples, self.neighbor_cache.seconds
+        )
         return other
 
     # -- queries ------------------------------------------------------------------------
@@ -265,11 +279,15 @@ class Neo4jGraphStore(Neo4jConnection):
         if not frontier:
             return {}
         limit = check_limit(limit)
-        if limit is None:
-            rows = self._read("neighbors", names=frontier)
+        cached = self.neighbor_cache.get_many(frontier, limit)
+        missing = [node for node in frontier if node not in cached]
+        if not missing:
+            rows = []
+        elif limit is None:
+            rows = self._read("neighbors", names=missing)
         else:
-            rows = self._read("neighbors_limit", names=frontier, limit=int(limit))
-        found: dict[str, list[Triple]] = {}
+            rows = self._read("neighbors_limit", names=missing, limit=int(limit))
+        found: dict[str, Sequence[Triple]] = dict(cached)
         for node, pairs in rows:
             triples = [
                 Triple(node, relation, other) if direction == 0 else Triple(other, relation, node)
@@ -278,7 +296,17 @@ class Neo4jGraphStore(Neo4jConnection):
             # The server already sorted; sorting again makes the order exactly Python's.
             triples.sort(key=partial(neighbor_sort_key, node))
             found[node] = triples
-        return {node: found.get(node, []) for node in frontier}
+        for node in missing:
+            self.neighbor_cache.put(node, limit, found.get(node, ()))
+        return {node: list(found.get(node, ())) for node in frontier}
+
+    def write(self, work: Callable[..., _T], *args: Any, what: str = "write") -> _T:
+        """:meth:`Neo4jConnection.write`; the neighbour lists kept are forgotten."""
+        self.neighbor_cache.clear()
+        try:
+            return super().write(work, *args, what=what)
+        finally:
+            self.neighbor_cache.clear()
 
     def triples_among(self, nodes: Iterable[str]) -> list[Triple]:
         members = list(dict.fromkeys(nodes))
