@@ -76,9 +76,12 @@ for method in $METHODS; do
   done
 done
 for preset in $PRESETS; do
-  for hop in 2hop 3hop; do
-    trace="$METAQA/fasttog_preset=${preset}___metaqa-${hop}.jsonl"
-    if [[ -f "$trace" ]]; then cp "$trace" "$OUT/"; fi
+  for method in fasttog gretriever; do
+    for hop in 2hop 3hop; do
+      trace="$METAQA/${method}_preset=${preset}___metaqa-${hop}.jsonl"
+      if [[ -f "$trace" ]]; then cp "$trace" "$OUT/"; fi
+      if [[ -f "${trace%.jsonl}.ids.json" ]]; then cp "${trace%.jsonl}.ids.json" "$OUT/"; fi
+    done
   done
 done
 "$PYTHON" -m kgqa eval --report-only --out "$OUT" --summary "$SUMMARY" --title "$TITLE" \
