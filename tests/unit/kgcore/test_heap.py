@@ -102,6 +102,9 @@ def test_both_drivers_ask_for_a_trim_when_a_run_ends(monkeypatch):
     assert asyncio.run(arun_steps(_ask(), Echo())) == "b" and ends == ["x", "x"]
 
 
-def test_the_process_trimmer_is_off_with_the_setting(monkeypatch):
-    monkeypatch.setenv("KG_HEAP_TRIM", "0")
+def test_the_process_trimmer_is_off_by_default_and_on_with_the_setting(monkeypatch):
+    monkeypatch.delenv("KG_HEAP_TRIM", raising=False)
     assert heap._trimmer_from_env().trim is None
+    monkeypatch.setenv("KG_HEAP_TRIM", "1")
+    on = heap._trimmer_from_env()
+    assert on.trim is not None or not sys.platform.startswith("linux")
