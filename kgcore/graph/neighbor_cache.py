@@ -6,7 +6,11 @@ and so do concurrent questions. A Bolt store keeps what it read, keyed by node a
 at most ``max_triples`` triples in all (least recently used dropped first) and each for at
 most ``seconds`` seconds: the graph is the user's and may change under the store, so a change
 shows within that time (a write through the store clears the cache at once). Concurrent
-questions share it safely; the lock guards the table, never a read.
+questions share it safely; the lock guards the table, never a read. Each time it has taken in
+:data:`FREEZE_STEP` more triples they leave the cycle collector's sight
+(:func:`~kgcore.concurrency.keep_out_of_collections`): a full collection walking 300,000 cached
+triples held the event loop for up to 177 ms (``benchmarks/load.py``); a list dropped from the
+cache is still freed.
 
 Example
 -------
@@ -28,15 +32,18 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 
+from kgcore.concurrency import keep_out_of_collections
 from kgcore.exceptions import InvalidSettingError
 from kgcore.types import Triple
 
-__all__ = ["DEFAULT_CACHE_SECONDS", "DEFAULT_CACHE_TRIPLES", "NeighborCache"]
+__all__ = ["DEFAULT_CACHE_SECONDS", "DEFAULT_CACHE_TRIPLES", "FREEZE_STEP", "NeighborCache"]
 
 #: Triples kept by default (about 60 MB of small Triple objects at most).
 DEFAULT_CACHE_TRIPLES = 300_000
 #: Seconds a neighbour list is kept by default: how stale a read may be.
 DEFAULT_CACHE_SECONDS = 60.0
+#: Triples taken in between two freezes (as the in-memory store's neighbour cache).
+FREEZE_STEP = 10_000
 
 _Key = tuple[str, "int | None"]
 
@@ -69,6 +76,7 @@ class NeighborCache:
         self.clock = clock
         self._lists: OrderedDict[_Key, tuple[float, tuple[Triple, ...]]] = OrderedDict()
         self._size = 0
+        self._unfrozen = 0
         self._lock = threading.Lock()
 
     @property
@@ -106,9 +114,15 @@ class NeighborCache:
             self._drop((node, limit))
             self._lists[(node, limit)] = (self.clock(), kept)
             self._size += len(kept)
+            self._unfrozen += len(kept)
             while self._size > self.max_triples:
                 _, (_, dropped) = self._lists.popitem(last=False)
                 self._size -= len(dropped)
+            freeze = self._unfrozen >= FREEZE_STEP
+            if freeze:
+                self._unfrozen = 0
+        if freeze:
+            keep_out_of_collections(collect=False)
 
     def clear(self) -> None:
         """Forget every list."""

@@ -66,3 +66,18 @@ def test_the_cache_can_be_turned_off() -> None:
     store.neighbors_batch(["Heat"])
     assert store.queries["neighbors"] == 2
     store.close()
+
+
+def test_every_freeze_step_of_triples_leaves_the_collectors_sight(monkeypatch) -> None:
+    from kgcore.graph import neighbor_cache
+
+    freezes: list[bool] = []
+    monkeypatch.setattr(
+        neighbor_cache, "keep_out_of_collections", lambda collect: freezes.append(collect)
+    )
+    monkeypatch.setattr(neighbor_cache, "FREEZE_STEP", 4)
+    cache = NeighborCache(max_triples=100, seconds=60)
+    cache.put("a", None, triples("a", 3))
+    assert freezes == []
+    cache.put("b", None, triples("b", 2))  # 5 taken in: one freeze, no full collection
+    assert freezes == [False]
