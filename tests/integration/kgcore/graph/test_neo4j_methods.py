@@ -81,9 +81,12 @@ def fasttog_run(store: Any, question: str, seed: int) -> tuple[dict[str, Any], l
 
 @pytest.mark.parametrize("seed", [0, 5])
 def test_fasttog_same_communities_on_both_stores(
-    stores: tuple[InMemoryGraphStore, Neo4jGraphStore], seed: int
+    stores: tuple[InMemoryGraphStore, Neo4jGraphStore], seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from kgcore.graph.neighbor_cache import NeighborCache
+
     memory, server = stores
+    monkeypatch.setattr(server, "neighbor_cache", NeighborCache(max_triples=0))  # count queries
     grown = 0
     for question, _ in QUESTIONS:
         server.reset_round_trips()

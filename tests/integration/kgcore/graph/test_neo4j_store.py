@@ -140,7 +140,7 @@ def test_llamaindex_mapping_matches_in_memory_store(make_store: MakeStore) -> No
 
 def test_frontier_is_one_round_trip_and_sampling_is_r_plus_one(make_store: MakeStore) -> None:
     triples = synthetic_triples()
-    server = make_store()
+    server = make_store(neighbor_cache_triples=0)  # counts the queries a cold store sends
     write_triples_to_neo4j(server, triples, progress=False)
     server.reset_round_trips()
     server.neighbors_batch(sorted({t.head for t in triples})[:100], limit=32)
