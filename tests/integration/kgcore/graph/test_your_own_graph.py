@@ -89,6 +89,17 @@ def test_people_movies_and_properties_read_as_facts(movie_store: LabelGraphStore
     assert store.num_nodes() >= 61  # 15 movies, 46 people (and what other tests left)
 
 
+def test_a_node_read_again_comes_from_the_neighbour_cache(movie_store: LabelGraphStore) -> None:
+    store = movie_store
+    store.neighbor_cache.clear()
+    first = store.neighbors("The Matrix")
+    sent = sum(store.connection.queries.values())
+    again = store.neighbors("The Matrix")
+    assert again == first and sum(store.connection.queries.values()) == sent
+    again.append(first[0])  # a caller's list is its own
+    assert store.neighbors("The Matrix") == first
+
+
 def test_gretriever_text_shows_the_roles_that_qualify_a_fact(
     movie_store: LabelGraphStore,
 ) -> None:
