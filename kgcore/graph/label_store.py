@@ -175,10 +175,9 @@ class LabelGraphStore:
         self._small: bool | None = None
         self._warned = False
         self._fulltext: dict[str, str] = {}  # label -> the full-text index that answers, or ""
-        kept = getattr(connection, "neighbor_cache", None)  # the connection's bounds, its own lists
-        self.neighbor_cache = (
-            NeighborCache(kept.max_triples, kept.seconds) if kept else NeighborCache()
-        )
+        kept: NeighborCache | None = getattr(connection, "neighbor_cache", None)
+        # The connection's bounds (its settings), lists of its own (keys are label-qualified).
+        self.neighbor_cache = kept.fresh() if kept is not None else NeighborCache()
 
     # -- reading ------------------------------------------------------------------------
     @property

@@ -87,6 +87,10 @@ class NeighborCache:
     def __len__(self) -> int:
         return len(self._lists)
 
+    def fresh(self) -> NeighborCache:
+        """An empty cache with this one's bounds and clock."""
+        return NeighborCache(self.max_triples, self.seconds, self.clock)
+
     def get_many(self, nodes: Iterable[str], limit: int | None) -> dict[str, tuple[Triple, ...]]:
         """The fresh cached lists of ``nodes`` (absent: not cached or expired)."""
         if not self.enabled:

@@ -242,9 +242,7 @@ class Neo4jGraphStore(Neo4jConnection):
         other._q = read_queries(mapping)
         other.queries = Counter()
         other._name_cache = other._too_many_names = other._fulltext = None
-        other.neighbor_cache = NeighborCache(
-            self.neighbor_cache.max_triples, self.neighbor_cache.seconds
-        )
+        other.neighbor_cache = self.neighbor_cache.fresh()
         return other
 
     # -- queries ------------------------------------------------------------------------

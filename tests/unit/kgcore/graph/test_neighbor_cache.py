@@ -81,3 +81,17 @@ def test_every_freeze_step_of_triples_leaves_the_collectors_sight(monkeypatch) -
     assert freezes == []
     cache.put("b", None, triples("b", 2))  # 5 taken in: one freeze, no full collection
     assert freezes == [False]
+
+
+def test_a_label_store_keeps_its_connections_bounds_even_when_that_cache_is_empty() -> None:
+    from kgcore.graph.label_mapping import LabelMapping, LabelSpec
+    from kgcore.graph.label_store import LabelGraphStore
+
+    class Connection:
+        neighbor_cache = NeighborCache(max_triples=0, seconds=5)  # the user turned it off
+
+    mapping = LabelMapping((LabelSpec("Person", "name"),))
+    store = LabelGraphStore(Connection(), mapping)
+    assert (store.neighbor_cache.max_triples, store.neighbor_cache.seconds) == (0, 5.0)
+    assert not store.neighbor_cache.enabled
+    assert store.neighbor_cache is not Connection.neighbor_cache
