@@ -299,8 +299,8 @@ class Neo4jGraphStore(Neo4jConnection):
         return {node: list(found.get(node, ())) for node in frontier}
 
     def write(self, work: Callable[..., _T], *args: Any, what: str = "write") -> _T:
-        """:meth:`Neo4jConnection.write`; the neighbour lists kept are forgotten."""
-        self.neighbor_cache.clear()
+        """:meth:`Neo4jConnection.write`; then the neighbour lists kept are forgotten (a read
+        made while the write ran is forgotten too)."""
         try:
             return super().write(work, *args, what=what)
         finally:

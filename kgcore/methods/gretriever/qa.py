@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.graph.compound import compound_view
@@ -57,7 +57,7 @@ from kgcore.text.relations import Verbalizer, verbalize_relation
 from kgcore.validation import MAX_TOKENS
 
 if TYPE_CHECKING:  # kgcore.gretriever is imported when an engine is built, not before
-    from kgcore.gretriever.result import GRetrieverResult
+    from kgcore.gretriever.result import EdgeOrder, GRetrieverResult
     from kgcore.gretriever.textualize import TextFormat
 
 
@@ -182,6 +182,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
                 store=store, embedder=embedder, pcst=pcst, region=region, paths=paths
             )
         self.text_format: TextFormat = check_text_format(self.config.text_format)
+        self.text_order = cast("EdgeOrder", self.config.text_order)  # checked by the config
         self.max_tokens = self.config.max_tokens
         self.max_graph_tokens = self.config.max_graph_tokens
         self.chars_per_token = self.config.chars_per_token
@@ -192,9 +193,9 @@ class GRetrieverQA(StepMethod[MethodResult]):
         The largest number of edges whose text fits is found by bisection (the text grows
         with every edge kept).
         """
-        fmt, order = self.text_format, self.config.text_order
+        fmt, order = self.text_format, self.text_order
         verbalize = self.verbalizer
-        text = retrieved.textualize(fmt, verbalize=verbalize, order=order)  # type: ignore[arg-type]
+        text = retrieved.textualize(fmt, verbalize=verbalize, order=order)
         if self.max_graph_tokens is None:
             return text, retrieved.num_edges
         budget = int(self.max_graph_tokens * self.chars_per_token)
@@ -203,12 +204,11 @@ class GRetrieverQA(StepMethod[MethodResult]):
         low, high = 0, retrieved.num_edges - 1  # low always fits (or is 0), high + 1 does not
         while low < high:
             middle = (low + high + 1) // 2
-            cut = retrieved.textualize(fmt, middle, verbalize, order)  # type: ignore[arg-type]
-            if len(cut) <= budget:
+            if len(retrieved.textualize(fmt, middle, verbalize, order)) <= budget:
                 low = middle
             else:
                 high = middle - 1
-        return retrieved.textualize(fmt, low, verbalize, order), low  # type: ignore[arg-type]
+        return retrieved.textualize(fmt, low, verbalize, order), low
 
     @staticmethod
     def ground(
