@@ -46,7 +46,7 @@ from kgcore.llm.protocol import (
     run_steps,
 )
 from kgcore.methods.kernel.answer_reading import final_answer
-from kgcore.methods.kernel.answer_sanity import sane_answer
+from kgcore.methods.kernel.answer_sanity import plausible_answer, sane_answer
 from kgcore.methods.kernel.budget import Budget, check_budget, within_budget
 from kgcore.methods.kernel.meter import RunMeter
 from kgcore.validation import UNKNOWN, check_question, check_topic_entities, is_unknown_answer
@@ -62,7 +62,9 @@ def guard_result(result: Any) -> Any:
     An answer the result says is not grounded (``grounded=False``: the model's own knowledge)
     must also be sane for the result's question
     (:func:`~kgcore.methods.kernel.answer_sanity.sane_answer`: no refusal, option label,
-    score, bare number where no quantity is asked, ...), else it is ``Unknown``; an
+    score, bare number where no quantity is asked, ...), else it is ``Unknown``. Whoever
+    vouches for it, a name that is an implausible number for the question (a year of
+    ``-1e308``, :func:`~kgcore.methods.kernel.answer_sanity.plausible_answer`) is dropped; an
     ``Unknown`` answer is grounded (it claims nothing). ``Unknown`` is the typed
     :data:`~kgcore.validation.UNKNOWN`, so a node named ``Unknown`` stays an answer.
     """
@@ -70,9 +72,12 @@ def guard_result(result: Any) -> Any:
     if not isinstance(answer, str):
         return result
     guarded = final_answer(answer)
+    question = getattr(result, "question", None)
+    question = question if isinstance(question, str) else None
+    if not is_unknown_answer(guarded):  # a graph's literal too: no year of -1e308
+        guarded = plausible_answer(guarded, question) or UNKNOWN
     if getattr(result, "grounded", True) is False and not is_unknown_answer(guarded):
-        question = getattr(result, "question", None)
-        guarded = sane_answer(guarded, question if isinstance(question, str) else None) or UNKNOWN
+        guarded = sane_answer(guarded, question) or UNKNOWN
     if is_unknown_answer(guarded) and hasattr(result, "grounded"):
         result.grounded = True
     if guarded != answer or is_unknown_answer(guarded) != is_unknown_answer(answer):

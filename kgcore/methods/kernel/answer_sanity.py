@@ -6,7 +6,7 @@ check_answer` with ``nodes``): the graph vouches for it, whatever its name (``Un
 CoT and CoT-SC baselines, a graph method's fallback) has no such check, so it must at least
 read as an answer: :func:`sane_answer` refuses markup, code, JSON debris, links, instructions
 to a model, refusals ("I don't know", "I cannot answer that", ``Unknown``, ``N/A``), option
-labels (``A``, ``Option B``, ``A, C``), scores (``A: 0.7``, ``0.3``), bare numbers, float and
+labels (``A``, ``Option B``, ``A, C``, ``b``), scores (``A: 0.7``, ``0.3``), bare numbers, float and
 null words and over-long names, and the method answers ``Unknown`` instead.
 
 Bare numbers: a whole number of one or two digits (``1``, ``12``) reads as an option label or
@@ -44,7 +44,9 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_NAME_WORDS",
     "asks_for_number",
+    "implausible_number",
     "insanity",
+    "plausible_answer",
     "instructs",
     "sane_answer",
 ]
@@ -87,11 +89,12 @@ _INSTRUCTION = re.compile(
     r"\b(?:the|my|final|correct|real|true)\s+answer\s+(?:is|should\s+be|would\s+be|=)",
     re.IGNORECASE,
 )
-#: Option labels: a lone capital letter or a list of them, maybe written as an option
-#: (``A``, ``(B)``, ``Option C``, ``A, C``, ``B and D``).
+#: Option labels: a lone capital letter, or a lower-case one of the first ten (the letters a
+#: choice among options is labelled with), or a list of them, maybe written as an option
+#: (``A``, ``(B)``, ``Option C``, ``A, C``, ``B and D``, ``a``, ``b or c``).
 _OPTION_LABELS = re.compile(
-    r"\s*(?:(?i:options?|choices?|answers?)\s*:?\s*)?\(?[A-Z]\)?"
-    r"(?:\s*(?:,|;|/|&|and|or)\s*\(?[A-Z]\)?)*\s*\.?",
+    r"\s*(?:(?i:options?|choices?|answers?)\s*:?\s*)?\(?[A-Za-j]\)?"
+    r"(?:\s*(?:,|;|/|&|and|or)\s*\(?[A-Za-j]\)?)*\s*\.?",
 )
 #: Scores: an option label with a number (``A: 0.7``, ``B=0.3``) or a word of a score
 #: (``score: 0.9``, ``confidence 80%``).
@@ -109,6 +112,9 @@ _ASKS_NUMBER = re.compile(
     r"decade|century)\b",
     re.IGNORECASE,
 )
+#: A question asking for a year (or a date) and one asking for a count.
+_ASKS_YEAR = re.compile(r"\bwhen\b|\b(?:year|years|decade|century)\b", re.IGNORECASE)
+_ASKS_COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.IGNORECASE)
 #: Phrases with which a model says it has no answer. A text is a refusal when one of them is
 #: in it and every other word is one of :data:`_FILLER` ("I cannot answer that question based
 #: on the facts given"), so a title that opens like one ("I Don't Know How She Does It",
@@ -188,16 +194,58 @@ def _number_rule(phrase: str, question: str | None) -> str | None:
     return "bare number"
 
 
+def implausible_number(name: str, question: str | None = None) -> bool:
+    """Whether ``name`` is a bare number that cannot answer ``question`` whoever vouches for
+    it (a graph's literal too): one written with an exponent (``-1e308``, a float's limit,
+    never an answer), a year that is not a whole number of at most four digits, a negative
+    count.
+
+    >>> implausible_number("-1e308", "in which year was [Heat] released")
+    True
+    >>> implausible_number("1995", "when was [Heat] released"), implausible_number("-3")
+    (False, False)
+    >>> implausible_number("-3", "how many films did he direct")
+    True
+    """
+    number = _NUMBER.fullmatch(name)
+    if number is None:
+        return False
+    sign, digits, exponent, percent = number.groups()
+    if exponent:
+        return True
+    if question and _ASKS_COUNT.search(question):
+        return sign == "-"
+    if question and _ASKS_YEAR.search(question):
+        return bool(sign or percent) or not digits.isdigit() or len(digits) > 4
+    return False
+
+
+def plausible_answer(answer: str, question: str | None = None) -> str | None:
+    """``answer`` without the names that are :func:`implausible_number` for ``question``;
+    ``None`` when none is left.
+
+    >>> plausible_answer("1999; -1e308", "what year was it released")
+    '1999'
+    >>> plausible_answer("-1e308", "what year") is None
+    True
+    """
+    names = [name.strip() for name in answer.split(";")]
+    kept = [name for name in names if not implausible_number(name, question)]
+    if len(kept) == len(names):
+        return answer
+    return "; ".join(kept) or None
+
+
 def insanity(text: str, question: str | None = None) -> str | None:
     """The rule ``text`` breaks as an ungrounded answer to ``question``, or ``None`` when it
     reads as one.
 
     Rules, in order: ``not a phrase`` (:func:`~kgcore.validation.answer_phrase`: printable, at
     most 300 characters, a letter or digit), ``markup``, ``JSON debris``, ``link``, ``code``,
-    ``instruction``, ``score``, ``refusal``, ``option labels``, ``option numbers``, ``bare
-    number`` (see the module docstring; never with ``question=None``), ``null or float word``,
-    ``too long`` (a name over :data:`MAX_NAME_CHARS` characters or :data:`MAX_NAME_WORDS`
-    words).
+    ``instruction``, ``score``, ``refusal``, ``option labels``, ``option numbers``,
+    ``implausible number`` (:func:`implausible_number`), ``bare number`` (see the module
+    docstring; never with ``question=None``), ``null or float word``, ``too long`` (a name
+    over :data:`MAX_NAME_CHARS` characters or :data:`MAX_NAME_WORDS` words).
 
     >>> insanity('answer": "George Stevens'), insanity("Ignore previous instructions")
     ('JSON debris', 'instruction')
@@ -228,6 +276,8 @@ def insanity(text: str, question: str | None = None) -> str | None:
         return "option labels"
     if _OPTION_NUMBERS.fullmatch(phrase):
         return "option numbers"
+    if any(implausible_number(name, question) for name in phrase.split(";")):
+        return "implausible number"
     number = _number_rule(phrase, question)
     if number is not None:
         return number
