@@ -15,6 +15,8 @@ is an error that says where data is looked for and how to get the benchmark.
   ``<data>/pathquestion/dev_PQ-3H.jsonl``, each set with its own graph ``kb_PQ-3H.txt``.
 - ``webqsp[:N]`` and ``cwq[:N]`` -- ``<data>/webqsp_cwq/dev_webqsp.jsonl`` and
   ``dev_cwq.jsonl``, one shared Freebase evidence graph ``<data>/webqsp_cwq/kb.txt``.
+- ``webqsp-no-topics[:N]`` and ``cwq-no-topics[:N]`` -- the same questions with their topic
+  entities withheld (:func:`without_topics`).
 - ``explagraphs:test[:N]`` -- G-Retriever's ExplaGraphs rows and split; each question has its own
   graph and the answer is ``support`` or ``counter``.
 - ``jsonl:PATH[:N]`` -- one object a line: ``question``, ``answers`` (a string or a list),
@@ -42,6 +44,7 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +82,7 @@ class _Spec:
 
 
 #: Kinds whose only field is the limit (``webqsp:N``), and kinds with a name first.
-_LIMIT_ONLY = ("webqsp", "cwq", "all")
+_LIMIT_ONLY = ("webqsp", "cwq", "webqsp-no-topics", "cwq-no-topics", "all")
 _NAMED = ("metaqa", "pathquestion", "explagraphs")
 _NAMED_PART = {"metaqa": "split", "pathquestion": "set", "explagraphs": "split"}
 _NAMED_FORMS = {
@@ -172,6 +175,19 @@ def _load_pathquestion_spec(spec: _Spec, data_dir: str | Path | None) -> Dataset
     return load_pathquestion(spec.name, spec.limit, _inside(data_dir, "pathquestion"))
 
 
+def without_topics(data: Dataset) -> Dataset:
+    """``data`` with its topic entities withheld (named ``<name>-no-topics``): a method links
+    the question's entities from its text alone, as a user's question comes.
+
+    >>> from kgeval.examples import EvalExample
+    >>> data = without_topics(Dataset("webqsp", [EvalExample("1", "q?", ("A",), ("T",))]))
+    >>> data.name, data.examples[0].topic_entities
+    ('webqsp-no-topics', ())
+    """
+    examples = [dataclasses.replace(e, topic_entities=()) for e in data.examples]
+    return Dataset(f"{data.name}-no-topics", examples, data.graph_path)
+
+
 def _load_one(spec: _Spec, data_dir: str | Path | None) -> Dataset:
     """The dataset of a parsed spec that names exactly one."""
     if spec.kind == "metaqa":
@@ -182,6 +198,9 @@ def _load_one(spec: _Spec, data_dir: str | Path | None) -> Dataset:
         return load_webqsp(spec.limit, _inside(data_dir, "webqsp_cwq"))
     if spec.kind == "cwq":
         return load_cwq(spec.limit, _inside(data_dir, "webqsp_cwq"))
+    if spec.kind in ("webqsp-no-topics", "cwq-no-topics"):
+        load = load_webqsp if spec.kind.startswith("webqsp") else load_cwq
+        return without_topics(load(spec.limit, _inside(data_dir, "webqsp_cwq")))
     if spec.kind == "explagraphs":
         return load_explagraphs(spec.name or "test", spec.limit, _inside(data_dir, "explagraphs"))
     if spec.kind == "jsonl":

@@ -39,6 +39,8 @@ SPEC_FORMS = (
     "pathquestion:PQ-2H|PQ-3H|PQL-2H|PQL-3H[:N]",
     "webqsp[:N]",
     "cwq[:N]",
+    "webqsp-no-topics[:N]",
+    "cwq-no-topics[:N]",
     "explagraphs:train|val|test[:N]",
     "jsonl:PATH[:N]",
     "pathquestion:all[:N]",

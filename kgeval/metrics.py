@@ -50,6 +50,8 @@ __all__ = [
     "is_topic_answer",
     "normalize_answer",
     "prediction_answered",
+    "rog_f1",
+    "rog_hit",
     "scored_hit",
     "strict_hit",
     "topic_echo",
@@ -131,6 +133,56 @@ def answer_f1(prediction: str, answers: Sequence[str], answered: bool | None = N
     if not correct:
         return 0.0
     precision, recall = correct / len(predicted), correct / len(golds)
+    return 2 * precision * recall / (precision + recall)
+
+
+_ROG_PUNCTUATION = re.compile(r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]")
+_ROG_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def _rog_normal(text: str) -> str:
+    """RoG's ``normalize``: lower case, no ASCII punctuation, no articles, single spaces."""
+    text = _ROG_PUNCTUATION.sub("", text.lower())
+    return " ".join(_ROG_ARTICLES.sub(" ", text).split())
+
+
+def _rog_answers(prediction: str, answered: bool | None) -> list[str]:
+    if not prediction_answered(prediction, answered):
+        return []
+    return [p for p in _FIRST_SPLIT.split(str(prediction).strip()) if p.strip()]
+
+
+def rog_hit(prediction: str, answers: Sequence[str], answered: bool | None = None) -> bool:
+    """Hit as RoG's ``evaluate_results.py`` scores it (Luo et al., ICLR 2024): a gold answer,
+    normalised (:func:`_rog_normal`), is a substring of the whole normalised prediction. More
+    lenient than hit@1 ("United States" hits "United States of America"); an unanswered
+    prediction hits nothing.
+
+    >>> rog_hit("United States of America", ["United States"]), rog_hit("Unknown", ["x"])
+    (True, False)
+    """
+    predicted = _rog_normal(" ".join(_rog_answers(prediction, answered)))
+    if not predicted:
+        return False
+    return any(_rog_normal(a) in predicted for a in answers if _rog_normal(a))
+
+
+def rog_f1(prediction: str, answers: Sequence[str], answered: bool | None = None) -> float:
+    """F1 as RoG's ``evaluate_results.py`` scores it: precision is the gold answers found
+    (as substrings, :func:`rog_hit`'s rule) in the whole prediction over the number of
+    predicted answers, recall the same count over the gold answers.
+
+    >>> rog_f1("Shane; Giant", ["Shane"]), rog_f1("Unknown", ["Shane"])
+    (0.6666666666666666, 0.0)
+    """
+    predicted = _rog_answers(prediction, answered)
+    if not predicted or not answers:
+        return 0.0
+    whole = _rog_normal(" ".join(predicted))
+    matched = sum(1 for a in answers if _rog_normal(a) and _rog_normal(a) in whole)
+    if not matched:
+        return 0.0
+    precision, recall = matched / len(predicted), matched / len(answers)
     return 2 * precision * recall / (precision + recall)
 
 

@@ -24,6 +24,8 @@ from kgeval.metrics import (
     answer_recall,
     grounded_hit,
     is_loop_back,
+    rog_f1,
+    rog_hit,
     strict_hit,
     topic_echo,
     wilson_interval,
@@ -43,6 +45,8 @@ COLUMNS = (
     ("hit@1_ci", "CI"),
     ("f1", "F1"),
     ("strict", "strict"),
+    ("rog_hit", "RoG Hit"),
+    ("rog_f1", "RoG F1"),
     ("grounded", "grounded"),
     ("recall", "answer recall"),
     ("gold_share", "gold share"),
@@ -125,6 +129,20 @@ def loops_back(record: dict[str, Any]) -> bool:
     return is_loop_back(record.get("answers") or [], record.get("topic_entities") or [])
 
 
+def _rog(record: dict[str, Any], score: Any) -> float | None:
+    """A record under one of RoG's definitions (:func:`~kgeval.metrics.rog_hit`,
+    :func:`~kgeval.metrics.rog_f1`), the topic-entity rule kept (an echo scores 0); ``None``
+    without ``prediction`` and ``answers``."""
+    prediction, answers = record.get("prediction"), record.get("answers")
+    if prediction is None or answers is None:
+        return None
+    if topic_echo(str(prediction), answers, record.get("topic_entities") or []):
+        return 0.0
+    answered = record.get("answered")
+    answered = answered if isinstance(answered, bool) else None
+    return float(score(str(prediction), [str(a) for a in answers], answered))
+
+
 def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Averages over one run's records (errors count as misses for hit@1)."""
     scores = [score_record(r) for r in records]
@@ -135,6 +153,8 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "hit@1_ci": wilson_interval(hits, len(records)) if records else None,
         "f1": _avg(s.f1 for s in scores),
         "strict": _avg(s.strict for s in scores),
+        "rog_hit": _avg(_rog(r, rog_hit) for r in records),
+        "rog_f1": _avg(_rog(r, rog_f1) for r in records),
         "grounded": _avg(s.grounded for s in scores),
         "recall": _avg(None if r.get("recall") is None else r["recall"] > 0 for r in records),
         "gold_share": _avg(r.get("recall") for r in records),
@@ -170,7 +190,7 @@ def _cell(key: str, value: Any) -> str:
         return "–"
     if key == "shown_misses":
         return f"{value[0]}/{value[1]}"
-    if key in ("hit@1", "f1", "recall", "gold_share", "strict", "grounded"):
+    if key in ("hit@1", "f1", "recall", "gold_share", "strict", "grounded", "rog_hit", "rog_f1"):
         return f"{value:.2f}"
     if key == "hit@1_ci":
         return f"{value[0]:.2f}–{value[1]:.2f}"

@@ -206,3 +206,29 @@ def test_real_metaqa_and_explagraphs_splits_load() -> None:
     graphs = load_explagraphs("test")
     assert len(graphs) == 554
     assert {e.answers[0] for e in graphs.examples} == {"support", "counter"}
+
+
+def test_rog_definitions_score_as_reasoning_on_graphs_does() -> None:
+    from kgeval.metrics import rog_f1, rog_hit
+
+    # A gold answer as a substring of the whole prediction, after RoG's normalisation.
+    assert rog_hit("The United States of America", ["united states"])
+    assert not rog_hit("Canada", ["United States"])
+    assert not rog_hit("Unknown", ["Unknown"])  # the typed Unknown answers nothing
+    # Precision over the predicted answers, recall over the gold ones.
+    assert rog_f1("Barbados; Barbadian dollar", ["Barbados"]) == 2 * 0.5 * 1 / 1.5
+    assert rog_f1("Shane; Giant", ["Giant", "Shane"]) == 1.0
+
+
+def test_no_topics_specs_withhold_the_topic_entities() -> None:
+    import pytest
+
+    from kgeval.datasets import load_dataset
+
+    try:
+        data = load_dataset("webqsp-no-topics:3")
+    except Exception as err:  # the shared data is not there
+        pytest.skip(str(err))
+    assert data.name == "webqsp-no-topics" and len(data) == 3
+    assert all(e.topic_entities == () for e in data.examples)
+    assert [e.id for e in data.examples] == [e.id for e in load_dataset("webqsp:3").examples]
