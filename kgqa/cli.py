@@ -53,6 +53,7 @@ from kgqa.gretriever import add_subcommand as add_gretriever_subcommand
 from kgqa.help import DefaultsHelpFormatter, package_version
 from kgqa.load import add_subcommand as add_load_subcommand
 from kgqa.models import add_subcommand as add_models_subcommand
+from kgqa.paths import add_subcommand as add_paths_subcommand
 from kgqa.progress import step_printer
 from kgqa.schema import add_subcommands as add_schema_subcommands
 
@@ -326,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_g2t_subcommand(commands)
     add_models_subcommand(commands)
     add_gretriever_subcommand(commands)
+    add_paths_subcommand(commands)
     return parser
 
 

@@ -118,11 +118,15 @@ class MethodSpec:
 
 
 def _fasttog(
-    store: GraphStore, config: Any = None, textualizer: Any = None, embedder: Any = None
+    store: GraphStore,
+    config: Any = None,
+    textualizer: Any = None,
+    embedder: Any = None,
+    scorer: Any = None,
 ) -> Any:
     from kgcore.methods.fasttog import FastToG
 
-    return FastToG(store, config, textualizer, embedder=embedder)
+    return FastToG(store, config, textualizer, embedder=embedder, scorer=scorer)
 
 
 def _tog(store: GraphStore, config: Any = None) -> Any:
@@ -175,7 +179,7 @@ def _fasttog_options() -> frozenset[str]:
 
     groups: dict[str, Any] = {"lcs": LCSConfig, "leaves": LeafSettings, "paths": PathSettings}
     nested = {f"{group}.{name}" for group, cls in groups.items() for name in cls.setting_names()}
-    own = {"textualizer", "preset", "config"}
+    own = {"textualizer", "scorer", "preset", "config"}
     return frozenset(FastToGConfig.setting_names()) | nested | own
 
 
@@ -276,7 +280,7 @@ METHODS: dict[str, MethodSpec] = {
             embeddings="auto",
             presets=True,
             make_config=_fasttog_config,
-            extra_options=("textualizer",),
+            extra_options=("textualizer", "scorer"),
         ),
         MethodSpec(
             "fasttog-node",
@@ -287,7 +291,7 @@ METHODS: dict[str, MethodSpec] = {
             embeddings="auto",
             presets=True,
             make_config=_fasttog_node_config,
-            extra_options=("textualizer",),
+            extra_options=("textualizer", "scorer"),
         ),
         MethodSpec(
             "tog",

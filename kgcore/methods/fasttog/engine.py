@@ -50,6 +50,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgcore.community.lcs import Community, LCSStep
@@ -83,6 +84,8 @@ from kgcore.methods.kernel import (
     step_record,
     topic_names,
 )
+from kgcore.paths.learned import resolve_path_scorer
+from kgcore.paths.ranking import PathScorer
 from kgcore.text.registry import resolve_textualizer
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
 
@@ -122,6 +125,11 @@ class FastToG(StepMethod[FastToGResult]):
         ``first_choice="auto"`` chooses them by similarity, without one by the LLM (the
         paper's). ``first_choice="similarity"`` without one loads the local all-MiniLM-L6-v2
         (:class:`~kgcore.embeddings.SentenceTransformerEmbedder`) at the first use.
+    scorer : str, Path or PathScorer, optional
+        How path planning ranks relation paths: ``"similarity"`` (the default, training-free),
+        ``"trained"`` (the scorer trained here on WebQSP's training paths) or the folder of a
+        scorer trained with ``kgqa paths train`` (:mod:`kgcore.paths.learned`), scoring with
+        the embedder above; or a callable of your own.
     """
 
     def __init__(
@@ -131,6 +139,7 @@ class FastToG(StepMethod[FastToGResult]):
         textualizer: CommunityTextualizer | str | None = None,
         name: str | None = None,
         embedder: TextEmbedder | None = None,
+        scorer: str | Path | PathScorer | None = None,
     ) -> None:
         self.store = graph = compound_view(store)
         self._holds_triples = False
@@ -153,7 +162,10 @@ class FastToG(StepMethod[FastToGResult]):
         self.topic_facts = TopicFacts(graph, cfg, self.textualizer, self.similarity)
         self.start = StartCommunity(graph, cfg, self.textualizer, self.topic_facts)
         self.leaves = LeafFacts(self.search, self.texts)
-        self.paths = PathPlanner(graph, cfg, self.textualizer, self.similarity, self.reasoning)
+        learned = resolve_path_scorer(scorer, self.similarity.embed_cached)
+        self.paths = PathPlanner(
+            graph, cfg, self.textualizer, self.similarity, self.reasoning, learned
+        )
         self.acceptance = AnswerAcceptance(graph, cfg, self.topic_facts, self.paths)
 
     @property

@@ -60,6 +60,9 @@ class PathPlanner:
     textualizer: CommunityTextualizer
     similarity: SimilarityChoices
     reasoning: Reasoning
+    #: A path scorer of the caller's (``scorer="trained"``: :mod:`kgcore.paths.learned`);
+    #: ``None``: the training-free ranking.
+    learned: PathScorer | None = None
 
     def plan(self, run: FastToGRun) -> Steps[bool]:
         """Path planning, before the start community: the followed paths join the start
@@ -106,8 +109,11 @@ class PathPlanner:
         return (yield from self._confirm_path(run))
 
     def scorer(self) -> PathScorer:
-        """How this engine ranks relation paths (:func:`~kgcore.paths.ranking.path_scorer`
-        with its embedder when it ranks by similarity)."""
+        """How this engine ranks relation paths: the scorer it was given, else
+        :func:`~kgcore.paths.ranking.path_scorer` (with its embedder when it ranks by
+        similarity)."""
+        if self.learned is not None:
+            return self.learned
         similarity = self.similarity
         if not similarity.ranks_by_similarity:
             return path_scorer()
