@@ -249,6 +249,11 @@ class CompoundNodeView:
         found = self.inner.search_nodes(text, limit=limit + 8)
         return [name for name in found if not self.is_unnamed(name)][:limit]
 
+    def relation_names(self) -> frozenset[str]:
+        """The store's relation names (legs, as stored) where it lists them, else none."""
+        names = getattr(self.inner, "relation_names", None)
+        return frozenset(names()) if callable(names) else frozenset()
+
     def num_nodes(self) -> int:
         """The store's node count (unnamed nodes included: counting them costs a scan)."""
         return self.inner.num_nodes()

@@ -68,6 +68,7 @@ class InMemoryGraphStore:
         self._generation = 0  # bumped by every write adding names: a search begun before it
         # is not cached
         self._matching: dict[str, tuple[int, bool]] = {}  # pattern -> (generation, found)
+        self._relations: frozenset[str] | None = None  # every relation name, until a write
 
     # -- construction -------------------------------------------------------------------
     @classmethod
@@ -113,6 +114,7 @@ class InMemoryGraphStore:
             if self._num_triples is not None:
                 self._num_triples += len({edge for edge in edges if not graph.has_edge(*edge)})
             graph.add_edges_from(edges)
+            self._relations = None
             if self._neighbors:
                 for head, tail, _ in edges:
                     self._neighbors.pop(head, None)
@@ -195,6 +197,18 @@ class InMemoryGraphStore:
                     self._searches = {}
                 self._searches[key] = entry
         return list(entry[0])
+
+    def relation_names(self) -> frozenset[str]:
+        """Every relation name of the graph (read once until a write).
+
+        >>> sorted(InMemoryGraphStore.from_triples([("a", "r", "b"), ("b", "s", "c")])
+        ...        .relation_names())
+        ['r', 's']
+        """
+        with self._lock:
+            if self._relations is None:
+                self._relations = frozenset(k for _, _, k in self.graph.edges(keys=True))
+            return self._relations
 
     def holds_names_matching(self, pattern: str) -> bool:
         """Whether a node's whole name matches the regular expression ``pattern`` (read once

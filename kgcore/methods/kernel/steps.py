@@ -26,6 +26,7 @@ from kgcore.linking import (
 )
 from kgcore.llm.parsing import parse_entities
 from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
+from kgcore.mentions import topic_mentions
 from kgcore.methods.kernel.answer_reading import read_answer, topic_names
 from kgcore.methods.kernel.meter import RunMeter
 from kgcore.methods.kernel.prompts import UNKNOWN, cot_request, io_request, step_record
@@ -143,9 +144,11 @@ def link_steps(
     The caller's ``topic_entities`` are linked, else the question's bracketed names; with
     ``strict`` one name that cannot be linked raises, without it only all of them failing
     does (:class:`~kgcore.exceptions.EntityNotFoundError`). Without any, the graph's names
-    written in the question are taken (:func:`~kgcore.linking.names_in_question`); without
-    those either the model extracts them (one call, one retry); names the model gave that are
-    not in the graph link to nothing, so the method answers by its fallback.
+    written in the question are taken (:func:`~kgcore.linking.names_in_question`), else the
+    nodes it mentions as a user writes them (:func:`~kgcore.mentions.topic_mentions`: case,
+    accents, initials, part of a longer name); without those either the model extracts them
+    (one call, one retry), each linked, else read for mentions; names that still name no node
+    link to nothing, so the method answers by its fallback.
 
     Example
     -------
@@ -159,7 +162,8 @@ def link_steps(
     names = list(topic_entities) if topic_entities else bracketed_entities(question)
     if names:
         return Linked(names, link_entities(store, names, strict=strict), False)
-    written = names_in_question(store, question)  # the graph's own names, no model
+    # The graph's own names, no model: as written, then as a user writes them.
+    written = names_in_question(store, question) or topic_mentions(store, question)
     if written:
         return Linked(written, written, False)
     extracted = yield from ask_parsed(
@@ -172,7 +176,8 @@ def link_steps(
     try:
         nodes = link_entities(store, names, strict=False) if names else []
     except EntityNotFoundError:
-        nodes = []  # the model's names are not in the graph: answer by the fallback
+        # Not the graph's names: their mentions ("martin luther king"), else the fallback.
+        nodes = list(dict.fromkeys(n for name in names for n in topic_mentions(store, name)))
     return Linked(names, nodes, True)
 
 

@@ -185,7 +185,7 @@ def test_a_plain_question_naming_a_node_links_it_without_a_model_call(question: 
 )
 def test_without_a_written_name_the_model_extracts_the_topic(extracted: str) -> None:
     llm = ScriptedLLM([extracted, "{Joseph L. Mankiewicz}"])
-    result = lazy_engine().run("who directed the film cleopatra", llm)
+    result = lazy_engine().run("who directed the film about the egyptian queen", llm)
     assert [r.purpose for r in llm.requests] == ["extract_entities", "gretriever_answer"]
     assert result.answer == "Joseph L. Mankiewicz" and result.llm_calls == 2
     assert "(Cleopatra, directed by, Joseph L. Mankiewicz)" in result.context

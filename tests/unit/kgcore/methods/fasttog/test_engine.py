@@ -343,10 +343,22 @@ def test_entities_are_extracted_by_the_llm_without_brackets(
 ) -> None:
     llm = ScriptedLLM(['["cleopatra"]', "{1}", "{All About Eve}"])
     result = FastToG(movie_store, UNGROUNDED).run(
-        "which films share the director of cleopatra",
-        llm,  # not the graph's spelling
+        "which films share the director of the film about the last queen of Egypt",
+        llm,  # no name of the graph in it: the model names the entity
     )
     assert purposes(llm) == ["extract_entities", "prune", "reason"]
+    assert result.topic_entities == ["Cleopatra"] and result.answer == "All About Eve"
+
+
+def test_names_written_as_a_user_writes_them_need_no_extraction(
+    movie_store: InMemoryGraphStore,
+) -> None:
+    llm = ScriptedLLM(["{1}", "{All About Eve}"])
+    result = FastToG(movie_store, UNGROUNDED).run(
+        "which films share the director of cleopatra",
+        llm,  # lower case: still the graph's
+    )
+    assert purposes(llm) == ["prune", "reason"]
     assert result.topic_entities == ["Cleopatra"] and result.answer == "All About Eve"
 
 
@@ -363,7 +375,7 @@ def test_names_written_as_the_graph_spells_them_need_no_extraction(
 
 def test_unlinkable_extracted_entities_fall_back(movie_store: InMemoryGraphStore) -> None:
     llm = ScriptedLLM(['["Zzzz Qqqq"]', "{Unknown}"])
-    result = FastToG(movie_store).run("which films share the director of cleopatra", llm)
+    result = FastToG(movie_store).run("which films share the director of the egyptian queen", llm)
     assert purposes(llm) == ["extract_entities", "cot"]
     assert result.fell_back and result.answer == "Unknown" and result.topic_entities == []
 

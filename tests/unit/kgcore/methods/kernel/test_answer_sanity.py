@@ -137,7 +137,5 @@ def test_a_graph_literal_that_cannot_answer_is_dropped_by_the_last_check() -> No
         "in which year was [Heat] released", ScriptedLLM(["{-1e308}", "{Unknown}"] * 4)
     )
     assert result.answer == "Unknown" and result.grounded
-    kept = FastToG(store).run(
-        "who directed [Heat]", ScriptedLLM(["{Michael Mann}"] * 4)
-    )
+    kept = FastToG(store).run("who directed [Heat]", ScriptedLLM(["{Michael Mann}"] * 4))
     assert kept.answer == "Michael Mann"

@@ -133,7 +133,7 @@ def test_without_brackets_the_llm_extracts_the_topic_entity(store: InMemoryGraph
     llm = ScriptedLLM.by_purpose(
         {"extract_entities": ['["Guys and Dolls"]'], "tog_reason": ["Yes {Joseph L. Mankiewicz}"]}
     )
-    result = ToG(store).run("who directed guys and dolls", llm)  # not the graph's spelling
+    result = ToG(store).run("who directed that musical with gamblers", llm)  # names no node
     assert result.answer == "Joseph L. Mankiewicz"
     assert result.llm_calls == 2
 
