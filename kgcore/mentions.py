@@ -2,10 +2,11 @@
 
 A user's question comes as text alone ("what nationality is rihanna?", "what college did jrr
 tolkien go to?"). :func:`question_mentions` reads every run of up to :data:`MAX_SPAN_WORDS`
-words that starts and ends with a word that is not a function word, and asks the store for the
-nodes it may name (``has_node``, then ``search_nodes``). A node is a candidate when its name
-is the run's words with case, accents and punctuation set aside (``antoni gaudi`` is Antoni
-Gaudí, ``jrr tolkien`` is J. R. R. Tolkien); nearly so, for a run of more than one word
+words that starts and ends with a word that is not a function word (an article may start it:
+"The Interpreter"), and asks the store for the nodes it may name (``has_node``, then
+``search_nodes``). A node is a candidate when its name is the run's words with case, accents
+and punctuation set aside (``antoni gaudi`` is Antoni Gaudí, ``jrr tolkien`` is J. R. R.
+Tolkien); nearly so, for a run of more than one word
 (rapidfuzz ``ratio`` of at least :data:`FUZZY_THRESHOLD`: ``martin luther king`` is Martin
 Luther King, Jr.); or when its name holds every word of the run, for a run of more than one
 word or of one word of :data:`MIN_SUBSET_CHARS` letters or more (``romo`` in Sergio Romo,
@@ -63,6 +64,8 @@ FUZZY_THRESHOLD = 90.0
 MIN_SUBSET_CHARS = 4
 #: Neighbours read per candidate node to tell how well connected it is.
 DEGREE_READ = 64
+#: Function words a name may start with ("The Interpreter").
+ARTICLES = frozenset({"the", "a", "an"})
 #: How good each kind of match is.
 RULE_QUALITY = {"exact": 3, "folded": 3, "fuzzy": 2, "subset": 1}
 
@@ -143,13 +146,18 @@ def question_mentions(store: GraphStore, question: str) -> list[Mention]:
     for size in range(min(MAX_SPAN_WORDS, len(words)), 0, -1):
         for start in range(len(words) - size + 1):
             run_words = words[start : start + size]
-            if fold(run_words[0]) in FUNCTION_WORDS or fold(run_words[-1]) in FUNCTION_WORDS:
+            first, last = fold(run_words[0]), fold(run_words[-1])
+            if (first in FUNCTION_WORDS and (first not in ARTICLES or size == 1)) or (
+                last in FUNCTION_WORDS
+            ):
                 continue
             run = " ".join(run_words).strip("\"'`?!.,;:()[]{}")
             folded = fold(run).split()
             if relation_words and all(_plural_free(w) in relation_words for w in folded):
                 continue
             for node, rule in _candidates(store, run):
+                if first in ARTICLES and rule not in ("exact", "folded"):
+                    continue  # "the un": an article starts a name only when the name has it
                 found.setdefault(
                     (start, start + size, node), Mention(run, start, start + size, node, rule)
                 )

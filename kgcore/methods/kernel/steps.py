@@ -22,7 +22,6 @@ from kgcore.linking import (
     bracketed_entities,
     entity_extraction_request,
     link_entities,
-    names_in_question,
 )
 from kgcore.llm.parsing import parse_entities
 from kgcore.llm.protocol import LLMReply, LLMRequest, Steps, UsageMeter
@@ -143,10 +142,10 @@ def link_steps(
 
     The caller's ``topic_entities`` are linked, else the question's bracketed names; with
     ``strict`` one name that cannot be linked raises, without it only all of them failing
-    does (:class:`~kgcore.exceptions.EntityNotFoundError`). Without any, the graph's names
-    written in the question are taken (:func:`~kgcore.linking.names_in_question`), else the
-    nodes it mentions as a user writes them (:func:`~kgcore.mentions.topic_mentions`: case,
-    accents, initials, part of a longer name); without those either the model extracts them
+    does (:class:`~kgcore.exceptions.EntityNotFoundError`). Without any, the nodes the
+    question mentions as a user writes them are taken (:func:`~kgcore.mentions.
+    topic_mentions`: the graph's names, case, accents, initials and punctuation set aside, or
+    part of a longer name; the longest mention first); without those the model extracts them
     (one call, one retry), each linked, else read for mentions; names that still name no node
     link to nothing, so the method answers by its fallback.
 
@@ -162,8 +161,7 @@ def link_steps(
     names = list(topic_entities) if topic_entities else bracketed_entities(question)
     if names:
         return Linked(names, link_entities(store, names, strict=strict), False)
-    # The graph's own names, no model: as written, then as a user writes them.
-    written = names_in_question(store, question) or topic_mentions(store, question)
+    written = topic_mentions(store, question)  # the graph's own names, no model
     if written:
         return Linked(written, written, False)
     extracted = yield from ask_parsed(
