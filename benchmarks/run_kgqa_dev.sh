@@ -37,6 +37,11 @@ PRESETS=${PRESETS-"paper"}
 # installed; each trace record's extra.textualizer_model names the model that wrote).
 SETS=${SETS-"textualizer=g2t"}
 SET_DATA=${SET_DATA-"metaqa:2hop metaqa:3hop $DATA"}
+# FastToG with the path scorer trained on WebQSP's training paths (its own row,
+# fasttog[scorer=trained]; docs/fasttog.md, "A trained path scorer") on the Freebase graphs.
+SCORER_DATA=${SCORER_DATA-"webqsp cwq"}
+# FastToG with the topic entities withheld: linked from the question text alone.
+NO_TOPICS_DATA=${NO_TOPICS_DATA-"webqsp-no-topics cwq-no-topics"}
 PYTHON=${PYTHON:-.venv/bin/python}
 TITLE="Cross-graph dev report: every method on the first ${N} dev questions of six graphs (${LLM} model)"
 SUMMARY=kgqa_dev.md
@@ -59,6 +64,15 @@ if [[ -z "${REPORT_ONLY:-}" ]]; then
     fi
   done
   if [[ " $METHODS " == *" fasttog "* ]]; then
+    for data in $SCORER_DATA; do
+      echo "== fasttog --set scorer=trained on $data ($(date -u +%H:%M) UTC)" >&2
+      nice "$PYTHON" -m kgqa eval --method fasttog --set scorer=trained --data "${data}:${N}" \
+        "${common[@]}" >/dev/null
+    done
+    for data in $NO_TOPICS_DATA; do
+      echo "== fasttog on $data ($(date -u +%H:%M) UTC)" >&2
+      nice "$PYTHON" -m kgqa eval --method fasttog --data "${data}:${N}" "${common[@]}" >/dev/null
+    done
     for setting in $SETS; do
       for data in $SET_DATA; do
         echo "== fasttog --set $setting on $data ($(date -u +%H:%M) UTC)" >&2

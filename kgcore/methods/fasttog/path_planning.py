@@ -67,7 +67,8 @@ class PathPlanner:
     def plan(self, run: FastToGRun) -> Steps[bool]:
         """Path planning, before the start community: the followed paths join the start
         community's facts (``run.path``), and a question read as a chain of relation phrases
-        is answered by its aligned path, or shown it first (:meth:`_confirm_path`). A topic
+        is answered by its aligned path, or shown it first (:meth:`_confirm_path`), as a
+        trained scorer's best path is shown first. A topic
         entity is an answer only when a path leads back to it.
 
         Parameters
@@ -102,11 +103,17 @@ class PathPlanner:
                 }
             )
         )
-        if not chained:
+        if chained:
+            if self._answer_by_chain(run):
+                return True
+            return (yield from self._confirm_path(run, run.path.text))  # the one path
+        if self.learned is None or len(run.topic) != 1:
             return False
-        if self._answer_by_chain(run):
-            return True
-        return (yield from self._confirm_path(run))
+        # A trained scorer's best path is read alone first, as a chain question's aligned
+        # path is: among the other paths' facts a small model loses it. Not for a question
+        # about several entities: one path from one of them leaves the others out.
+        alone = self._paths_community(run.followed[:1]).text
+        return (yield from self._confirm_path(run, alone))
 
     def scorer(self) -> PathScorer:
         """How this engine ranks relation paths: the scorer it was given, else
@@ -139,23 +146,25 @@ class PathPlanner:
         run.trace.append(report_step({"purpose": "chain answer", "path": path.label()}))
         return True
 
-    def _confirm_path(self, run: FastToGRun) -> Steps[bool]:
-        """The model reads a chain question's one aligned path alone and answers; a node the
-        path reaches is the answer (that path's answer set), anything else lets FastToG go on
-        with the path's facts in its start community.
+    def _confirm_path(self, run: FastToGRun, text: str) -> Steps[bool]:
+        """The model reads one path alone (``text``: a chain question's aligned path, or a
+        trained scorer's best path) and answers; a node a followed path reaches is the answer
+        (that path's answer set), anything else lets FastToG go on with the paths' facts in
+        its start community.
 
         Parameters
         ----------
         run : FastToGRun
-            The run's state, with its followed path.
+            The run's state, with its followed paths.
+        text : str
+            The path's facts as the model reads them.
 
         Returns
         -------
         bool
             Whether the model confirmed the path (then the answer is the result's).
         """
-        assert run.path is not None
-        request = self.reasoning.request(run.question, run.path.text, [])
+        request = self.reasoning.request(run.question, text, [])
         reply = yield request
         run.meter.usage.add(reply)
         parsed = self.reasoning.parse(reply.text)

@@ -124,3 +124,50 @@ def test_fasttog_ranks_its_paths_with_the_scorer_it_is_given(tmp_path):
     assert ranked[1] > ranked[0]
     with pytest.raises(ConfigurationError, match="no path scorer"):
         build_method("fasttog", store, scorer=str(tmp_path / "none"))
+
+
+def test_a_trained_scorers_best_path_is_read_alone_first():
+    from kgcore.llm import ScriptedLLM
+    from kgcore.methods.fasttog import FastToG
+
+    store = InMemoryGraphStore.from_triples(
+        [
+            ("Ann", "people.person.place_of_birth", "Aurich"),
+            ("Ann", "people.person.children", "Bob"),
+            ("Bob", "people.person.place_of_birth", "Emden"),
+        ]
+    )
+
+    def births_first(question, topic, paths):
+        return [float(p.hops[-1].relation.endswith("birth")) - len(p.hops) for p in paths]
+
+    llm = ScriptedLLM(["Ann was born in Aurich. {Aurich}"])
+    result = FastToG(store, scorer=births_first).run("where was [Ann] born", llm)
+    assert result.answer == "Aurich" and result.llm_calls == 1
+    shown = llm.requests[0].messages[-1].content
+    assert "Aurich" in shown and "Bob" not in shown  # the best path alone
+    # A reply outside the path lets FastToG go on with every path's facts.
+    llm = ScriptedLLM(["{Unknown}", "{1}", "{Bob}"] + ["{Unknown}"] * 6)
+    result = FastToG(store, scorer=births_first).run("who is a child of [Ann]", llm)
+    assert llm.requests[0].purpose == "reason" and result.llm_calls >= 2
+
+
+def test_a_question_about_two_entities_reads_every_path_together():
+    from kgcore.llm import ScriptedLLM
+    from kgcore.methods.fasttog import FastToG
+
+    store = InMemoryGraphStore.from_triples(
+        [
+            ("Ann", "people.person.place_of_birth", "Aurich"),
+            ("Cid", "people.person.place_of_birth", "Aurich"),
+            ("Ann", "people.person.children", "Bob"),
+        ]
+    )
+
+    def births_first(question, topic, paths):
+        return [float(p.hops[-1].relation.endswith("birth")) for p in paths]
+
+    llm = ScriptedLLM(lambda request: "{Aurich}" if request.purpose == "reason" else "{1}")
+    result = FastToG(store, scorer=births_first).run("where were [Ann] and [Cid] born", llm)
+    depths = [s.get("depth") for s in result.extra["steps"] if s.get("purpose") == "reason"]
+    assert 0 not in depths  # no path was read alone first
