@@ -54,7 +54,13 @@ from kgcore.exceptions import ConfigurationError
 # The names of the data types and loaders, importable from here as before the split.
 from kgeval.examples import CROSS_GRAPH_SPECS as CROSS_GRAPH_SPECS
 from kgeval.examples import EXPLAGRAPHS_QUESTION as EXPLAGRAPHS_QUESTION
-from kgeval.examples import EXPLAGRAPHS_SPLITS, METAQA_HOPS, PATHQUESTION_SETS, SPEC_FORMS
+from kgeval.examples import (
+    EXPLAGRAPHS_SPLITS,
+    METAQA_HOPS,
+    NO_TOPICS,
+    PATHQUESTION_SETS,
+    SPEC_FORMS,
+)
 from kgeval.examples import Dataset as Dataset
 from kgeval.examples import EvalExample as EvalExample
 from kgeval.examples import check_example_ids as check_example_ids
@@ -185,7 +191,7 @@ def without_topics(data: Dataset) -> Dataset:
     ('webqsp-no-topics', ())
     """
     examples = [dataclasses.replace(e, topic_entities=()) for e in data.examples]
-    return Dataset(f"{data.name}-no-topics", examples, data.graph_path)
+    return Dataset(f"{data.name}{NO_TOPICS}", examples, data.graph_path)
 
 
 def _load_one(spec: _Spec, data_dir: str | Path | None) -> Dataset:

@@ -47,6 +47,8 @@ SPEC_FORMS = (
     "all[:N]",
 )
 EXPLAGRAPHS_SPLITS = ("train", "val", "test")
+#: The name suffix of a dataset asked without its topic entities (``webqsp-no-topics``).
+NO_TOPICS = "-no-topics"
 EXPLAGRAPHS_QUESTION = (
     "Argument 1: {arg1}\nArgument 2: {arg2}\nQuestion: Do argument 1 and argument 2 support or "
     "counter each other? Answer in one word in the form of 'support' or 'counter'."

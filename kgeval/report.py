@@ -19,6 +19,7 @@ from statistics import mean
 from typing import Any, NamedTuple
 
 from kgcore.exceptions import OutputWriteError
+from kgeval.examples import NO_TOPICS
 from kgeval.metrics import (
     answer_f1,
     answer_recall,
@@ -288,7 +289,9 @@ def summary_rows(runs: dict[tuple[str, str], list[dict[str, Any]]]) -> list[dict
 
     A dataset where some questions loop back (a gold answer is a topic entity, as in
     PathQuestion's PQL sets) and some do not gets a second row, ``<dataset>[gold≠topic]``,
-    over the others only; the ``all`` rows count every question once.
+    over the others only; the ``all`` rows count every question once (a ``<dataset>-no-topics``
+    run asks its dataset's questions again, without their topic entities: it has its own rows,
+    outside ``all``).
 
     Example
     -------
@@ -308,7 +311,8 @@ def summary_rows(runs: dict[tuple[str, str], list[dict[str, Any]]]) -> list[dict
         others = [r for r in records if not loops_back(r)]
         if 0 < len(others) < len(records):
             rows.append({"run": run, "dataset": dataset + NOT_LOOP_BACK, **summarize(others)})
-        by_run.setdefault(run, []).extend(records)
+        if not dataset.endswith(NO_TOPICS):  # the same questions again: counted once
+            by_run.setdefault(run, []).extend(records)
     for run, records in sorted(by_run.items()):
         if len({r.get("dataset") for r in records}) > 1:
             rows.append({"run": run, "dataset": "all", **summarize(records)})

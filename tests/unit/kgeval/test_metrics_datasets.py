@@ -232,3 +232,18 @@ def test_no_topics_specs_withhold_the_topic_entities() -> None:
     assert data.name == "webqsp-no-topics" and len(data) == 3
     assert all(e.topic_entities == () for e in data.examples)
     assert [e.id for e in data.examples] == [e.id for e in load_dataset("webqsp:3").examples]
+
+
+def test_a_no_topics_run_has_its_own_rows_outside_all() -> None:
+    from kgeval.report import summary_rows
+
+    def record(data: str) -> dict[str, object]:
+        return {"dataset": data, "answers": ["A"], "prediction": "A", "hit": True}
+
+    rows = summary_rows(
+        {("m", "webqsp"): [record("webqsp")],
+         ("m", "webqsp-no-topics"): [record("webqsp-no-topics")],
+         ("m", "cwq"): [record("cwq"), record("cwq")]}
+    )  # fmt: skip
+    by_data = {r["dataset"]: r["n"] for r in rows}
+    assert by_data == {"cwq": 2, "webqsp": 1, "webqsp-no-topics": 1, "all": 3}
