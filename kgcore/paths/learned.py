@@ -175,7 +175,7 @@ def resolve_path_scorer(
     if isinstance(scorer, (str, Path)):
         return load_path_scorer(scorer, embed)
     if callable(scorer):
-        return scorer  # type: ignore[no-any-return]
+        return scorer
     raise ConfigurationError(
         "scorer must be 'similarity', 'trained', a scorer folder or a path scorer, "
         f"got {type(scorer).__name__}"
