@@ -149,6 +149,10 @@ def fold_options(
     rest = {k: v for k, v in options.items() if k not in BUDGET_OPTIONS}
     spec = get_method(name)
     extras = {k: rest.pop(k) for k in spec.extra_options if k in rest}
+    if "scorer" in extras:  # a path scorer's folder: there, before anything slow starts
+        from kgcore.paths.learned import check_scorer_spec
+
+        check_scorer_spec(extras["scorer"])
     if spec.make_config is not None:
         return {"config": method_config(name, rest, preset=preset), **extras}, budget
     for settings_class in spec.settings_classes():

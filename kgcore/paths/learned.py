@@ -40,6 +40,7 @@ from kgcore.paths.walk import Hop, RelationPath
 __all__ = [
     "TRAINED_SCORER",
     "LearnedPathScorer",
+    "check_scorer_spec",
     "load_path_scorer",
     "path_relations",
     "relations_text",
@@ -120,6 +121,31 @@ def trained_scorer_dir() -> Path:
         if (root / TRAINED_SCORER / WEIGHTS_FILE).is_file():
             return root / TRAINED_SCORER
     raise ConfigurationError(f"the trained path scorer {TRAINED_SCORER!r} is missing; {TRAIN_HINT}")
+
+
+def check_scorer_spec(scorer: object) -> None:
+    """Refuse a ``scorer`` option that cannot load, without loading it or an embedder: a
+    folder without a scorer's files, ``"trained"`` when it is missing, a value of another
+    type. Callers check options at the door with it (``kgqa`` before the graph loads).
+
+    >>> check_scorer_spec("similarity"), check_scorer_spec(None)
+    (None, None)
+    >>> check_scorer_spec("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    kgcore.exceptions.ConfigurationError: no path scorer in '/no/such/folder' (it needs ...
+    """
+    if scorer is None or scorer == "similarity" or callable(scorer):
+        return
+    if not isinstance(scorer, (str, Path)):
+        resolve_path_scorer(scorer, lambda texts: [])  # raises, naming what is accepted
+        return
+    folder = trained_scorer_dir() if str(scorer) == "trained" else Path(scorer)
+    if not (folder / WEIGHTS_FILE).is_file() or not (folder / CONFIG_FILE).is_file():
+        raise ConfigurationError(
+            f"no path scorer in {str(folder)!r} (it needs {WEIGHTS_FILE} and {CONFIG_FILE}); "
+            f"{TRAIN_HINT}"
+        )
 
 
 def load_path_scorer(where: str | Path, embed: Callable[[list[str]], Any]) -> LearnedPathScorer:

@@ -72,3 +72,20 @@ def test_bad_training_data_is_one_line_and_exit_2(
 
     assert re.search(message, err), err
     assert not (tmp_path / "s").exists()  # nothing half-written
+
+
+def test_a_missing_scorer_is_refused_before_the_graph_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import kgqa.cli
+
+    (tmp_path / "kb.txt").write_text("Ann|child|Bob\n")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the graph was loaded before the scorer was checked")
+
+    monkeypatch.setattr(kgqa.cli, "open_graph", refuse)
+    code = main(["ask", "who is [Ann]'s child", "--kg", str(tmp_path / "kb.txt"),
+                 "--set", f"scorer={tmp_path / 'none'}", "--llm", "none"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "no path scorer in" in err and len(err.strip().splitlines()) == 1
