@@ -39,6 +39,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -125,12 +126,16 @@ def _relation_words(store: GraphStore) -> frozenset[str]:
     """The words of the store's relation names as a question says them, when the store lists
     its relations (``relation_names()``); empty otherwise."""
     names = getattr(store, "relation_names", None)
-    if not callable(names):
-        return frozenset()
+    return _words_of_relations(frozenset(names())) if callable(names) else frozenset()
+
+
+@functools.lru_cache(maxsize=8)
+def _words_of_relations(relations: frozenset[str]) -> frozenset[str]:
+    """The words of ``relations`` (verbalised leg by leg, singular), read once per graph."""
     words: set[str] = set()
-    for relation in names():
+    for relation in relations:
         for leg, _ in relation_legs(str(relation)):
-            words.update(fold(verbalize_relation(leg)).split())
+            words.update(_plural_free(w) for w in fold(verbalize_relation(leg)).split())
     return frozenset(words)
 
 
@@ -141,7 +146,7 @@ def _plural_free(word: str) -> str:
 def question_mentions(store: GraphStore, question: str) -> list[Mention]:
     """Every mention of a node in ``question`` (see the module docstring), best first."""
     words = [w for w in question.split() if fold(w)]
-    relation_words = {_plural_free(w) for w in _relation_words(store)}
+    relation_words = _relation_words(store)
     found: dict[tuple[int, int, str], Mention] = {}
     for size in range(min(MAX_SPAN_WORDS, len(words)), 0, -1):
         for start in range(len(words) - size + 1):

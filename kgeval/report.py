@@ -104,8 +104,7 @@ def score_record(record: dict[str, Any]) -> RecordScore:
     prediction = str(prediction)
     if topic_echo(prediction, answers, record.get("topic_entities") or []):
         return RecordScore(False, False, False, 0.0)
-    answered = record.get("answered")
-    answered = answered if isinstance(answered, bool) else None  # older records: from the text
+    answered = _answered(record)
     hit = bool(record.get("hit"))
     strict = hit and strict_hit(prediction, answers)
     grounded = hit and grounded_hit(prediction, answers, str(record.get("context") or ""))
@@ -139,9 +138,13 @@ def _rog(record: dict[str, Any], score: Any) -> float | None:
         return None
     if topic_echo(str(prediction), answers, record.get("topic_entities") or []):
         return 0.0
+    return float(score(str(prediction), [str(a) for a in answers], _answered(record)))
+
+
+def _answered(record: dict[str, Any]) -> bool | None:
+    """Whether the record's method answered; ``None`` for older records (read from the text)."""
     answered = record.get("answered")
-    answered = answered if isinstance(answered, bool) else None
-    return float(score(str(prediction), [str(a) for a in answers], answered))
+    return answered if isinstance(answered, bool) else None
 
 
 def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:

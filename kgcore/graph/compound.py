@@ -252,7 +252,10 @@ class CompoundNodeView:
     def relation_names(self) -> frozenset[str]:
         """The store's relation names (legs, as stored) where it lists them, else none."""
         names = getattr(self.inner, "relation_names", None)
-        return frozenset(names()) if callable(names) else frozenset()
+        if not callable(names):
+            return frozenset()
+        found = names()
+        return found if isinstance(found, frozenset) else frozenset(found)
 
     def num_nodes(self) -> int:
         """The store's node count (unnamed nodes included: counting them costs a scan)."""

@@ -138,14 +138,27 @@ def check_scorer_spec(scorer: object) -> None:
     if scorer is None or scorer == "similarity" or callable(scorer):
         return
     if not isinstance(scorer, (str, Path)):
-        resolve_path_scorer(scorer, lambda texts: [])  # raises, naming what is accepted
-        return
-    folder = trained_scorer_dir() if str(scorer) == "trained" else Path(scorer)
+        raise _not_a_scorer(scorer)
+    _scorer_folder(scorer)
+
+
+def _not_a_scorer(scorer: object) -> ConfigurationError:
+    return ConfigurationError(
+        "scorer must be 'similarity', 'trained', a scorer folder or a path scorer, "
+        f"got {type(scorer).__name__}"
+    )
+
+
+def _scorer_folder(where: str | Path) -> Path:
+    """The folder ``where`` names (``"trained"``: :func:`trained_scorer_dir`), refused when it
+    does not hold a scorer's two files."""
+    folder = trained_scorer_dir() if str(where) == "trained" else Path(where)
     if not (folder / WEIGHTS_FILE).is_file() or not (folder / CONFIG_FILE).is_file():
         raise ConfigurationError(
             f"no path scorer in {str(folder)!r} (it needs {WEIGHTS_FILE} and {CONFIG_FILE}); "
             f"{TRAIN_HINT}"
         )
+    return folder
 
 
 def load_path_scorer(where: str | Path, embed: Callable[[list[str]], Any]) -> LearnedPathScorer:
@@ -157,13 +170,8 @@ def load_path_scorer(where: str | Path, embed: Callable[[list[str]], Any]) -> Le
     ConfigurationError
         The folder holds no scorer, or its files do not fit together.
     """
-    folder = trained_scorer_dir() if str(where) == "trained" else Path(where)
+    folder = _scorer_folder(where)
     weights, config = folder / WEIGHTS_FILE, folder / CONFIG_FILE
-    if not weights.is_file() or not config.is_file():
-        raise ConfigurationError(
-            f"no path scorer in {str(folder)!r} (it needs {WEIGHTS_FILE} and {CONFIG_FILE}); "
-            f"{TRAIN_HINT}"
-        )
     from safetensors.numpy import load_file
 
     try:
@@ -202,7 +210,4 @@ def resolve_path_scorer(
         return load_path_scorer(scorer, embed)
     if callable(scorer):
         return scorer
-    raise ConfigurationError(
-        "scorer must be 'similarity', 'trained', a scorer folder or a path scorer, "
-        f"got {type(scorer).__name__}"
-    )
+    raise _not_a_scorer(scorer)

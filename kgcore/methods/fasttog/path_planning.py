@@ -28,6 +28,7 @@ from kgcore.paths.ranking import PathScorer, path_scorer
 from kgcore.paths.reading import path_answer, read_paths
 from kgcore.paths.settings import MAX_ANSWERS
 from kgcore.text.triple2text import CommunityTextualizer, texts_of
+from kgcore.types import Triple
 from kgcore.validation import join_answers
 
 if TYPE_CHECKING:
@@ -87,7 +88,8 @@ class PathPlanner:
             )
         if not run.followed:
             return False
-        run.path = self._paths_community(run.followed)
+        texts = self._path_texts(run.followed)
+        run.path = self._paths_community(run.followed, texts)
         # Every followed path's whole answer set: the documents list each one (the prompt
         # shows PATH_ENDS_SHOWN of them).
         run.result.extra["reached"] = [
@@ -112,8 +114,7 @@ class PathPlanner:
         # A trained scorer's best path is read alone first, as a chain question's aligned
         # path is: among the other paths' facts a small model loses it. Not for a question
         # about several entities: one path from one of them leaves the others out.
-        alone = self._paths_community(run.followed[:1]).text
-        return (yield from self._confirm_path(run, alone))
+        return (yield from self._confirm_path(run, texts[0]))
 
     def scorer(self) -> PathScorer:
         """How this engine ranks relation paths: the scorer it was given, else
@@ -218,15 +219,23 @@ class PathPlanner:
             text=f"{path.text} {start.text}",
         )
 
-    def _paths_community(self, followed: Sequence[FollowedPath]) -> ChainCommunity:
-        """The followed paths as facts the reasoning step reads first: each path's facts,
-        then where it leads."""
-        texts, triples = [], []
+    def _path_texts(self, followed: Sequence[FollowedPath]) -> list[str]:
+        """Each followed path as the model reads it: its facts, then where it leads."""
+        texts = []
         written = texts_of(self.textualizer, [(p.nodes(), tuple(p.facts)) for p in followed])
         for path, text in zip(followed, written, strict=True):
             ends = "; ".join(path.answers[:PATH_ENDS_SHOWN])
             more = f" ({len(path.answers)} in all)" if len(path.answers) > PATH_ENDS_SHOWN else ""
             texts.append(f"{text} Leads to: {ends}{more}.")
+        return texts
+
+    def _paths_community(
+        self, followed: Sequence[FollowedPath], texts: Sequence[str]
+    ) -> ChainCommunity:
+        """The followed paths as facts the reasoning step reads first (``texts``:
+        :meth:`_path_texts`)."""
+        triples: list[Triple] = []
+        for path in followed:
             triples += [t for t in path.facts if t not in triples]
         nodes = tuple(dict.fromkeys(n for t in triples for n in (t.head, t.tail)))
         return ChainCommunity(
