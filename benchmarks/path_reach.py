@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = []
     for dataset, engine in fasttog_engines(args.data, set_options(args.set)):
         settings = engine.config.paths
-        scorer = engine.path_scorer()  # as FastToG ranks
+        scorer = engine.paths.scorer()  # as FastToG ranks
         examples = dataset.examples[args.start : args.stop]
         counts = {"any": 0, "offered": 0, "top1": 0, "top1_first": 0, "top3": 0}
         listed = 0
