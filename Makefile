@@ -43,7 +43,7 @@ demo: setup
 
 # Tests: tests/unit (fast: no server, no real model) and the packages' doctests; tests/integration
 # (a Bolt server, real local models, the wheel, the notebooks). `make test` runs both.
-DOCTESTED := kgcore kgeval kgmodels kgqa langchain_fasttog llamaindex_gretriever
+DOCTESTED := kgcore kgeval kglocal kgmodels kgqa langchain_fasttog llamaindex_gretriever
 test: setup
 	$(PY) -m pytest -q -p no:cacheprovider
 
@@ -58,9 +58,9 @@ test-fast: setup
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check kgcore kgeval kgmodels kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
-	$(BIN)/ruff format --check kgcore kgeval kgmodels kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
-	$(BIN)/mypy kgcore kgeval kgmodels kgqa langchain_fasttog llamaindex_gretriever
+	$(BIN)/ruff check kgcore kgeval kglocal kgmodels kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
+	$(BIN)/ruff format --check kgcore kgeval kglocal kgmodels kgqa langchain_fasttog llamaindex_gretriever tests benchmarks examples
+	$(BIN)/mypy kgcore kgeval kglocal kgmodels kgqa langchain_fasttog llamaindex_gretriever
 
 # Execute the example notebooks with the local Qwen model and save their outputs in place (slow:
 # minutes per notebook on a CPU). The test suite runs them with scripted models instead.

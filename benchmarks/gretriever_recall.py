@@ -51,7 +51,7 @@ def qwen_token_counter() -> Tokenizer:
     try:
         from llama_cpp import Llama
 
-        from kgcore.local_models import qwen_gguf_path
+        from kglocal.locations import qwen_gguf_path
 
         vocab = Llama(str(qwen_gguf_path()), vocab_only=True, verbose=False)
         return lambda text: len(vocab.tokenize(text.encode("utf-8"), add_bos=False))

@@ -64,7 +64,7 @@ class SentenceTransformerEmbedder:
     ----------
     model : str or pathlib.Path, optional
         A local model folder or model name. Default: the offline all-MiniLM-L6-v2
-        (:func:`kgcore.local_models.default_embedding_model_path`). A name that is not a local
+        (:func:`kglocal.locations.default_embedding_model_path`). A name that is not a local
         folder is only loaded from the local Hugging Face cache: nothing is downloaded.
     batch_size : int
         Texts per forward pass (default 64).
@@ -84,7 +84,7 @@ class SentenceTransformerEmbedder:
         if batch_size <= 0:
             raise ConfigurationError(f"batch_size must be positive, got {batch_size}")
         if model is None:
-            from kgcore.local_models import default_embedding_model_path
+            from kglocal.locations import default_embedding_model_path
 
             model = default_embedding_model_path()
         self.model_path = str(model)
@@ -312,7 +312,7 @@ def default_embedder_missing() -> str | None:
     if importlib.util.find_spec("sentence_transformers") is None:
         return "sentence-transformers is not installed: pip install 'kg-retrievers[embeddings]'"
     try:
-        from kgcore.local_models import default_embedding_model_path
+        from kglocal.locations import default_embedding_model_path
 
         default_embedding_model_path()
     except ConfigurationError as err:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kgcore.local_models import repo_root
+from kglocal.locations import repo_root
 
 DATA_ENV = "KGQA_DATA"
 

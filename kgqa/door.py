@@ -311,9 +311,9 @@ def check_llm(llm: str) -> None:
     if given:
         _check_gguf(Path(given), f"{variable}={given}", what)
         return
-    from kgcore import local_models
+    from kglocal import locations
 
-    find = local_models.qwen_gguf_path if llm == "local" else local_models.smollm_gguf_path
+    find = locations.qwen_gguf_path if llm == "local" else locations.smollm_gguf_path
     path = find()  # a ConfigurationError naming where it looked, when there is none
     _check_gguf(path, str(path), what)
 

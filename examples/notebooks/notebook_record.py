@@ -76,7 +76,7 @@ def model_line(llm: str) -> str:
     if llm == "scripted":
         return "model: scripted replies (the test suite; not a model)"
     if llm in ("local", "local-small"):
-        from kgcore.local_models import qwen_gguf_path
+        from kglocal.locations import qwen_gguf_path
 
         try:
             name = qwen_gguf_path().name if llm == "local" else "SmolLM2-135M"

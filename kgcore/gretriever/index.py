@@ -28,7 +28,7 @@ import numpy as np
 from kgcore.embeddings import TextEmbedder, default_embedder, embedding_dimension
 from kgcore.exceptions import EmbeddingError, InvalidQuestionError
 from kgcore.gretriever.textgraph import EdgeTextMode, TextualGraph, check_edge_text_mode
-from kgcore.local_models import user_cache_dir
+from kglocal.locations import user_cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ CACHE_VERSION = 2
 
 
 def default_cache_dir() -> Path:
-    """``gretriever`` in :func:`~kgcore.local_models.user_cache_dir` (``$KGQA_CACHE_DIR``, else
+    """``gretriever`` in :func:`~kglocal.locations.user_cache_dir` (``$KGQA_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/kg-retrievers``, else ``~/.cache/kg-retrievers``)."""
     return user_cache_dir() / "gretriever"
 

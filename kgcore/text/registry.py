@@ -24,8 +24,8 @@ import threading
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import G2T_MODEL_NAME
 from kgcore.text.triple2text import CommunityTextualizer, Triple2Text
+from kglocal.locations import G2T_MODEL_NAME
 
 #: The small T5's name (the fallback; the default is chosen by
 #: :func:`kgcore.text.graph2text.default.choose_graph2text`).

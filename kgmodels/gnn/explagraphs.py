@@ -5,7 +5,7 @@ The rows and the split are the ones :func:`kgeval.datasets.load_explagraphs` rea
 :func:`kgmodels.gnn.explagraph_prompts.load_explagraph_prompts` turns them into prompts
 with :func:`prompts_from_examples`. As in the paper, each row's small graph is used whole. Node
 and relation texts are embedded once and cached in ``gretriever-gnn`` under the user cache
-(:func:`~kgcore.local_models.user_cache_dir`; keyed by the texts and the model), so a second
+(:func:`~kglocal.locations.user_cache_dir`; keyed by the texts and the model), so a second
 run starts at once.
 
 Example
@@ -30,8 +30,8 @@ from kgcore.gretriever.gnn.graph_data import VectorLookup, graph_text, textual_g
 from kgcore.gretriever.gnn.model import GraphPrompt
 from kgcore.gretriever.index import EmbeddedTexts
 from kgcore.gretriever.textgraph import TextualGraph
-from kgcore.local_models import user_cache_dir
 from kgcore.types import Triple
+from kglocal.locations import user_cache_dir
 
 T = TypeVar("T")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.local_models import G2T_HUB_IDS, g2t_hub_id
+from kglocal.locations import G2T_HUB_IDS, g2t_hub_id
 
 MODEL_FILES = (
     "config.json",

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import qwen_gguf_path
+from kglocal.locations import qwen_gguf_path
 from tests.support.paths import REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]

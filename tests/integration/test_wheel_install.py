@@ -90,7 +90,7 @@ G2T_CHECK = textwrap.dedent(
     import kgcore
     assert "/venv/" in kgcore.__file__, kgcore.__file__  # the installed wheel, not the checkout
     from kgcore.graph import InMemoryGraphStore
-    from kgcore.local_models import graph2text_model_dir
+    from kglocal.locations import graph2text_model_dir
     from kgcore.methods.fasttog import FastToG
     from kgcore.types import Triple
     from llamaindex_gretriever.tools import graph2text_tool
@@ -147,16 +147,26 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_holds_the_types_marker_and_the_licence(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
-    for package in ("kgcore", "kgmodels", "kgqa", "langchain_fasttog", "llamaindex_gretriever"):
+    for package in (
+        "kgcore",
+        "kgeval",
+        "kglocal",
+        "kgmodels",
+        "kgqa",
+        "langchain_fasttog",
+        "llamaindex_gretriever",
+    ):
         assert f"{package}/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "models/", "scripts/")) for n in names)
-    g2t = "kgcore/text/graph2text/pretrained/graph2text-webnlg-small/"
+    g2t = "kglocal/models/graph2text-webnlg-small/"
     for name in ("config.json", "model.safetensors", "tokenizer.json", "g2t_config.json"):
         assert g2t + name in names
-    smollm2 = "kgcore/text/graph2text/pretrained/graph2text-webnlg-smollm2/"
+    smollm2 = "kglocal/models/graph2text-webnlg-smollm2/"
     for name in ("adapter_config.json", "adapter_model.safetensors", "g2t_config.json"):
         assert smollm2 + name in names
+    scorer = "kglocal/models/path-scorer-webqsp/"
+    assert sum(n.startswith(scorer) for n in names) >= 2  # FastToG's scorer="trained"
 
 
 def fresh_venv(root: Path, extras: str, wheel: Path, torch: bool) -> Path:

@@ -10,8 +10,8 @@ import pytest
 
 from kgcore.exceptions import ConfigurationError
 from kgcore.gretriever.gnn import local_llm
-from kgcore.local_models import G2T_MODEL_NAME, G2T_SMOLLM2_NAME
 from kgcore.text.graph2text import default
+from kglocal.locations import G2T_MODEL_NAME, G2T_SMOLLM2_NAME
 from tests.support.paths import REPO
 
 SMOLLM2 = REPO / "models" / G2T_SMOLLM2_NAME

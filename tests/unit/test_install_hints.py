@@ -14,7 +14,15 @@ except ImportError:  # Python 3.10
     tomllib = pytest.importorskip("tomli")
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("kgcore", "kgeval", "kgmodels", "kgqa", "langchain_fasttog", "llamaindex_gretriever")
+PACKAGES = (
+    "kgcore",
+    "kgeval",
+    "kglocal",
+    "kgmodels",
+    "kgqa",
+    "langchain_fasttog",
+    "llamaindex_gretriever",
+)
 #: Import names whose distribution is named otherwise.
 DISTRIBUTIONS = {"llama_cpp": "llama-cpp-python", "langchain_core": "langchain-core"}
 #: ``MissingDependencyError("package", "extra")``, ``require_module("module", "extra")``.

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.local_models import user_cache_dir
+from kglocal.locations import user_cache_dir
 
 #: The name of the offline default model.
 DEFAULT_LLM = "smollm2"
@@ -30,7 +30,7 @@ _CONVERT_LOCK = threading.Lock()
 
 
 def default_hf_cache_dir() -> Path:
-    """``hf`` in :func:`~kgcore.local_models.user_cache_dir`: converted models live here.
+    """``hf`` in :func:`~kglocal.locations.user_cache_dir`: converted models live here.
 
     That is ``$KGQA_CACHE_DIR/hf``, else ``$XDG_CACHE_HOME/kg-retrievers/hf``, else
     ``~/.cache/kg-retrievers/hf``; never the directory the user runs from.
@@ -107,7 +107,7 @@ def resolve_llm_path(spec: str | Path | None = None, cache_dir: str | Path | Non
     (default :func:`default_hf_cache_dir`); anything else is returned as given.
     """
     if spec is None or str(spec) == DEFAULT_LLM:
-        from kgcore.local_models import smollm_gguf_path
+        from kglocal.locations import smollm_gguf_path
 
         folder = converted_smollm2_dir(cache_dir)
         if is_converted(folder):

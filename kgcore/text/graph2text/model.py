@@ -8,7 +8,7 @@ delexicalised (``ENT0``...) and the names are put back after generation. A decod
 same string in a prompt (:mod:`kgcore.text.graph2text.causal`). It runs on CUDA in
 bfloat16 when a GPU is present, on the CPU in float32 otherwise, and loads a local folder, the
 small model that ships with the package (``"graph2text-webnlg-small"``, found in the order of
-:mod:`kgcore.local_models`), or a Hugging Face Hub repo id (with ``HF_HUB_OFFLINE=1`` from the
+:mod:`kglocal.locations`), or a Hugging Face Hub repo id (with ``HF_HUB_OFFLINE=1`` from the
 Hub cache).
 
 Example
@@ -30,13 +30,13 @@ from typing import Any
 
 from kgcore.concurrency import apply_torch_threads
 from kgcore.exceptions import ConfigurationError, MissingDependencyError
-from kgcore.local_models import G2T_HUB_IDS, graph2text_model_dir, shipped_graph2text_name
 from kgcore.progress import quiet_model_loading
 from kgcore.text.graph2text.causal import generate_causal, is_model_folder, load_causal
 from kgcore.text.graph2text.delex import delexicalize, relexicalize
 from kgcore.text.graph2text.linearize import linearize, plain_triples
 from kgcore.text.graph2text.settings import G2TSettings, check_writing_options
 from kgcore.types import Triple
+from kglocal.locations import G2T_HUB_IDS, graph2text_model_dir, shipped_graph2text_name
 
 #: Texts a model keeps by group of triples (newest last): FastToG shows a community at a
 #: choice and again in its chain, and neighbouring questions share communities.
@@ -65,11 +65,11 @@ def resolve_model_folder(name_or_path: str | Path) -> Path:
     """A local folder as is; a shipped model's name (``"graph2text-webnlg-small"``,
     ``"graph2text-webnlg-smollm2"``, or the checkout's ``"models/NAME"`` from another
     directory) looked up in the documented model order
-    (:func:`kgcore.local_models.graph2text_model_dir`); otherwise a Hub repo id, fetched (or
+    (:func:`kglocal.locations.graph2text_model_dir`); otherwise a Hub repo id, fetched (or
     read offline) from the cache.
 
     ``huggingface_hub.snapshot_download`` honours ``HF_HUB_OFFLINE=1``: it then only reads the
-    local Hub cache. A shipped model's Hub id (:data:`kgcore.local_models.G2T_HUB_IDS`,
+    local Hub cache. A shipped model's Hub id (:data:`kglocal.locations.G2T_HUB_IDS`,
     ``kg-retrievers/NAME``) that neither the Hub nor its cache gives resolves to the shipped
     folder; any other id is then a :class:`ConfigurationError`.
     """

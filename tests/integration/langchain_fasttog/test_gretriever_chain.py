@@ -10,7 +10,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
 
 from kgcore.graph import InMemoryGraphStore
-from kgcore.local_models import smollm_gguf_path
+from kglocal.locations import smollm_gguf_path
 from langchain_fasttog import ChatLlamaCppLocal, GRetrieverChain, GRetrieverRetriever
 from tests.support.movie_graph import MOVIE_TRIPLES
 

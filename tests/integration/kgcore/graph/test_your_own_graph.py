@@ -243,7 +243,7 @@ QUESTIONS = {
 
 
 def _qwen_missing() -> bool:
-    from kgcore.local_models import qwen_gguf_path
+    from kglocal.locations import qwen_gguf_path
 
     try:
         qwen_gguf_path()

@@ -64,7 +64,7 @@ def test_offline_by_folder_path_and_by_hub_id_the_same_model_writes_the_same_tex
     import huggingface_hub.constants as constants
 
     from kgcore.exceptions import ConfigurationError
-    from kgcore.local_models import G2T_SMOLLM2_NAME, g2t_hub_id
+    from kglocal.locations import G2T_SMOLLM2_NAME, g2t_hub_id
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
@@ -89,10 +89,10 @@ def test_fasttog_g2t_writes_with_the_fine_tuned_model_by_default(
     pytest.importorskip("peft", reason="the base model needs the g2t extra")
     from kgcore.graph import InMemoryGraphStore
     from kgcore.llm import ScriptedLLM
-    from kgcore.local_models import G2T_SMOLLM2_NAME
     from kgcore.methods.fasttog import FastToG
     from kgcore.text import registry
     from kgcore.text.graph2text.default import choose_graph2text
+    from kglocal.locations import G2T_SMOLLM2_NAME
 
     monkeypatch.delenv("KG_G2T_MODEL", raising=False)
     if choose_graph2text().fallback:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import kgcore.local_models
+import kglocal.locations
 from kgcore.gretriever import GraphIndex
 from kgcore.gretriever.gnn import local_llm
 from kgcore.gretriever.index import default_cache_dir
 from kgcore.gretriever.textgraph import TextualGraph
-from kgcore.local_models import user_cache_dir
+from kglocal.locations import user_cache_dir
 from kgmodels.gnn.explagraphs import cached_lookup
 from tests.support.fake_embedder import FakeEmbedder
 
@@ -71,7 +71,7 @@ def test_the_model_converter_writes_to_the_user_cache(
         return Path(out_dir)
 
     monkeypatch.setattr(local_llm, "convert_gguf_to_hf", fake_convert)
-    monkeypatch.setattr(kgcore.local_models, "smollm_gguf_path", lambda: Path("smollm2.gguf"))
+    monkeypatch.setattr(kglocal.locations, "smollm_gguf_path", lambda: Path("smollm2.gguf"))
     path = local_llm.resolve_llm_path("smollm2")
     expected = places["home"] / ".cache" / "kg-retrievers" / "hf" / "smollm2-135m-instruct"
     assert converted == [(Path("smollm2.gguf"), expected)]

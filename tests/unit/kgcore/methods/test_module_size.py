@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[4]
-PACKAGES = ("kgcore", "kgeval", "kgqa", "langchain_fasttog", "llamaindex_gretriever")
+PACKAGES = ("kgcore", "kgeval", "kglocal", "kgqa", "langchain_fasttog", "llamaindex_gretriever")
 MAX_LINES = 500
 
 

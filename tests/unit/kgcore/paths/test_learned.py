@@ -18,6 +18,7 @@ from kgcore.paths.learned import (
     load_path_scorer,
     path_relations,
     resolve_path_scorer,
+    trained_scorer_dir,
 )
 from kgcore.paths.walk import Hop, RelationPath
 
@@ -94,6 +95,20 @@ def test_resolve_takes_names_folders_and_callables(tmp_path):
 def test_the_shipped_scorer_loads():
     scorer = load_path_scorer("trained", embed)
     assert scorer.question.shape == (384, 384) and scorer.name == "path-scorer-webqsp"
+
+
+def test_a_wheel_install_finds_the_scorer_it_ships(tmp_path, monkeypatch):
+    from kglocal import locations
+
+    monkeypatch.setattr(locations, "project_models_dir", lambda: None)  # no checkout
+    monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "user"))
+    monkeypatch.setattr(locations, "packaged_models_dir", lambda: tmp_path / "wheel")
+    with pytest.raises(ConfigurationError, match="path-scorer-webqsp"):
+        trained_scorer_dir()
+    save_scorer(tmp_path / "wheel" / "path-scorer-webqsp", np.eye(4), np.eye(4))
+    assert trained_scorer_dir() == tmp_path / "wheel" / "path-scorer-webqsp"
+    save_scorer(tmp_path / "user" / "path-scorer-webqsp", np.eye(4), np.eye(4))
+    assert trained_scorer_dir() == tmp_path / "user" / "path-scorer-webqsp"  # the user's first
 
 
 def test_fasttog_ranks_its_paths_with_the_scorer_it_is_given(tmp_path):

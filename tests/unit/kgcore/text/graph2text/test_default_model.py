@@ -14,12 +14,12 @@ import pytest
 from kgcore.exceptions import ConfigurationError
 from kgcore.gretriever.gnn import local_llm
 from kgcore.llm import ScriptedLLM
-from kgcore.local_models import G2T_MODEL_NAME, G2T_SMOLLM2_NAME
 from kgcore.methods.fasttog import FastToG, FastToGConfig
 from kgcore.paths import PathSettings
 from kgcore.text import registry
 from kgcore.text.graph2text import default
 from kgcore.text.graph2text.guard import GuardedTextualizer
+from kglocal.locations import G2T_MODEL_NAME, G2T_SMOLLM2_NAME
 from tests.support.graph2text_default import (
     BOTH_WAYS,
     SMOLLM2,
@@ -69,12 +69,12 @@ def test_without_the_base_model_the_fallback_says_how_to_install_it(
 def test_without_the_adapter_folder_the_fallback_names_where_it_looked(
     runnable: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from kgcore import local_models
+    from kglocal import locations
 
     wheel = tmp_path / "wheel"  # as in a wheel: no checkout, no user models
-    monkeypatch.setattr(local_models, "project_models_dir", lambda: None)
+    monkeypatch.setattr(locations, "project_models_dir", lambda: None)
     monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "none"))
-    monkeypatch.setattr(local_models, "packaged_graph2text_dir", lambda: wheel / G2T_MODEL_NAME)
+    monkeypatch.setattr(locations, "packaged_graph2text_dir", lambda: wheel / G2T_MODEL_NAME)
     with pytest.raises(ConfigurationError, match=G2T_MODEL_NAME):  # neither model anywhere
         default.choose_graph2text()
     (wheel / G2T_MODEL_NAME).mkdir(parents=True)

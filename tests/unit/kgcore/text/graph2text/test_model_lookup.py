@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kgcore import local_models
 from kgcore.exceptions import ConfigurationError
-from kgcore.local_models import G2T_MODEL_NAME, G2T_SMOLLM2_NAME, graph2text_model_dir
 from kgcore.text.graph2text.model import resolve_model_folder
+from kglocal import locations
+from kglocal.locations import G2T_MODEL_NAME, G2T_SMOLLM2_NAME, graph2text_model_dir
 from tests.support.paths import REPO
 
 SHIPPED = REPO / "models" / G2T_MODEL_NAME
@@ -35,9 +35,9 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
         "packaged": model_folder(tmp_path / "wheel", G2T_MODEL_NAME),
     }
     monkeypatch.setenv("KG_G2T_MODEL", str(found["env"]))
-    monkeypatch.setattr(local_models, "project_models_dir", lambda: tmp_path / "project")
+    monkeypatch.setattr(locations, "project_models_dir", lambda: tmp_path / "project")
     monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "user"))
-    monkeypatch.setattr(local_models, "packaged_graph2text_dir", lambda: found["packaged"])
+    monkeypatch.setattr(locations, "packaged_graph2text_dir", lambda: found["packaged"])
     return found
 
 
@@ -75,9 +75,9 @@ def test_the_shipped_name_is_found_from_any_folder_and_never_sent_to_the_hub(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # models/... is not a folder here
     monkeypatch.setenv("KG_G2T_MODEL", str(model_folder(tmp_path, "other")))
-    monkeypatch.setattr(local_models, "project_models_dir", lambda: None)  # as in a wheel
+    monkeypatch.setattr(locations, "project_models_dir", lambda: None)  # as in a wheel
     monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "no-user-models"))
-    monkeypatch.setattr(local_models, "packaged_graph2text_dir", lambda: SHIPPED)
+    monkeypatch.setattr(locations, "packaged_graph2text_dir", lambda: SHIPPED)
     # Named explicitly, the shipped model wins over $KG_G2T_MODEL.
     assert resolve_model_folder(name) == SHIPPED
 
@@ -87,18 +87,27 @@ def test_in_a_checkout_the_project_models_folder_is_used(monkeypatch: pytest.Mon
     assert graph2text_model_dir() == SHIPPED
 
 
-def test_the_wheel_copy_path_is_inside_the_package() -> None:
-    packaged = local_models.packaged_graph2text_dir()
-    assert packaged.parts[-4:] == ("text", "graph2text", "pretrained", G2T_MODEL_NAME)
-    assert packaged.is_relative_to(Path(local_models.__file__).parent)
+def test_the_wheel_copy_path_is_where_the_wheel_puts_the_models() -> None:
+    import tomllib
+
+    packaged = locations.packaged_graph2text_dir()
+    assert packaged.parts[-3:] == ("kglocal", "models", G2T_MODEL_NAME)
+    assert packaged.is_relative_to(Path(locations.__file__).parent)
+    root = Path(locations.__file__).resolve().parents[1]
+    build = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["hatch"]["build"]
+    shipped = build["targets"]["wheel"]["force-include"]
+    assert shipped == {
+        f"models/{name}": f"kglocal/models/{name}"
+        for name in (G2T_MODEL_NAME, G2T_SMOLLM2_NAME, "path-scorer-webqsp")
+    }
 
 
 def test_the_wheel_keeps_the_fine_tuned_model_beside_the_t5(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(local_models, "project_models_dir", lambda: None)  # no checkout
+    monkeypatch.setattr(locations, "project_models_dir", lambda: None)  # no checkout
     monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "no-user-models"))
-    monkeypatch.setattr(local_models, "packaged_graph2text_dir", lambda: SHIPPED)
+    monkeypatch.setattr(locations, "packaged_graph2text_dir", lambda: SHIPPED)
     found = graph2text_model_dir(name=G2T_SMOLLM2_NAME, use_env=False)
     assert found == SHIPPED.parent / G2T_SMOLLM2_NAME
     assert resolve_model_folder(G2T_SMOLLM2_NAME) == found
@@ -117,9 +126,9 @@ def test_fasttog_g2t_runs_with_the_shipped_model_as_a_wheel_finds_it(
     from kgcore.types import Triple
 
     monkeypatch.delenv("KG_G2T_MODEL", raising=False)
-    monkeypatch.setattr(local_models, "project_models_dir", lambda: None)  # no checkout
+    monkeypatch.setattr(locations, "project_models_dir", lambda: None)  # no checkout
     monkeypatch.setenv("KGQA_MODELS_DIR", str(tmp_path / "no-user-models"))
-    monkeypatch.setattr(local_models, "packaged_graph2text_dir", lambda: SHIPPED)
+    monkeypatch.setattr(locations, "packaged_graph2text_dir", lambda: SHIPPED)
     monkeypatch.setattr(default, "installed", lambda package: package != "peft")
     monkeypatch.setattr(registry, "_cache", {})  # load afresh, through the lookup
     store = InMemoryGraphStore.from_triples([("Giant", "directed_by", "George Stevens")])

