@@ -15,7 +15,8 @@ Example
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,6 +65,9 @@ class GRetrieverResult:
         Size of the graph PCST searched (the candidate region on a large graph).
     seeds : tuple of str
         The nodes the candidate region grew from (empty for a whole-graph search).
+    planned_answers : tuple of str
+        The nodes the question's best planned relation path reaches
+        (:mod:`~kgcore.gretriever.planned`; empty without path planning).
     searched_graph : TextualGraph, optional
         The graph PCST searched (the whole graph or the candidate region), for comparison.
     """
@@ -81,7 +85,12 @@ class GRetrieverResult:
     searched_nodes: int
     searched_edges: int
     seeds: tuple[str, ...] = field(default=())
+    planned_answers: tuple[str, ...] = field(default=())
     searched_graph: TextualGraph | None = field(default=None, repr=False, compare=False)
+
+    def with_planned(self, answers: Sequence[str]) -> GRetrieverResult:
+        """This result with ``answers``, those of the question's planned relation path."""
+        return replace(self, planned_answers=tuple(answers)) if answers else self
 
     @property
     def num_nodes(self) -> int:
@@ -191,4 +200,5 @@ class GRetrieverResult:
             "searched_nodes": self.searched_nodes,
             "searched_edges": self.searched_edges,
             "seeds": list(self.seeds),
+            "planned_answers": list(self.planned_answers),
         }

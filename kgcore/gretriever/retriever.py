@@ -380,7 +380,7 @@ class GRetriever:
             question,
             seeds=region.seeds,
             bonus=planned.prizes(graph) if planned.facts else None,
-        )
+        ).with_planned(planned.answers)
 
     def _plan(self, question: str, seeds: Sequence[str]) -> PlannedPaths:
         if self.paths is None or not seeds:

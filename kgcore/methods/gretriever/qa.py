@@ -238,6 +238,39 @@ class GRetrieverQA(StepMethod[MethodResult]):
         return check_answer(answer, topics, nodes=nodes), True
 
     @staticmethod
+    def path_answer(
+        question: str, retrieved: GRetrieverResult, topic_entities: Sequence[str] | None = None
+    ) -> str | None:
+        """The answer of the question's planned relation path, for a reply that names no node
+        of the subgraph: the nodes the path reaches (its answer set, as FastToG answers with
+        a followed path's) that the subgraph holds, topic entities left out; ``None`` without
+        a planned path, and for a question that offers its answers in quotes.
+
+        >>> from kgcore.gretriever.result import GRetrieverResult
+        >>> from kgcore.types import Triple
+        >>> found = GRetrieverResult(
+        ...     question="q", node_ids=(0, 1), node_texts=("Heat", "Michael Mann"),
+        ...     edge_ids=(0,), edges=(Triple("Heat", "directed_by", "Michael Mann"),),
+        ...     edge_endpoints=((0, 1),), node_prizes=(0.0, 3.0), edge_prizes=(1.0,),
+        ...     objective=3.5, edge_cost=0.5, searched_nodes=2, searched_edges=1,
+        ...     ).with_planned(["Michael Mann"])
+        >>> GRetrieverQA.path_answer("who directed [Heat]", found)
+        'Michael Mann'
+        >>> GRetrieverQA.path_answer("'support' or 'counter'?", found) is None
+        True
+        """
+        if not retrieved.planned_answers or offered_choices(question):
+            return None
+        held = {normalize_answer(node) for node in GRetrieverQA.shown_nodes(retrieved)}
+        topics = {normalize_answer(t) for t in topic_names(question, topic_entities)}
+        reached = [
+            node
+            for node in retrieved.planned_answers
+            if normalize_answer(node) in held and normalize_answer(node) not in topics
+        ]
+        return "; ".join(reached) or None
+
+    @staticmethod
     def shown_nodes(retrieved: GRetrieverResult) -> list[str]:
         """The nodes of the retrieved subgraph: the ends of its edges, then its node texts."""
         ends = (name for edge in retrieved.edges for name in (edge[0], edge[2]))
@@ -288,8 +321,10 @@ class GRetrieverQA(StepMethod[MethodResult]):
         as by every method (``link_steps``, strict: a name not in the graph raises
         :class:`~kgcore.exceptions.EntityNotFoundError`) and seed the retrieval's region; a
         plain question is linked by :meth:`link_plain_question`. The answer is a node of the
-        retrieved subgraph or ``Unknown`` (:meth:`ground`); the answer step (its raw reply,
-        capped, and what was read from it) is in ``extra["steps"]``, as for the other methods.
+        retrieved subgraph (:meth:`ground`), else, for a reply that names none, the planned
+        relation path's answer set (:meth:`path_answer`; ``extra["answered_by_path"]``), else
+        ``Unknown``; the answer step (its raw reply, capped, and what was read from it) is in
+        ``extra["steps"]``, as for the other methods.
         """
         meter = self.meter()
         seeds: list[str] = yield from meter.graph_steps(
@@ -316,9 +351,11 @@ class GRetrieverQA(StepMethod[MethodResult]):
             meter.usage,
             record=trace.recorder(edges=kept_edges),
         )
-        answer, grounded = self.ground(
-            question, answer, retrieved, [*(topic_entities or ()), *seeds]
-        )
+        topics = [*(topic_entities or ()), *seeds]
+        answer, grounded = self.ground(question, answer, retrieved, topics)
+        by_path = None
+        if answer is None:  # the reply names no node: the planned path's answer set, if any
+            answer = by_path = self.path_answer(question, retrieved, topics)
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,
@@ -332,6 +369,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
                 "edges": retrieved.num_edges,
                 "nodes": retrieved.num_nodes,
                 "kept_edges": kept_edges,
+                "answered_by_path": bool(by_path),
                 "steps": trace.steps,
             }
         )

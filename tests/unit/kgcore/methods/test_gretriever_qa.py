@@ -111,20 +111,43 @@ def test_a_topic_entity_the_subgraph_loops_back_to_is_an_answer() -> None:
     question = "what is the recording of recording of Indiana 's recording ?"
     result = engine.run(question, ScriptedLLM(["{Indiana}"]), topic_entities=["Indiana"])
     assert result.answer == "Indiana" and result.grounded
-    result = engine.run(question, ScriptedLLM(["{Trenton}"]), topic_entities=["Trenton"])
+    paper = GRetrieverQA(
+        InMemoryGraphStore.from_triples(triples), embedder=FakeEmbedder(dim=64), preset="paper"
+    )
+    result = paper.run(question, ScriptedLLM(["{Trenton}"]), topic_entities=["Trenton"])
     assert result.answer == "Unknown"  # no fact from Trenton to itself
 
 
 def test_the_topic_entity_is_no_gretriever_answer() -> None:
     store = InMemoryGraphStore.from_triples(TRIPLES)
     engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64))
-    result = engine.run("who directed [Cleopatra]", ScriptedLLM(["{Cleopatra}"]))
-    assert result.answer == "Unknown"
+    paper = GRetrieverQA(store, embedder=FakeEmbedder(dim=64), preset="paper")
+    result = paper.run("who directed [Cleopatra]", ScriptedLLM(["{Cleopatra}"]))
+    assert result.answer == "Unknown" and not result.extra["answered_by_path"]
     result = engine.run(
         "who directed [Cleopatra]",
         ScriptedLLM(["{The director of Cleopatra is Joseph L. Mankiewicz}"]),
     )
     assert result.answer == "Joseph L. Mankiewicz"
+
+
+def test_a_reply_naming_no_node_takes_the_planned_paths_answer_set() -> None:
+    """The topic entity, or a name the subgraph does not hold: the nodes the question's planned
+    relation path reaches answer (the paper preset plans none, so it stays Unknown)."""
+    store = InMemoryGraphStore.from_triples(
+        [("Heat", "directed_by", "Michael Mann"), ("Heat", "written_by", "Michael Mann"),
+         ("Heat", "starred_actors", "Al Pacino"), ("Heat", "starred_actors", "Robert De Niro")]
+    )  # fmt: skip
+    engine = GRetrieverQA(store, embedder=FakeEmbedder(dim=64))
+    question = "which actors starred in [Heat]"
+    for reply in ("{Heat}", "{Val Kilmer}", "{}"):
+        result = engine.run(question, ScriptedLLM([reply, reply]))
+        assert set(result.answer.split("; ")) == {"Al Pacino", "Robert De Niro"}, reply
+        assert result.extra["answered_by_path"] and result.grounded
+    named = engine.run(question, ScriptedLLM(["{Al Pacino}"]))
+    assert named.answer == "Al Pacino" and not named.extra["answered_by_path"]
+    choices = engine.run(f"{question}? Answer 'support' or 'counter'.", ScriptedLLM(["{x}"] * 2))
+    assert choices.answer == "Unknown"  # a question that offers its answers takes one of them
 
 
 @pytest.mark.parametrize(
