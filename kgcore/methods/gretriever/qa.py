@@ -323,8 +323,8 @@ class GRetrieverQA(StepMethod[MethodResult]):
         plain question is linked by :meth:`link_plain_question`. The answer is a node of the
         retrieved subgraph (:meth:`ground`), else, for a reply that names none, the planned
         relation path's answer set (:meth:`path_answer`; ``extra["answered_by_path"]``), else
-        ``Unknown``; the answer step (its raw reply, capped, and what was read from it) is in
-        ``extra["steps"]``, as for the other methods.
+        ``Unknown`` (also when the budget sent no request); the answer step (its raw reply,
+        capped, and what was read from it) is in ``extra["steps"]``, as for the other methods.
         """
         meter = self.meter()
         seeds: list[str] = yield from meter.graph_steps(
@@ -354,7 +354,7 @@ class GRetrieverQA(StepMethod[MethodResult]):
         topics = [*(topic_entities or ()), *seeds]
         answer, grounded = self.ground(question, answer, retrieved, topics)
         by_path = None
-        if answer is None:  # the reply names no node: the planned path's answer set, if any
+        if answer is None and meter.usage.calls:  # a reply naming no node (not one never sent)
             answer = by_path = self.path_answer(question, retrieved, topics)
         result = MethodResult(
             question=question,

@@ -39,7 +39,9 @@ GRAPH_METHODS: dict[str, Callable[[InMemoryGraphStore], StepMethod[MethodResult]
     "fasttog-ungrounded": lambda store: FastToG(store, FastToGConfig(grounded_answers=False)),
     "tog": ToG,
     "cgpe": CGPE,
-    "gretriever": lambda store: GRetrieverQA(store, embedder=FakeEmbedder(dim=16)),
+    # The paper preset: the default answers a reply that names no node with its planned path
+    # (test_gretriever_qa.py), so only the reader's reading of a reply is under test here.
+    "gretriever": lambda store: GRetrieverQA(store, embedder=FakeEmbedder(dim=16), preset="paper"),
 }
 BASELINES: dict[str, Callable[[InMemoryGraphStore], StepMethod[MethodResult]]] = {
     "io": lambda store: PromptBaseline("io"),

@@ -77,7 +77,8 @@ def graph_methods(graph: InMemoryGraphStore) -> dict[str, Any]:
         "fasttog-node": FastToG(graph, FastToGConfig.node_level()),
         "tog": ToG(graph),
         "cgpe": CGPE(graph),
-        "gretriever": GRetrieverQA(graph, embedder=FakeEmbedder(dim=64)),
+        # the paper preset: the reader alone (the default's path answer: test_gretriever_qa.py)
+        "gretriever": GRetrieverQA(graph, embedder=FakeEmbedder(dim=64), preset="paper"),
     }
 
 

@@ -129,7 +129,8 @@ def engine_named(name: str, store: InMemoryGraphStore) -> object:
         "tog": lambda: ToG(store, max_depth=1),
         "tog-fallback": lambda: ToG(store, max_depth=1),
         "cgpe": lambda: CGPE(store),
-        "gretriever": lambda: GRetrieverQA(store, embedder=FakeEmbedder(dim=64)),
+        # the paper preset: the reader alone (the default's path answer: test_gretriever_qa.py)
+        "gretriever": lambda: GRetrieverQA(store, embedder=FakeEmbedder(dim=64), preset="paper"),
         "io": lambda: PromptBaseline("io"),
         "cot": lambda: PromptBaseline("cot"),
         "cot-sc": lambda: PromptBaseline("cot-sc", n=3),
