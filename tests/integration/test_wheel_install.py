@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import REPO
+from tests.support.paths import PACKAGES, REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -147,15 +147,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_holds_the_types_marker_and_the_licence(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
-    for package in (
-        "kgcore",
-        "kgeval",
-        "kglocal",
-        "kgmodels",
-        "kgqa",
-        "langchain_fasttog",
-        "llamaindex_gretriever",
-    ):
+    for package in PACKAGES:
         assert f"{package}/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "models/", "scripts/")) for n in names)

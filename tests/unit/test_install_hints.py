@@ -8,21 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import PACKAGES, REPO
+
 try:
     import tomllib
 except ImportError:  # Python 3.10
     tomllib = pytest.importorskip("tomli")
 
-REPO = Path(__file__).resolve().parents[2]
-PACKAGES = (
-    "kgcore",
-    "kgeval",
-    "kglocal",
-    "kgmodels",
-    "kgqa",
-    "langchain_fasttog",
-    "llamaindex_gretriever",
-)
 #: Import names whose distribution is named otherwise.
 DISTRIBUTIONS = {"llama_cpp": "llama-cpp-python", "langchain_core": "langchain-core"}
 #: ``MissingDependencyError("package", "extra")``, ``require_module("module", "extra")``.
@@ -91,3 +83,8 @@ def test_every_extra_written_in_a_message_exists() -> None:
     written = {(path.name, m.group(1)) for path, text in _sources() for m in WRITTEN.finditer(text)}
     assert written
     assert not [(name, extra) for name, extra in written if extra not in extras]
+
+
+def test_the_tested_packages_are_the_ones_the_wheel_ships() -> None:
+    build = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"]
+    assert tuple(build["build"]["targets"]["wheel"]["packages"]) == PACKAGES
