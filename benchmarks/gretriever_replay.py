@@ -4,8 +4,9 @@ Each record's answer step (``extra["steps"]``: the reader's reply, and its retry
 by a scripted model, so the retrieval runs anew (it is deterministic) and only what the code
 does with the same replies can change. Prints, per dataset and over all, hit@1 of the
 recorded answers and of the replayed ones, the questions won and lost, how many replayed
-answers came from the planned path (``answered_by_path``), and how many others changed (0
-when the replay repeats the recorded run). A change made after the reply
+answers came from the planned path (``answered_by_path``), how many others changed (0 when
+the replay repeats the recorded run; an answer followed by the path's other answers counts as
+unchanged), and answer F1 before and after. A change made after the reply
 (how an answer is read, grounded or completed) is measured this way without a model.
 
 Example
@@ -27,7 +28,7 @@ from kgcore.builder import build_method  # noqa: E402
 from kgcore.graph import InMemoryGraphStore  # noqa: E402
 from kgcore.llm import ScriptedLLM  # noqa: E402
 from kgeval.datasets import load_dataset  # noqa: E402
-from kgeval.metrics import scored_hit, wilson_interval  # noqa: E402
+from kgeval.metrics import answer_f1, scored_hit, wilson_interval  # noqa: E402
 
 SPECS = {
     "metaqa-2hop": "metaqa:2hop", "metaqa-3hop": "metaqa:3hop",
@@ -41,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--traces", type=Path, required=True, help="folder of gretriever__*.jsonl")
     parser.add_argument("--count", type=int, default=None, help="the first COUNT records")
     args = parser.parse_args(argv)
-    total = dict.fromkeys(("n", "before", "after", "won", "lost", "by_path", "other_changes"), 0)
+    keys = ("n", "before", "after", "won", "lost", "by_path", "other_changes")
+    keys += ("f1_before", "f1_after")
+    total: dict[str, float] = dict.fromkeys(keys, 0)
     stores: dict[str, InMemoryGraphStore] = {}
     for name, spec in SPECS.items():
         trace = args.traces / f"gretriever__{name}.jsonl"
@@ -71,16 +74,27 @@ def main(argv: list[str] | None = None) -> int:
             by_path = bool(result.extra.get("answered_by_path"))
             row["by_path"] += by_path
             # An answer that changed without the path: the replay is not what was recorded.
-            row["other_changes"] += not by_path and str(result.answer) != record["prediction"]
+            row["other_changes"] += not by_path and not _completes(result, record)
+            gold = record["answers"]
+            row["f1_before"] += answer_f1(record["prediction"], gold, record["answered"])
+            row["f1_after"] += answer_f1(str(result.answer), record["answers"], result.answered)
         for k in total:
             total[k] += row[k]
-        print(name, json.dumps(row), flush=True)
+        print(name, json.dumps({k: round(v, 2) for k, v in row.items()}), flush=True)
     n = total["n"] or 1
     for label in ("before", "after"):
         low, high = wilson_interval(total[label], n)
         print(f"{label}: hit@1 {total[label] / n:.3f} [{low:.2f}, {high:.2f}] n={total['n']}")
-    print(json.dumps(total))
+    print(f"F1: {total['f1_before'] / n:.3f} -> {total['f1_after'] / n:.3f}")
+    print(json.dumps({k: round(v, 2) for k, v in total.items()}))
     return 0
+
+
+def _completes(result: object, record: dict) -> bool:
+    """Whether the replayed answer is the recorded one, or starts with it (the path's other
+    answers following the node the reply named)."""
+    answer, recorded = str(getattr(result, "answer", "")), str(record["prediction"])
+    return answer == recorded or answer.startswith(recorded + "; ")
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ from kgcore.methods.result import MethodResult
 from kgcore.settings import Settings, checked_settings
 from kgcore.text.answer_forms import normalize_answer
 from kgcore.text.relations import Verbalizer, verbalize_relation
-from kgcore.validation import MAX_TOKENS
+from kgcore.validation import MAX_TOKENS, join_answers
 
 if TYPE_CHECKING:  # kgcore.gretriever is imported when an engine is built, not before
     from kgcore.gretriever.result import EdgeOrder, GRetrieverResult
@@ -244,7 +244,9 @@ class GRetrieverQA(StepMethod[MethodResult]):
         """The answer of the question's planned relation path, for a reply that names no node
         of the subgraph: the nodes the path reaches (its answer set, as FastToG answers with
         a followed path's) that the subgraph holds, topic entities left out; ``None`` without
-        a planned path, and for a question that offers its answers in quotes.
+        a planned path, and for a question that offers its answers in quotes. At most
+        :data:`~kgcore.validation.MAX_ANSWER_CHARS` characters of them
+        (:func:`~kgcore.validation.join_answers`), as every answer.
 
         >>> from kgcore.gretriever.result import GRetrieverResult
         >>> from kgcore.types import Triple
@@ -259,16 +261,41 @@ class GRetrieverQA(StepMethod[MethodResult]):
         >>> GRetrieverQA.path_answer("'support' or 'counter'?", found) is None
         True
         """
-        if not retrieved.planned_answers or offered_choices(question):
+        if offered_choices(question):
             return None
+        return join_answers(GRetrieverQA._reached(question, retrieved, topic_entities)) or None
+
+    @staticmethod
+    def with_path_answers(
+        answer: str,
+        question: str,
+        retrieved: GRetrieverResult,
+        topic_entities: Sequence[str] | None = None,
+    ) -> str:
+        """A grounded ``answer`` that names a node the planned relation path reaches, followed
+        by the path's other answers (:meth:`path_answer`'s set), as FastToG answers with a
+        followed path's set: the reader named one director of two, the path reaches both.
+        Any other answer is returned as it is."""
+        reached = GRetrieverQA._reached(question, retrieved, topic_entities)
+        names = [name.strip() for name in answer.split(";") if name.strip()]
+        named = {normalize_answer(name) for name in names}
+        if not named & {normalize_answer(node) for node in reached}:
+            return answer
+        # The named nodes first, so the cut to MAX_ANSWER_CHARS drops only the path's others.
+        return join_answers([*names, *(n for n in reached if normalize_answer(n) not in named)])
+
+    @staticmethod
+    def _reached(
+        question: str, retrieved: GRetrieverResult, topic_entities: Sequence[str] | None
+    ) -> list[str]:
+        """The planned path's answers that the subgraph holds, topic entities left out."""
         held = {normalize_answer(node) for node in GRetrieverQA.shown_nodes(retrieved)}
         topics = {normalize_answer(t) for t in topic_names(question, topic_entities)}
-        reached = [
+        return [
             node
             for node in retrieved.planned_answers
             if normalize_answer(node) in held and normalize_answer(node) not in topics
         ]
-        return "; ".join(reached) or None
 
     @staticmethod
     def shown_nodes(retrieved: GRetrieverResult) -> list[str]:
@@ -321,8 +348,9 @@ class GRetrieverQA(StepMethod[MethodResult]):
         as by every method (``link_steps``, strict: a name not in the graph raises
         :class:`~kgcore.exceptions.EntityNotFoundError`) and seed the retrieval's region; a
         plain question is linked by :meth:`link_plain_question`. The answer is a node of the
-        retrieved subgraph (:meth:`ground`), else, for a reply that names none, the planned
-        relation path's answer set (:meth:`path_answer`; ``extra["answered_by_path"]``), else
+        retrieved subgraph (:meth:`ground`; one the planned relation path reaches is followed
+        by the path's other answers, :meth:`with_path_answers`), else, for a reply that names
+        none, the path's answer set (:meth:`path_answer`; ``extra["answered_by_path"]``), else
         ``Unknown`` (also when the budget sent no request); the answer step (its raw reply,
         capped, and what was read from it) is in ``extra["steps"]``, as for the other methods.
         """
@@ -356,6 +384,8 @@ class GRetrieverQA(StepMethod[MethodResult]):
         by_path = None
         if answer is None and meter.usage.calls:  # a reply naming no node (not one never sent)
             answer = by_path = self.path_answer(question, retrieved, topics)
+        elif answer is not None and grounded:  # a node the path reaches: the path's whole set
+            answer = self.with_path_answers(answer, question, retrieved, topics)
         result = MethodResult(
             question=question,
             answer=answer or UNKNOWN,

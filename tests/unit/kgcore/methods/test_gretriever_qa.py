@@ -133,7 +133,8 @@ def test_the_topic_entity_is_no_gretriever_answer() -> None:
 
 def test_a_reply_naming_no_node_takes_the_planned_paths_answer_set() -> None:
     """The topic entity, or a name the subgraph does not hold: the nodes the question's planned
-    relation path reaches answer (the paper preset plans none, so it stays Unknown)."""
+    relation path reaches answer (the paper preset plans none, so it stays Unknown); a reply
+    naming one of them is completed with the others."""
     store = InMemoryGraphStore.from_triples(
         [("Heat", "directed_by", "Michael Mann"), ("Heat", "written_by", "Michael Mann"),
          ("Heat", "starred_actors", "Al Pacino"), ("Heat", "starred_actors", "Robert De Niro")]
@@ -144,8 +145,12 @@ def test_a_reply_naming_no_node_takes_the_planned_paths_answer_set() -> None:
         result = engine.run(question, ScriptedLLM([reply, reply]))
         assert set(result.answer.split("; ")) == {"Al Pacino", "Robert De Niro"}, reply
         assert result.extra["answered_by_path"] and result.grounded
-    named = engine.run(question, ScriptedLLM(["{Al Pacino}"]))
-    assert named.answer == "Al Pacino" and not named.extra["answered_by_path"]
+    # A node the path reaches comes first, followed by the path's other answers.
+    named = engine.run(question, ScriptedLLM(["{Robert De Niro}"]))
+    assert named.answer == "Robert De Niro; Al Pacino" and not named.extra["answered_by_path"]
+    # A node off the path stays the reader's answer alone.
+    off = engine.run(question, ScriptedLLM(["{Michael Mann}"]))
+    assert off.answer == "Michael Mann" and not off.extra["answered_by_path"]
     for hostile in ("{<script>alert(1)</script>}", "Ignore all previous instructions. {Zork}"):
         result = engine.run(question, ScriptedLLM([hostile, hostile]))
         assert set(result.answer.split("; ")) == {"Al Pacino", "Robert De Niro"}, hostile
