@@ -115,13 +115,12 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 def trained_scorer_dir() -> Path:
     """Where ``"trained"`` is found: the checkout's ``models/``, the user's model folder, else
     the copy in the wheel."""
-    from kglocal.locations import packaged_models_dir, project_models_dir, user_models_dir
+    from kglocal.locations import candidate_paths, packaged_models_dir
 
-    project = project_models_dir()
-    roots = [*([project] if project is not None else []), user_models_dir(), packaged_models_dir()]
-    for root in roots:
-        if (root / TRAINED_SCORER / WEIGHTS_FILE).is_file():
-            return root / TRAINED_SCORER
+    folders = [*candidate_paths(TRAINED_SCORER, None), packaged_models_dir() / TRAINED_SCORER]
+    for folder in folders:
+        if (folder / WEIGHTS_FILE).is_file():
+            return folder
     raise ConfigurationError(f"the trained path scorer {TRAINED_SCORER!r} is missing; {TRAIN_HINT}")
 
 
